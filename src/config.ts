@@ -1,0 +1,108 @@
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((v) => v === 'true' || v === '1');
+
+/** Environment schema; every process (API, workers, CLI, demo) reads its settings through it. */
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+
+  DATABASE_URL: z.string().url().optional(),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  EMBEDDED_PG_DIR: z.string().default('.data/pglite'),
+
+  TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]*$/).default(''),
+  TEMPORAL_UI_URL: z.string().url().default('http://127.0.0.1:8233'),
+
+  API_HOST: z.string().default('127.0.0.1'),
+  API_PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  API_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
+  SCRAP_MAX_CONTENT_CHARS: z.coerce.number().int().min(1).default(100_000),
+
+  AI_PROVIDER: z.enum(['local', 'openai']).default('local'),
+  OPENAI_BASE_URL: z.string().url().default('https://api.openai.com/v1'),
+  OPENAI_API_KEY: z.string().optional(),
+  OPENAI_CHAT_MODEL: z.string().default('gpt-4o-mini'),
+  OPENAI_EMBEDDING_MODEL: z.string().default('text-embedding-3-small'),
+  AI_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  AI_ACTIVITY_CONCURRENCY: z.coerce.number().int().min(1).default(8),
+
+  SIMILAR_CARDS_THRESHOLD: z.coerce.number().min(0).max(2).default(0.5),
+  SIMILAR_CARDS_FALLBACK_K: z.coerce.number().int().min(1).max(100).default(5),
+  VECTOR_SEARCH: z.enum(['auto', 'pgvector', 'bytea']).default('auto'),
+
+  RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(5).default(60),
+  RECONCILE_GRACE_SECONDS: z.coerce.number().int().min(0).default(30),
+  SCHEDULES_ENABLED: bool.default(true),
+});
+
+/** Parsed, typed configuration (see `.env.example` for every variable). */
+export type Config = ReturnType<typeof toConfig>;
+
+/** Raised when the environment does not parse; lists every offending variable. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+function toConfig(e: z.infer<typeof EnvSchema>) {
+  return {
+    env: e.NODE_ENV,
+    logLevel: e.LOG_LEVEL,
+    database: { url: e.DATABASE_URL, poolMax: e.DATABASE_POOL_MAX, embeddedDir: e.EMBEDDED_PG_DIR },
+    temporal: {
+      address: e.TEMPORAL_ADDRESS,
+      namespace: e.TEMPORAL_NAMESPACE,
+      taskQueuePrefix: e.TEMPORAL_TASK_QUEUE_PREFIX,
+      uiUrl: e.TEMPORAL_UI_URL,
+    },
+    api: {
+      host: e.API_HOST,
+      port: e.API_PORT,
+      bodyLimitBytes: e.API_BODY_LIMIT_BYTES,
+      scrapMaxContentChars: e.SCRAP_MAX_CONTENT_CHARS,
+    },
+    ai: {
+      provider: e.AI_PROVIDER,
+      openai: {
+        baseUrl: e.OPENAI_BASE_URL,
+        apiKey: e.OPENAI_API_KEY,
+        chatModel: e.OPENAI_CHAT_MODEL,
+        embeddingModel: e.OPENAI_EMBEDDING_MODEL,
+      },
+      requestTimeoutMs: e.AI_REQUEST_TIMEOUT_MS,
+      activityConcurrency: e.AI_ACTIVITY_CONCURRENCY,
+    },
+    similarity: {
+      threshold: e.SIMILAR_CARDS_THRESHOLD,
+      fallbackK: e.SIMILAR_CARDS_FALLBACK_K,
+      vectorSearch: e.VECTOR_SEARCH,
+    },
+    reconcile: {
+      intervalSeconds: e.RECONCILE_INTERVAL_SECONDS,
+      graceSeconds: e.RECONCILE_GRACE_SECONDS,
+      schedulesEnabled: e.SCHEDULES_ENABLED,
+    },
+  };
+}
+
+/**
+ * Parses the environment into a {@link Config}.
+ * @throws ConfigError naming each invalid variable (fail fast at process start).
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = EnvSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const cfg = toConfig(parsed.data);
+  if (cfg.ai.provider === 'openai' && !cfg.ai.openai.apiKey) {
+    throw new ConfigError('invalid configuration:\n  OPENAI_API_KEY: required when AI_PROVIDER=openai');
+  }
+  return cfg;
+}
