@@ -1,0 +1,2 @@
+/** Placeholder: replaced by the harness teardown. */
+export default async function globalTeardown(): Promise<void> {}
