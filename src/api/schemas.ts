@@ -1,0 +1,19 @@
+/** zod schemas shared by routes; they drive validation, serialisation and the OpenAPI document. */
+import { z } from 'zod';
+import { JOB_STATUSES, JOB_TYPES } from '../shared/contracts';
+
+/** A UUID path parameter; anything else is a 400 VALIDATION_FAILED, never a database error. */
+export const Uuid = z.uuid({ message: 'must be a UUID' });
+
+/** SAN-5 job status document. */
+export const AsyncJobSchema = z
+  .object({
+    jobId: z.uuid(),
+    jobType: z.enum(JOB_TYPES),
+    targetId: z.uuid(),
+    status: z.enum(JOB_STATUSES),
+    errorMessage: z.string().nullable(),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .meta({ id: 'AsyncJob' });

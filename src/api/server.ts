@@ -1,0 +1,41 @@
+/** API entry point: listen, and close cleanly on SIGINT/SIGTERM (in-flight requests finish). */
+import { loadConfig } from '../config';
+import { createCardSimilarity } from '../db/similarity';
+import { createTemporalJobStarter } from '../jobs/starter';
+import { createLogger } from '../log';
+import { openDatabase, openTemporalClient } from '../runtime';
+import { taskQueues } from '../shared/contracts';
+import { buildApp } from './app';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel, 'api');
+  const db = openDatabase(config);
+  const client = await openTemporalClient(config);
+  const similarity = await createCardSimilarity(db, config.similarity.vectorSearch);
+  const starter = createTemporalJobStarter(client, taskQueues(config.temporal.taskQueuePrefix));
+  const app = await buildApp({ config, db, starter, similarity, logger });
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 15_000).unref();
+    await app.close();
+    await client.connection.close();
+    await db.$disconnect();
+    clearTimeout(force);
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+
+  await app.listen({ host: config.api.host, port: config.api.port });
+  logger.info({ vectorSearch: similarity.strategy }, 'api ready');
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,70 @@
+/**
+ * Entry point of the `jobs` task queue (DC-2): every job workflow plus the projection activities
+ * that write async_jobs, cards and scraps. Creates the reconciler schedule at start-up.
+ */
+import { NativeConnection, Runtime, Worker, type WorkflowBundleOption } from '@temporalio/worker';
+import type { Client, Connection } from '@temporalio/client';
+import type { PrismaClient } from '@prisma/client';
+import { loadConfig, type Config } from '../config';
+import { createJobActivities } from '../activities/jobs';
+import { createTemporalJobStarter } from '../jobs/starter';
+import { createLogger, temporalLogger } from '../log';
+import { openDatabase, openTemporalClient } from '../runtime';
+import { taskQueues } from '../shared/contracts';
+import { ensureSearchAttributes } from '../dev/temporal-server';
+import { ensureReconcileSchedule } from './schedules';
+
+/** Dependencies of {@link createJobsWorker}; tests pass a prebuilt workflow bundle. */
+export interface JobsWorkerDeps {
+  config: Config;
+  db: PrismaClient;
+  client: Client;
+  connection: NativeConnection;
+  workflowBundle?: WorkflowBundleOption;
+}
+
+/** Builds (does not run) the `jobs` worker. */
+export async function createJobsWorker(deps: JobsWorkerDeps): Promise<Worker> {
+  const queues = taskQueues(deps.config.temporal.taskQueuePrefix);
+  const starter = createTemporalJobStarter(deps.client, queues);
+  return Worker.create({
+    connection: deps.connection,
+    namespace: deps.config.temporal.namespace,
+    taskQueue: queues.jobs,
+    ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
+    activities: createJobActivities({ db: deps.db, starter }),
+    shutdownGraceTime: '10s',
+  });
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const log = createLogger(config.logLevel, 'worker-jobs');
+  Runtime.install({ logger: temporalLogger(log) });
+  const db = openDatabase(config);
+  const client = await openTemporalClient(config);
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  try {
+    await ensureSearchAttributes(client.connection as Connection, config.temporal.namespace);
+    if (config.reconcile.schedulesEnabled) {
+      const id = await ensureReconcileSchedule(client, config, taskQueues(config.temporal.taskQueuePrefix));
+      log.info({ scheduleId: id }, 'reconcile schedule ready');
+    }
+    const worker = await createJobsWorker({ config, db, client, connection });
+    log.info({ taskQueue: worker.options.taskQueue }, 'jobs worker running');
+    await worker.run();
+    log.info('jobs worker stopped');
+  } finally {
+    await connection.close();
+    await client.connection.close();
+    await db.$disconnect();
+  }
+}
+
+if (require.main === module) {
+  main().catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
+

@@ -1,0 +1,3 @@
+/** Every workflow registered on the `jobs` task queue. */
+export { cardAnalysisWorkflow, scrapRefineWorkflow } from './scrap-jobs';
+export { reconcilePendingJobsWorkflow, noopWorkflow } from './maintenance';

@@ -1,0 +1,40 @@
+/**
+ * Shared skeleton of every job workflow (SAN-4, DC-3): PROCESSING, the work, then COMPLETED (done
+ * by the work's own transactional activity) or FAILED with the cause chain; the workflow then fails
+ * too, so operators find it with `ExecutionStatus="Failed"`.
+ */
+import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import type { JobActivities } from '../activities/jobs';
+import type { JobWorkflowInput, JobWorkflowResult } from '../shared/contracts';
+import { formatCauseChain } from '../shared/errors';
+
+/** Projection activities: idempotent, retried until the database answers. */
+export function projectionActivities(input: JobWorkflowInput) {
+  return proxyActivities<JobActivities>({
+    taskQueue: input.queues.jobs,
+    startToCloseTimeout: '30s',
+    retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '30s' },
+  });
+}
+
+/**
+ * Runs `work` between beginJob and the FAILED bookkeeping. A row that is already terminal (a late
+ * duplicate start) returns SKIPPED without doing anything.
+ */
+export async function runJob(input: JobWorkflowInput, work: () => Promise<void>): Promise<JobWorkflowResult> {
+  const jobs = projectionActivities(input);
+  const begin = await jobs.beginJob(input.jobId);
+  if (!begin.proceed) return { jobId: input.jobId, status: 'SKIPPED' };
+  try {
+    await work();
+  } catch (err) {
+    await jobs.failJob(input.jobId, formatCauseChain(err));
+    throw ApplicationFailure.create({
+      message: `${input.jobType} job ${input.jobId} failed`,
+      type: 'JOB_FAILED',
+      nonRetryable: true,
+      cause: err instanceof Error ? err : undefined,
+    });
+  }
+  return { jobId: input.jobId, status: 'COMPLETED' };
+}
