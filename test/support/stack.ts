@@ -1,0 +1,156 @@
+/**
+ * Integration harness: a fresh database (cloned from the migrated template) on the real PostgreSQL
+ * 15, real `jobs` and `ai` workers in-process on unique task queues of the real Temporal dev server,
+ * and the fastify app for `inject`. Each test file gets its own stack; nothing is shared but servers.
+ */
+import { randomBytes } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { FastifyInstance } from 'fastify';
+import type { PrismaClient } from '@prisma/client';
+import pino from 'pino';
+import { buildApp } from '../../src/api/app';
+import { createUserWithToken } from '../../src/auth/tokens';
+import { loadConfig, type Config } from '../../src/config';
+import { createPrisma } from '../../src/db/client';
+import { createCardSimilarity } from '../../src/db/similarity';
+import { createTemporalJobStarter, type JobStarter } from '../../src/jobs/starter';
+import { jobWorkflowId, taskQueues, type TaskQueues } from '../../src/shared/contracts';
+import type { AiRuntime } from '../../src/ai/types';
+import { createAiWorker } from '../../src/workers/ai';
+import { createJobsWorker } from '../../src/workers/jobs';
+import { createTestDatabase } from './postgres';
+
+let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+/** The workflow bundle, built once per test file. */
+export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: new DefaultLogger('WARN') });
+  return bundle;
+}
+
+try {
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+} catch {
+  // already installed in this jest worker
+}
+
+/** Options of {@link startStack}. */
+export interface StackOptions {
+  /** Extra environment for loadConfig (e.g. AI_PROVIDER=openai). */
+  env?: Record<string, string>;
+  /** AI runtime injected into the in-process `ai` worker. */
+  ai?: AiRuntime;
+  /** Replaces the API's workflow starter (crash simulation). */
+  apiStarter?: JobStarter;
+  /** Start the in-process `ai` worker (default true). */
+  aiWorker?: boolean;
+}
+
+/** A running stack; `stop()` shuts workers down and drops the database. */
+export interface Stack {
+  config: Config;
+  db: PrismaClient;
+  client: Client;
+  queues: TaskQueues;
+  app: FastifyInstance;
+  dbUrl: string;
+  /** Starts the `ai` worker (if it was not started, or after `stopAiWorker`). */
+  startAiWorker(ai?: AiRuntime): Promise<void>;
+  stopAiWorker(): Promise<void>;
+  newUser(name?: string): Promise<{ userId: string; token: string; auth: { authorization: string } }>;
+  stop(): Promise<void>;
+}
+
+function required(name: string): string {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set: run the tests through jest (globalSetup starts the servers)`);
+  return v;
+}
+
+/** Starts a stack for one test file. */
+export async function startStack(opts: StackOptions = {}): Promise<Stack> {
+  const database = await createTestDatabase(required('TEST_PG_ADMIN_URL'));
+  const prefix = `t${randomBytes(4).toString('hex')}-`;
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: database.url,
+    DATABASE_POOL_MAX: '10',
+    TEMPORAL_ADDRESS: required('TEST_TEMPORAL_ADDRESS'),
+    TEMPORAL_TASK_QUEUE_PREFIX: prefix,
+    SCHEDULES_ENABLED: 'false',
+    LOG_LEVEL: 'warn',
+    ...opts.env,
+  });
+  const db = createPrisma(database.url, { poolMax: 10 });
+  const connection = await Connection.connect({ address: config.temporal.address });
+  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const native = await NativeConnection.connect({ address: config.temporal.address });
+  const queues = taskQueues(prefix);
+  const logger = pino({ level: 'warn' });
+  const similarity = await createCardSimilarity(db, config.similarity.vectorSearch);
+  const app = await buildApp({
+    config,
+    db,
+    starter: opts.apiStarter ?? createTemporalJobStarter(client, queues),
+    similarity,
+    logger,
+  });
+  await app.ready();
+
+  const running: { worker: Worker; done: Promise<void> }[] = [];
+  const run = (worker: Worker) => {
+    const entry = { worker, done: worker.run() };
+    running.push(entry);
+    return entry;
+  };
+  run(await createJobsWorker({ config, db, client, connection: native, workflowBundle: await workflowBundle() }));
+  let aiEntry: { worker: Worker; done: Promise<void> } | undefined;
+
+  const stack: Stack = {
+    config, db, client, queues, app, dbUrl: database.url,
+    async startAiWorker(ai) {
+      if (aiEntry) return;
+      aiEntry = run(await createAiWorker({ config, db, connection: native, ai: ai ?? opts.ai }));
+    },
+    async stopAiWorker() {
+      if (!aiEntry) return;
+      aiEntry.worker.shutdown();
+      await aiEntry.done;
+      running.splice(running.indexOf(aiEntry), 1);
+      aiEntry = undefined;
+    },
+    async newUser(name = `user-${randomBytes(4).toString('hex')}`) {
+      const { userId, token } = await createUserWithToken(db, name);
+      return { userId, token, auth: { authorization: `Bearer ${token}` } };
+    },
+    async stop() {
+      for (const r of running) if (r.worker.getState() === 'RUNNING') r.worker.shutdown();
+      await Promise.allSettled(running.map((r) => r.done));
+      await app.close();
+      await native.close();
+      await connection.close();
+      await db.$disconnect();
+      await database.drop();
+    },
+  };
+  if (opts.aiWorker !== false) await stack.startAiWorker();
+  return stack;
+}
+
+/**
+ * Waits for a job's workflow to close (its result, or its failure), then reads the projection
+ * through `GET /async-jobs/{id}`: the projection is written before the workflow closes.
+ */
+export async function waitForJob(
+  stack: Stack,
+  jobId: string,
+  auth: { authorization: string },
+): Promise<{ status: string; errorMessage: string | null; jobType: string; targetId: string }> {
+  const row = await stack.db.asyncJob.findUniqueOrThrow({ where: { jobId } });
+  await stack.client.workflow
+    .getHandle(jobWorkflowId(row.jobType, row.targetId))
+    .result()
+    .catch(() => undefined);
+  const res = await stack.app.inject({ method: 'GET', url: `/async-jobs/${jobId}`, headers: auth });
+  return res.json();
+}
