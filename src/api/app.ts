@@ -40,6 +40,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  app.removeContentTypeParser('text/plain'); // JSON only: anything else is 415
   app.addHook('onSend', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
   });
@@ -54,10 +55,10 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     },
     transform: jsonSchemaTransform,
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: false } });
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith('/docs')) route.config = { ...(route.config as object), public: true };
   });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: false } });
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
 
   installAuth(app, deps.db);

@@ -69,8 +69,9 @@ it('malformed AI output on every attempt → FAILED with the cause chain; the re
   const cause = (err as WorkflowFailedError).cause;
   expect(cause).toBeInstanceOf(ApplicationFailure);
   expect((cause as ApplicationFailure).type).toBe('JOB_FAILED');
-  expect(cause?.cause).toBeInstanceOf(ActivityFailure);
-  expect((cause?.cause?.cause as ApplicationFailure).type).toBe('AI_MALFORMED_OUTPUT');
+  const activityFailure = (cause as ApplicationFailure).cause;
+  expect(activityFailure).toBeInstanceOf(ActivityFailure);
+  expect((activityFailure?.cause as ApplicationFailure).type).toBe('AI_MALFORMED_OUTPUT');
 
   // A new submission of the same content re-enqueues analysis (no card, no active job).
   ai.failuresLeft.delete(SOURDOUGH.slice(0, 40));

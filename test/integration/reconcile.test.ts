@@ -1,4 +1,5 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
+import { createTemporalJobStarter } from '../../src/jobs/starter';
 import { jobWorkflowId } from '../../src/shared/contracts';
 import { ensureReconcileSchedule } from '../../src/workers/schedules';
 import type { ReconcileReport } from '../../src/activities/jobs';
@@ -60,7 +61,6 @@ it('a job committed without its workflow is started by the reconciler, exactly o
 it('a reconcile racing a live start does not run the job twice', async () => {
   const ids = await submitWithCrash(`${SOURDOUGH} race probe`);
   const job = await stack.db.asyncJob.findUniqueOrThrow({ where: { jobId: ids.analysisJobId } });
-  const { createTemporalJobStarter } = await import('../../src/jobs/starter');
   const starter = createTemporalJobStarter(stack.client, stack.queues);
   const outcomes = await Promise.all([starter.start(job), starter.start(job), starter.start(job)]);
   expect(outcomes.filter((o) => o === 'started')).toHaveLength(1);

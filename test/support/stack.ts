@@ -86,7 +86,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const native = await NativeConnection.connect({ address: config.temporal.address });
   const queues = taskQueues(prefix);
-  const logger = pino({ level: 'warn' });
+  const logger = pino({ level: 'error' });
   const similarity = await createCardSimilarity(db, config.similarity.vectorSearch);
   const app = await buildApp({
     config,
