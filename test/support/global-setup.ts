@@ -1,2 +1,59 @@
-/** Placeholder: replaced by the harness that starts PostgreSQL 15 and the Temporal dev server. */
-export default async function globalSetup(): Promise<void> {}
+/**
+ * Jest globalSetup: one PostgreSQL 15 server and one Temporal dev server for the whole run, shared
+ * by every test file through `TEST_PG_ADMIN_URL`, `TEST_TEMPORAL_ADDRESS` and `TEST_TEMPORAL_UI_URL`.
+ * Variables already set are reused and nothing is started for them (point them at running servers
+ * while developing). Handles stay on globalThis for global-teardown.ts.
+ */
+import { startPostgres } from './postgres';
+import { startTestTemporal } from './temporal';
+
+/** What global-teardown.ts stops, in order. */
+export interface TestServerHandles {
+  stops: Array<{ name: string; stop: () => Promise<void> }>;
+}
+
+/** globalThis key of the {@link TestServerHandles}. */
+export const HANDLES_KEY = '__durableJobsTestServers';
+
+type WithHandles = typeof globalThis & { [HANDLES_KEY]?: TestServerHandles };
+
+async function timed<T>(start: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const t0 = Date.now();
+  const value = await start();
+  return { value, ms: Date.now() - t0 };
+}
+
+export default async function globalSetup(): Promise<void> {
+  const handles: TestServerHandles = { stops: [] };
+  (globalThis as WithHandles)[HANDLES_KEY] = handles;
+
+  const [pg, temporal] = await Promise.allSettled([
+    process.env.TEST_PG_ADMIN_URL ? undefined : timed(startPostgres),
+    process.env.TEST_TEMPORAL_ADDRESS ? undefined : timed(startTestTemporal),
+  ]);
+  if (pg.status === 'fulfilled' && pg.value) handles.stops.push({ name: 'PostgreSQL', stop: pg.value.value.stop });
+  if (temporal.status === 'fulfilled' && temporal.value) {
+    handles.stops.push({ name: 'Temporal', stop: temporal.value.value.stop });
+  }
+  const failures = [pg, temporal].filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failures.length > 0) {
+    await Promise.allSettled(handles.stops.map((h) => h.stop()));
+    handles.stops = [];
+    throw new AggregateError(
+      failures.map((f) => f.reason as unknown),
+      `test servers did not start: ${failures.map((f) => String(f.reason)).join('; ')}`,
+    );
+  }
+
+  const started: string[] = [];
+  if (pg.status === 'fulfilled' && pg.value) {
+    process.env.TEST_PG_ADMIN_URL = pg.value.value.adminUrl;
+    started.push(`PostgreSQL ${pg.value.ms} ms`);
+  }
+  if (temporal.status === 'fulfilled' && temporal.value) {
+    process.env.TEST_TEMPORAL_ADDRESS = temporal.value.value.address;
+    process.env.TEST_TEMPORAL_UI_URL = temporal.value.value.uiUrl;
+    started.push(`Temporal ${temporal.value.ms} ms (${temporal.value.value.address}, UI ${temporal.value.value.uiUrl})`);
+  }
+  if (started.length > 0) process.stderr.write(`\ntest servers started: ${started.join(', ')}\n`);
+}

