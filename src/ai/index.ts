@@ -1,0 +1,28 @@
+/**
+ * AI runtime entry point (SAN-7, SAN-8): picks the configured provider and re-exports the boundary
+ * types. Activities and workers import from here, never from a provider module directly.
+ */
+import type { Config } from '../config';
+import { createLocalAiRuntime } from './local';
+import { createOpenAiRuntime } from './openai';
+import { AiRuntimeError, type AiRuntime } from './types';
+
+export * from './types';
+export { createLocalAiRuntime, localEmbedding, refineMarkdown } from './local';
+export { createOpenAiRuntime, parseRetryAfterMs } from './openai';
+
+/**
+ * Builds the runtime named by `cfg.provider`: `local` (offline, deterministic) or `openai` (any
+ * OpenAI-compatible endpoint at `cfg.openai.baseUrl`).
+ * @throws AiRuntimeError CONFIG for an unknown provider or an `openai` provider without an API key.
+ */
+export function createAiRuntime(cfg: Config['ai']): AiRuntime {
+  switch (cfg.provider) {
+    case 'local':
+      return createLocalAiRuntime();
+    case 'openai':
+      return createOpenAiRuntime(cfg);
+    default:
+      throw new AiRuntimeError('CONFIG', `unknown AI provider: ${String(cfg.provider satisfies never)}`, false);
+  }
+}

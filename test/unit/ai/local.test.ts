@@ -1,0 +1,281 @@
+/** SAN-7, SAN-8: the offline `local` AI runtime on realistic English and Korean texts. */
+import { AiRuntimeError, CardAnalysisSchema, EMBEDDING_DIMENSIONS, createLocalAiRuntime, localEmbedding, refineMarkdown } from '../../../src/ai';
+
+const PG_INDEX_A = `# How PostgreSQL chooses an index
+
+PostgreSQL creates a B-tree index by default when you run CREATE INDEX on a column. The query planner
+compares the estimated cost of a sequential scan with an index scan, using table statistics gathered by
+ANALYZE. When a query filters on a highly selective column, the planner prefers the index scan; when it
+reads most of the table, a sequential scan is cheaper. Composite indexes help when the leading column
+appears in the WHERE clause. Run EXPLAIN ANALYZE to see which plan PostgreSQL picked and how many rows
+each node returned.`;
+
+const PG_INDEX_B = `Indexing tips for Postgres queries
+
+In Postgres, the default index type is a B-tree, which supports equality and range conditions. Whether
+the planner uses your index depends on selectivity: if a filter matches only a few rows, an index scan
+or bitmap index scan wins, but if the query touches a large part of the table the planner falls back to
+a sequential scan. Keep statistics fresh with ANALYZE, put the most selective column first in a
+multi-column index, and check the chosen plan with EXPLAIN ANALYZE.`;
+
+const BREAD = `Baking a simple sourdough loaf
+
+Mix 500 g of bread flour with 350 g of water and let the dough rest for an hour before adding the
+salt and the levain. Over the next four hours, stretch and fold the dough every thirty minutes so the
+gluten develops. Shape it into a tight boule, place it in a floured banneton and let it proof in the
+fridge overnight. Bake in a preheated Dutch oven at 250 °C with the lid on for twenty minutes, then
+uncover it until the crust turns deep brown.`;
+
+const TLS = `## Rotating TLS certificates without downtime
+
+Short-lived certificates limit the damage of a leaked private key, but only if renewal is automatic.
+Issue the new certificate before the old one expires, deploy both, and let clients negotiate TLS with
+whichever is valid. Monitor expiry dates and alert well ahead of time: an expired certificate breaks
+authentication for every client at once and looks like an attack from the outside.`;
+
+const OS_SCHED_KO = `# 운영체제의 CPU 스케줄링
+
+운영체제는 여러 프로세스가 CPU를 공정하게 나누어 쓰도록 스케줄링 정책을 사용한다. 라운드 로빈 스케줄링은 각 프로세스에
+정해진 타임 슬라이스를 주고, 시간이 끝나면 문맥 교환을 통해 다음 프로세스로 넘어간다. 우선순위 스케줄링은 우선순위가 높은
+프로세스를 먼저 실행하지만 기아 현상이 생길 수 있어 에이징 기법으로 보완한다. 리눅스 커널의 CFS 스케줄러는 가상 실행 시간이
+가장 작은 프로세스를 골라 실행한다.`;
+
+const OS_SCHED_KO_B = `CPU 스케줄러는 준비 큐에 있는 프로세스 중 다음에 실행할 프로세스를 고른다. 선점형 스케줄링에서는 운영체제가
+실행 중인 프로세스를 중단시키고 다른 프로세스에게 CPU를 넘길 수 있다. 라운드 로빈 방식은 타임 슬라이스가 너무 짧으면 문맥 교환
+비용이 커지고, 너무 길면 응답 시간이 나빠진다. 리눅스의 CFS 스케줄러는 프로세스마다 가상 실행 시간을 기록해 공정하게 CPU를 배분한다.`;
+
+const COOKING_KO = `# 된장찌개 끓이는 법
+
+냄비에 멸치와 다시마를 넣고 물을 부어 15분 정도 끓여 육수를 만든다. 육수에 된장을 풀고 감자와 애호박, 양파를 썰어 넣는다.
+채소가 익으면 두부와 청양고추를 넣고 한소끔 더 끓인다. 마지막으로 대파를 송송 썰어 올리고 불을 끈다. 된장의 양은 집집마다
+다르니 간을 보면서 조절하면 된다.`;
+
+const CORPUS = { PG_INDEX_A, PG_INDEX_B, BREAD, TLS, OS_SCHED_KO, OS_SCHED_KO_B, COOKING_KO };
+const ALL = Object.entries(CORPUS);
+
+const ai = createLocalAiRuntime();
+const norm = (v: number[]) => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
+const cosineDistance = (a: number[], b: number[]) => 1 - a.reduce((s, x, i) => s + x * (b[i] as number), 0) / (norm(a) * norm(b));
+const distance = (a: string, b: string) => cosineDistance(localEmbedding(a), localEmbedding(b));
+const flat = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+async function rejection(p: Promise<unknown>): Promise<AiRuntimeError> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(AiRuntimeError);
+  return err as AiRuntimeError;
+}
+
+describe('local embeddings', () => {
+  test.each(ALL)('%s: 1536 finite numbers of unit length, not the empty-text vector', (_name, text) => {
+    const v = localEmbedding(text);
+    expect(v).toHaveLength(EMBEDDING_DIMENSIONS);
+    expect(v.every(Number.isFinite)).toBe(true);
+    expect(norm(v)).toBeCloseTo(1, 9);
+    expect(v[0]).not.toBe(1);
+    expect(v.filter((x) => x !== 0).length).toBeGreaterThan(50);
+  });
+
+  test('deterministic across calls and runtime instances', async () => {
+    const again = await createLocalAiRuntime().embed([PG_INDEX_A, OS_SCHED_KO]);
+    expect(again).toEqual([localEmbedding(PG_INDEX_A), localEmbedding(OS_SCHED_KO)]);
+    expect((await ai.analyzeCard({ content: COOKING_KO })).embedding).toEqual(localEmbedding(COOKING_KO));
+  });
+
+  test('paraphrases on the same topic are near (cosine distance < 0.45), in English and Korean', () => {
+    expect(distance(PG_INDEX_A, PG_INDEX_B)).toBeLessThan(0.45);
+    expect(distance(OS_SCHED_KO, OS_SCHED_KO_B)).toBeLessThan(0.45);
+  });
+
+  test('texts on unrelated topics are far (cosine distance > 0.8)', () => {
+    const groups = [[PG_INDEX_A, PG_INDEX_B], [BREAD], [TLS], [OS_SCHED_KO, OS_SCHED_KO_B], [COOKING_KO]];
+    for (const [i, g] of groups.entries()) {
+      for (const other of groups.slice(i + 1)) {
+        for (const a of g) for (const b of other) expect(distance(a, b)).toBeGreaterThan(0.8);
+      }
+    }
+  });
+
+  test('a related pair is closer than any pair across topics, and the same text is at distance 0', () => {
+    const related = Math.max(distance(PG_INDEX_A, PG_INDEX_B), distance(OS_SCHED_KO, OS_SCHED_KO_B));
+    const unrelated = Math.min(
+      distance(PG_INDEX_A, BREAD),
+      distance(PG_INDEX_B, TLS),
+      distance(OS_SCHED_KO, COOKING_KO),
+      distance(OS_SCHED_KO_B, PG_INDEX_A),
+    );
+    expect(related + 0.3).toBeLessThan(unrelated);
+    expect(distance(TLS, TLS)).toBeCloseTo(0, 12);
+  });
+
+  test('order of words matters less than vocabulary: a shuffled text stays near its original', () => {
+    const shuffled = PG_INDEX_A.split(/(?<=\.)\s+/).reverse().join(' ');
+    expect(distance(PG_INDEX_A, shuffled)).toBeLessThan(0.15);
+  });
+
+  test('empty and whitespace-only text give the same deterministic unit vector', async () => {
+    const [empty, blank, stop] = await ai.embed(['', ' \n\t ', 'the and of']);
+    for (const v of [empty, blank, stop]) {
+      expect(v).toHaveLength(EMBEDDING_DIMENSIONS);
+      expect(norm(v as number[])).toBe(1);
+    }
+    expect(empty?.[0]).toBe(1);
+    expect(blank).toEqual(empty);
+    expect(stop).toEqual(empty);
+  });
+
+  test('a 100 KB text embeds in well under 100 ms of CPU time', () => {
+    const big = `${PG_INDEX_A}\n\n${BREAD}\n\n${OS_SCHED_KO}\n\n`.repeat(100).slice(0, 100_000);
+    expect(big.length).toBe(100_000);
+    // CPU time, not wall time, so a busy machine does not make the bound flaky; best of 5 after warm-up.
+    const cpuMs: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const before = process.cpuUsage();
+      expect(localEmbedding(big)).toHaveLength(EMBEDDING_DIMENSIONS);
+      const used = process.cpuUsage(before);
+      cpuMs.push((used.user + used.system) / 1000);
+    }
+    expect(Math.min(...cpuMs)).toBeLessThan(100);
+  });
+});
+
+describe('local analysis', () => {
+  test.each(ALL)('%s: the answer satisfies CardAnalysisSchema', async (_name, content) => {
+    const a = await ai.analyzeCard({ content });
+    expect(CardAnalysisSchema.parse(a)).toEqual(a);
+    expect(a.tags.length).toBeGreaterThanOrEqual(3);
+    expect(a.tags.length).toBeLessThanOrEqual(8);
+    expect(new Set(a.tags).size).toBe(a.tags.length);
+    for (const t of a.tags) {
+      expect(t).toBe(t.toLowerCase());
+      expect(['the', 'and', 'with', 'of', '있다', '그리고', '하는']).not.toContain(t);
+    }
+    expect(a.title.length).toBeLessThanOrEqual(120);
+    expect(a.summary.length).toBeLessThanOrEqual(600);
+  });
+
+  test('title is the first markdown heading', async () => {
+    expect((await ai.analyzeCard({ content: PG_INDEX_A })).title).toBe('How PostgreSQL chooses an index');
+    expect((await ai.analyzeCard({ content: TLS })).title).toBe('Rotating TLS certificates without downtime');
+    expect((await ai.analyzeCard({ content: OS_SCHED_KO })).title).toBe('운영체제의 CPU 스케줄링');
+    expect((await ai.analyzeCard({ content: 'Intro line.\n\n##Sloppy *heading*\nBody text.' })).title).toBe('Sloppy heading');
+  });
+
+  test('without a heading the title is the first sentence, clipped to 120 characters', async () => {
+    expect((await ai.analyzeCard({ content: OS_SCHED_KO_B })).title).toBe(
+      'CPU 스케줄러는 준비 큐에 있는 프로세스 중 다음에 실행할 프로세스를 고른다',
+    );
+    const long = `${'A remarkably long opening sentence about vector databases '.repeat(4)}ends here. Then more.`;
+    const title = (await ai.analyzeCard({ content: long })).title;
+    expect(title.length).toBeLessThanOrEqual(120);
+    expect(title.endsWith('…')).toBe(true);
+    expect(long.startsWith(title.slice(0, -1))).toBe(true);
+  });
+
+  test('a title given with the scrap wins over the text', async () => {
+    expect((await ai.analyzeCard({ content: PG_INDEX_A, title: '  My  index notes ' })).title).toBe('My index notes');
+  });
+
+  test('summary is 2-3 sentences of the text, in their original order, without the heading', async () => {
+    for (const content of [PG_INDEX_A, PG_INDEX_B, BREAD, OS_SCHED_KO, COOKING_KO]) {
+      const { summary, title } = await ai.analyzeCard({ content });
+      const parts = summary.split(/(?<=[.!?])\s+/);
+      expect(parts.length).toBeGreaterThanOrEqual(2);
+      expect(parts.length).toBeLessThanOrEqual(3);
+      const source = flat(content);
+      const positions = parts.map((p) => source.indexOf(p));
+      expect(positions.every((p) => p >= 0)).toBe(true);
+      expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+      if (content.startsWith('#')) expect(summary).not.toContain(title);
+    }
+  });
+
+  test('summary favours the sentences carrying the text’s key terms', async () => {
+    const { summary } = await ai.analyzeCard({ content: PG_INDEX_A });
+    expect(summary).toContain('The query planner compares the estimated cost of a sequential scan with an index scan');
+    expect(summary).not.toContain('each node returned');
+  });
+
+  test('summary of a long text stays within 600 characters', async () => {
+    const long = Array.from({ length: 40 }, (_, i) => `Sentence ${i} explains how replication slots retain write-ahead log segments for logical decoding consumers.`).join(' ');
+    const { summary } = await ai.analyzeCard({ content: long });
+    expect(summary.length).toBeLessThanOrEqual(600);
+    expect(summary.length).toBeGreaterThan(100);
+  });
+
+  test('tags name the topic, in English and Korean (particles stripped)', async () => {
+    const tags = async (content: string) => (await ai.analyzeCard({ content })).tags;
+    expect(await tags(PG_INDEX_A)).toEqual(expect.arrayContaining(['index', 'postgresql', 'planner']));
+    expect(await tags(BREAD)).toEqual(expect.arrayContaining(['dough', 'flour', 'sourdough']));
+    expect(await tags(TLS)).toEqual(expect.arrayContaining(['certificate']));
+    expect(await tags(OS_SCHED_KO)).toEqual(expect.arrayContaining(['스케줄링', '프로세스', '운영체제']));
+    expect(await tags(COOKING_KO)).toEqual(expect.arrayContaining(['된장', '육수']));
+    expect(await tags(OS_SCHED_KO)).not.toContain('프로세스가');
+  });
+
+  test('category comes from the keyword lexicon; Other when nothing matches', async () => {
+    const category = async (content: string) => (await ai.analyzeCard({ content })).category;
+    expect(await category(PG_INDEX_A)).toBe('Data');
+    expect(await category(PG_INDEX_B)).toBe('Data');
+    expect(await category(TLS)).toBe('Security');
+    expect(await category(OS_SCHED_KO)).toBe('Infrastructure');
+    expect(await category(OS_SCHED_KO_B)).toBe('Infrastructure');
+    expect(await category(BREAD)).toBe('Other');
+    expect(await category(COOKING_KO)).toBe('Other');
+    // One generic term ("customers", weight 0.5) is not enough evidence for a category.
+    expect(await category('The customers at our bakery love the crust of this rye loaf.')).toBe('Other');
+    expect(await category('Kubernetes restarted the pod after the liveness probe failed.')).toBe('Infrastructure');
+  });
+
+  test('empty content is a non-retryable BAD_REQUEST; an aborted signal is TIMEOUT', async () => {
+    const empty = await rejection(ai.analyzeCard({ content: ' \n ' }));
+    expect([empty.code, empty.retryable]).toEqual(['BAD_REQUEST', false]);
+    const refine = await rejection(ai.refineScrap({ content: '' }));
+    expect(refine.code).toBe('BAD_REQUEST');
+    const aborted = await rejection(ai.analyzeCard({ content: BREAD }, AbortSignal.abort()));
+    expect([aborted.code, aborted.retryable]).toEqual(['TIMEOUT', true]);
+  });
+});
+
+describe('local refinement (SAN-8)', () => {
+  const messy =
+    '  #Title  \r\n\r\n\r\n\r\nSome text   \r\n* one\r\n+ two\r\n  * nested\r\n**bold** stays\r\n* * *\r\n' +
+    '```sh\r\n* not a bullet\r\n#include <stdio.h>\r\n```\r\n\r\n\r\n##Sub\t\r\nend\r\n\r\n';
+
+  test('normalises line endings, whitespace, blank lines, bullets and headings; leaves code alone', async () => {
+    const { refinedContent } = await ai.refineScrap({ content: messy });
+    expect(refinedContent).toBe(
+      [
+        '# Title',
+        '',
+        'Some text',
+        '- one',
+        '- two',
+        '  - nested',
+        '**bold** stays',
+        '* * *',
+        '```sh',
+        '* not a bullet',
+        '#include <stdio.h>',
+        '```',
+        '',
+        '## Sub',
+        'end',
+      ].join('\n'),
+    );
+  });
+
+  test.each(ALL)('%s: refinement is idempotent and keeps every word', (_name, content) => {
+    const once = refineMarkdown(content.replace(/\n/g, '\r\n'));
+    expect(once).not.toContain('\r');
+    expect(refineMarkdown(once)).toBe(once);
+    expect(flat(once)).toBe(flat(content));
+  });
+
+  test('never empty: falls back to the trimmed input', () => {
+    expect(refineMarkdown('  *  \r\n')).toBe('*');
+    expect(refineMarkdown('\n\n  x \n\n\n\n')).toBe('x');
+  });
+});
