@@ -3,7 +3,7 @@
  * that write async_jobs, cards and scraps. Creates the reconciler schedule at start-up.
  */
 import { NativeConnection, Runtime, Worker, type WorkflowBundleOption } from '@temporalio/worker';
-import type { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { PrismaClient } from '@prisma/client';
 import { loadConfig, type Config } from '../config';
 import { createJobActivities } from '../activities/jobs';
@@ -45,7 +45,7 @@ async function main(): Promise<void> {
   const client = await openTemporalClient(config);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   try {
-    await ensureSearchAttributes(client.connection as Connection, config.temporal.namespace);
+    await ensureSearchAttributes(client.connection, config.temporal.namespace);
     if (config.reconcile.schedulesEnabled) {
       const id = await ensureReconcileSchedule(client, config, taskQueues(config.temporal.taskQueuePrefix));
       log.info({ scheduleId: id }, 'reconcile schedule ready');
