@@ -36,6 +36,37 @@ export type CardAnalysis = z.infer<typeof CardAnalysisSchema>;
 export const RefineResultSchema = z.object({ refinedContent: z.string().min(1) });
 export type RefineResult = z.infer<typeof RefineResultSchema>;
 
+/** One knowledge card as source material for a TIL or quizzes (SAN-9, SAN-11). */
+export interface SourceCard {
+  cardId: string;
+  title: string;
+  summary: string;
+  /** The scrap's content (normalised; refined content when available). */
+  content: string;
+}
+
+/** Validated TIL of one day (SAN-9): markdown document and its 1536-d embedding. */
+export const TilResultSchema = z.object({
+  title: z.string().trim().min(1).max(200),
+  tilMarkdown: z.string().trim().min(1).max(100_000),
+  embedding: z.array(z.number().finite()).length(EMBEDDING_DIMENSIONS),
+});
+export type TilResult = z.infer<typeof TilResultSchema>;
+
+/** SAN-11 quiz types: OX (true/false statement, answer `O` or `X`) and SHORT_ANSWER (cloze). */
+export const QUIZ_TYPES = ['OX', 'SHORT_ANSWER'] as const;
+export type QuizTypeName = (typeof QUIZ_TYPES)[number];
+
+/** One validated quiz; `sourceCardId` is one of the input cards. */
+export const QuizSchema = z.object({
+  type: z.enum(QUIZ_TYPES),
+  question: z.string().trim().min(1).max(2000),
+  answer: z.string().trim().min(1).max(500),
+  explanation: z.string().trim().min(1).max(2000),
+  sourceCardId: z.string().uuid(),
+});
+export type Quiz = z.infer<typeof QuizSchema>;
+
 /** Input of an analysis or refinement: the scrap's normalised content and optional metadata. */
 export interface ScrapText {
   content: string;
@@ -79,6 +110,13 @@ export interface AiRuntime {
   analyzeCard(input: ScrapText, signal?: AbortSignal): Promise<CardAnalysis>;
   /** SAN-8: cleaned-up content of a scrap (markdown and whitespace normalised). */
   refineScrap(input: ScrapText, signal?: AbortSignal): Promise<RefineResult>;
+  /** SAN-9: title, markdown and 1536-d embedding of the TIL of `targetDate` (YYYY-MM-DD) from its cards. */
+  generateTil(input: { targetDate: string; cards: SourceCard[] }, signal?: AbortSignal): Promise<TilResult>;
+  /**
+   * SAN-11: quizzes of the requested types from the cards. OX answers are `O` or `X`; a
+   * SHORT_ANSWER's answer never appears in its question. Every quiz cites one input card.
+   */
+  generateQuizzes(input: { cards: SourceCard[]; types: QuizTypeName[] }, signal?: AbortSignal): Promise<Quiz[]>;
   /** 1536-d embeddings, one per text, in order. */
   embed(texts: string[], signal?: AbortSignal): Promise<number[][]>;
 }

@@ -35,9 +35,13 @@ export function jobWorkflowId(jobType: JobType, targetId: string): string {
 }
 
 /** Workflow type (function name) that runs each job type. */
-export const JOB_WORKFLOW_TYPES: Partial<Record<JobType, string>> = {
+export const JOB_WORKFLOW_TYPES: Record<JobType, string> = {
   CARD_ANALYSIS: 'cardAnalysisWorkflow',
   SCRAP_REFINE: 'scrapRefineWorkflow',
+  TIL_GENERATION: 'tilGenerationWorkflow',
+  TIL_GITHUB_COMMIT: 'tilGithubCommitWorkflow',
+  RECALL_QUIZ_GENERATION: 'recallQuizGenerationWorkflow',
+  GITHUB_STAR_RECOMMENDATION: 'githubStarRecommendationWorkflow',
 };
 
 /** DC-4 custom search attributes (Keyword), registered on the namespace and set on every job. */

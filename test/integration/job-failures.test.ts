@@ -26,6 +26,8 @@ function flakyRuntime(): AiRuntime & { failuresLeft: Map<string, number>; calls:
     },
     refineScrap: local.refineScrap.bind(local),
     embed: local.embed.bind(local),
+    generateTil: local.generateTil.bind(local),
+    generateQuizzes: local.generateQuizzes.bind(local),
   };
   return rt;
 }
