@@ -8,11 +8,16 @@ import {
   CardAnalysisSchema,
   EMBEDDING_DIMENSIONS,
   RefineResultSchema,
+  TilResultSchema,
   type AiRuntime,
   type CardAnalysis,
   type Category,
+  type Quiz,
+  type QuizTypeName,
   type RefineResult,
   type ScrapText,
+  type SourceCard,
+  type TilResult,
 } from './types';
 
 // ---------------------------------------------------------------------------------------------
@@ -597,6 +602,17 @@ export function createLocalAiRuntime(): AiRuntime {
     async refineScrap(input: ScrapText, signal?: AbortSignal): Promise<RefineResult> {
       assertUsable(input, signal);
       return RefineResultSchema.parse({ refinedContent: refineMarkdown(input.content) });
+    },
+    async generateTil(input: { targetDate: string; cards: SourceCard[] }, signal?: AbortSignal): Promise<TilResult> {
+      if (signal?.aborted) throw new AiRuntimeError('TIMEOUT', 'local AI call aborted by the caller', true);
+      if (input.cards.length === 0) throw new AiRuntimeError('BAD_REQUEST', 'no source cards for the TIL', false);
+      const title = clip(`TIL ${input.targetDate}: ${input.cards[0]?.title ?? ''}`, TITLE_MAX);
+      const md = [`# ${title}`, ...input.cards.map((c) => `## ${c.title}\n\n${c.summary}`)].join('\n\n');
+      return TilResultSchema.parse({ title, tilMarkdown: md, embedding: localEmbedding(md) });
+    },
+    async generateQuizzes(input: { cards: SourceCard[]; types: QuizTypeName[] }, signal?: AbortSignal): Promise<Quiz[]> {
+      if (signal?.aborted) throw new AiRuntimeError('TIMEOUT', 'local AI call aborted by the caller', true);
+      return [];
     },
     async embed(texts: string[], signal?: AbortSignal): Promise<number[][]> {
       if (signal?.aborted) throw new AiRuntimeError('TIMEOUT', 'local AI call aborted by the caller', true);
