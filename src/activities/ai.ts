@@ -3,9 +3,12 @@
  * runtime and return its validated answer; nothing is written here. AiRuntimeError is mapped to
  * Temporal's retry classes: retryable (with the provider's Retry-After as next delay) or not.
  */
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure, Context, log as activityLog } from '@temporalio/activity';
 import type { PrismaClient } from '@prisma/client';
 import { AiRuntimeError, type AiRuntime, type CardAnalysis, type RefineResult, type ScrapText } from '../ai/types';
+import type { Quiz, QuizTypeName, TilResult } from '../ai/types';
+import { acceptQuizzes } from '../til/quizzes';
+import { loadSourceCards } from '../til/sources';
 
 /** Dependencies of the AI activities. */
 export interface AiActivityDeps {
@@ -57,6 +60,31 @@ export function createAiActivities({ ai, db }: AiActivityDeps) {
     async refineScrap(args: { scrapId: string }): Promise<RefineResult> {
       const text = await loadScrap(args.scrapId);
       return withHeartbeat((signal) => ai.refineScrap(text, signal));
+    },
+
+    /**
+     * SAN-9: TIL (title, markdown, 1536-d embedding) of `targetDate` from the cards' source text,
+     * loaded here by id so that payloads stay small. Retry class from the provider; non-retryable
+     * NO_SOURCE_CARDS when none of the cards exists any more.
+     */
+    async generateTil(args: { targetDate: string; cardIds: string[] }): Promise<TilResult> {
+      const cards = await loadSourceCards(db, args.cardIds);
+      if (cards.length === 0) throw ApplicationFailure.nonRetryable(`none of ${args.cardIds.length} cards exists`, 'NO_SOURCE_CARDS');
+      return withHeartbeat((signal) => ai.generateTil({ targetDate: args.targetDate, cards }, signal));
+    },
+
+    /**
+     * SAN-11: quizzes of `types` from the cards, re-validated before they are returned (requested
+     * type, cites an input card, OX answer O/X, short answer not in its question); invalid quizzes
+     * are dropped and logged. Retry class from the provider; non-retryable NO_SOURCE_CARDS.
+     */
+    async generateQuizzes(args: { cardIds: string[]; types: QuizTypeName[] }): Promise<Quiz[]> {
+      const cards = await loadSourceCards(db, args.cardIds);
+      if (cards.length === 0) throw ApplicationFailure.nonRetryable(`none of ${args.cardIds.length} cards exists`, 'NO_SOURCE_CARDS');
+      const quizzes = await withHeartbeat((signal) => ai.generateQuizzes({ cards, types: args.types }, signal));
+      const checked = acceptQuizzes(quizzes, cards.map((c) => c.cardId), args.types);
+      if (checked.rejected.length > 0) activityLog.warn('quizzes rejected', { rejected: checked.rejected });
+      return checked.accepted;
     },
   };
 }

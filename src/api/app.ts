@@ -15,6 +15,8 @@ import { asyncJobRoutes } from './routes/async-jobs';
 import { cardRoutes } from './routes/cards';
 import { healthRoutes } from './routes/health';
 import { scrapRoutes } from './routes/scraps';
+import { recallQuizRoutes } from './routes/recall-quizzes';
+import { tilRoutes } from './routes/til';
 
 /** Everything the routes need; one instance per process. */
 export interface ApiDeps {
@@ -66,5 +68,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(scrapRoutes, deps);
   await app.register(asyncJobRoutes, deps);
   await app.register(cardRoutes, deps);
+  await app.register(tilRoutes, deps);
+  await app.register(recallQuizRoutes, deps);
   return app;
 }

@@ -15,6 +15,9 @@ export type ProblemCode =
   | 'METHOD_NOT_ALLOWED'
   | 'DUPLICATE_RESOURCE'
   | 'SERVICE_UNAVAILABLE'
+  | 'TARGET_DATE_IN_FUTURE'
+  | 'NO_CARDS_FOR_DATE'
+  | 'TIL_NOT_GENERATED'
   | 'INTERNAL';
 
 /** Response schema of a problem (for OpenAPI). */

@@ -7,6 +7,7 @@ import type { Client } from '@temporalio/client';
 import type { PrismaClient } from '@prisma/client';
 import { loadConfig, type Config } from '../config';
 import { createJobActivities } from '../activities/jobs';
+import { createTilActivities } from '../activities/til';
 import { createTemporalJobStarter } from '../jobs/starter';
 import { createLogger, temporalLogger } from '../log';
 import { openDatabase, openTemporalClient } from '../runtime';
@@ -32,7 +33,7 @@ export async function createJobsWorker(deps: JobsWorkerDeps): Promise<Worker> {
     namespace: deps.config.temporal.namespace,
     taskQueue: queues.jobs,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
-    activities: createJobActivities({ db: deps.db, starter }),
+    activities: { ...createJobActivities({ db: deps.db, starter }), ...createTilActivities({ db: deps.db, starter }) },
     shutdownGraceTime: '10s',
   });
 }

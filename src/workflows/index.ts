@@ -1,3 +1,5 @@
 /** Every workflow registered on the `jobs` task queue. */
 export { cardAnalysisWorkflow, scrapRefineWorkflow } from './scrap-jobs';
 export { reconcilePendingJobsWorkflow, noopWorkflow } from './maintenance';
+export { tilGenerationWorkflow } from './til';
+export { recallQuizGenerationWorkflow } from './recall-quiz';

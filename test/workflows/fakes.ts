@@ -2,7 +2,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { AiActivities } from '../../src/activities/ai';
 import type { JobActivities } from '../../src/activities/jobs';
-import { EMBEDDING_DIMENSIONS, type CardAnalysis } from '../../src/ai/types';
+import type { TilActivities } from '../../src/activities/til';
+import { EMBEDDING_DIMENSIONS, type CardAnalysis, type Quiz, type TilResult } from '../../src/ai/types';
 
 /** A valid analysis, as the AI runtime would answer. */
 export const ANALYSIS: CardAnalysis = {
@@ -11,6 +12,25 @@ export const ANALYSIS: CardAnalysis = {
   tags: ['postgresql', 'index'],
   category: 'Data',
   embedding: Array.from({ length: EMBEDDING_DIMENSIONS }, (_, i) => (i === 0 ? 1 : 0)),
+};
+
+/** SAN-9 fixtures: the cards of a day, its TIL, and quizzes over them. */
+export const TIL_CARD_IDS = ['00000000-0000-4000-8000-0000000000c1', '00000000-0000-4000-8000-0000000000c2'];
+export const TIL: TilResult = {
+  title: 'TIL 2026-11-30',
+  tilMarkdown: '# TIL 2026-11-30\n\n- B-tree indexes',
+  embedding: Array.from({ length: EMBEDDING_DIMENSIONS }, (_, i) => (i === 1 ? 1 : 0)),
+};
+export const QUIZZES: Quiz[] = [
+  { type: 'OX', question: 'B-tree is the default index type.', answer: 'O', explanation: 'CREATE INDEX uses B-tree.', sourceCardId: TIL_CARD_IDS[0]! },
+  { type: 'SHORT_ANSWER', question: 'The default index type is ___.', answer: 'B-tree', explanation: 'CREATE INDEX uses B-tree.', sourceCardId: TIL_CARD_IDS[0]! },
+];
+/** The automatic quiz job that storeTil returns for the workflow to start. */
+export const QUIZ_JOB = {
+  jobId: '00000000-0000-4000-8000-0000000000a1',
+  jobType: 'RECALL_QUIZ_GENERATION' as const,
+  targetId: '00000000-0000-4000-8000-0000000000b1',
+  userId: '00000000-0000-4000-8000-0000000000d1',
 };
 
 /** Fake activities; each test overrides what it needs. */
@@ -25,6 +45,21 @@ export function fakeActivities() {
     ),
     analyzeScrap: jest.fn<ReturnType<AiActivities['analyzeScrap']>, Parameters<AiActivities['analyzeScrap']>>(async () => ANALYSIS),
     refineScrap: jest.fn<ReturnType<AiActivities['refineScrap']>, Parameters<AiActivities['refineScrap']>>(async () => ({ refinedContent: '# B-tree' })),
+    generateTil: jest.fn<ReturnType<AiActivities['generateTil']>, Parameters<AiActivities['generateTil']>>(async () => TIL),
+    generateQuizzes: jest.fn<ReturnType<AiActivities['generateQuizzes']>, Parameters<AiActivities['generateQuizzes']>>(async () => QUIZZES),
+    collectTilCards: jest.fn<ReturnType<TilActivities['collectTilCards']>, Parameters<TilActivities['collectTilCards']>>(
+      async () => ({ targetDate: '2026-11-30', cardIds: TIL_CARD_IDS }),
+    ),
+    storeTil: jest.fn<ReturnType<TilActivities['storeTil']>, Parameters<TilActivities['storeTil']>>(async () => QUIZ_JOB),
+    startCommittedJob: jest.fn<ReturnType<TilActivities['startCommittedJob']>, Parameters<TilActivities['startCommittedJob']>>(async () => 'started'),
+    beginRecallQuizJob: jest.fn<ReturnType<TilActivities['beginRecallQuizJob']>, Parameters<TilActivities['beginRecallQuizJob']>>(
+      async () => ({ proceed: true, status: 'PROCESSING' }),
+    ),
+    collectQuizCards: jest.fn<ReturnType<TilActivities['collectQuizCards']>, Parameters<TilActivities['collectQuizCards']>>(
+      async () => ({ targetDate: '2026-11-30', cardIds: TIL_CARD_IDS, types: ['OX', 'SHORT_ANSWER'] }),
+    ),
+    storeRecallQuizzes: jest.fn<ReturnType<TilActivities['storeRecallQuizzes']>, Parameters<TilActivities['storeRecallQuizzes']>>(async () => 2),
+    failRecallQuizJob: jest.fn<ReturnType<TilActivities['failRecallQuizJob']>, Parameters<TilActivities['failRecallQuizJob']>>(async () => 'FAILED'),
   };
 }
 
