@@ -1,0 +1,34 @@
+import { Prisma, PrismaClient } from '@prisma/client';
+import { PrismaPg } from '@prisma/adapter-pg';
+
+/** The application's Prisma client (query compiler over `@prisma/adapter-pg`, no native engine). */
+export type Db = PrismaClient;
+
+/** The client handed to `db.$transaction(async (tx) => ...)` callbacks. */
+export type DbTx = Prisma.TransactionClient;
+
+/** Either a root client or an interactive-transaction client; functions that only query take this. */
+export type DbClient = Db | DbTx;
+
+export interface CreatePrismaOptions {
+  /** Maximum pooled connections (default 10). Use 1 against the embedded PGlite server. */
+  poolMax?: number;
+  /** Milliseconds to wait for a free connection before failing (default 10 000). */
+  connectionTimeoutMs?: number;
+  /** Milliseconds an idle pooled connection is kept open (default 10 000). */
+  idleTimeoutMs?: number;
+}
+
+/**
+ * Creates a Prisma client for a PostgreSQL URL through a `pg` pool of at most `poolMax`
+ * connections. Connects lazily; call `$disconnect()` on shutdown to close the pool.
+ */
+export function createPrisma(url: string, opts: CreatePrismaOptions = {}): Db {
+  const adapter = new PrismaPg({
+    connectionString: url,
+    max: opts.poolMax ?? 10,
+    connectionTimeoutMillis: opts.connectionTimeoutMs ?? 10_000,
+    idleTimeoutMillis: opts.idleTimeoutMs ?? 10_000,
+  });
+  return new PrismaClient({ adapter });
+}
