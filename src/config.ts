@@ -38,6 +38,12 @@ const EnvSchema = z.object({
   RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(5).default(60),
   RECONCILE_GRACE_SECONDS: z.coerce.number().int().min(0).default(30),
   SCHEDULES_ENABLED: bool.default(true),
+
+  RECOVERY_INTERVAL_MINUTES: z.coerce.number().int().min(1).default(120),
+  RECOVERY_PENDING_STALE_MINUTES: z.coerce.number().min(0).default(30),
+  RECOVERY_PROCESSING_STALE_MINUTES: z.coerce.number().min(0).default(60),
+  RECOVERY_MAX_RETRIES: z.coerce.number().int().min(0).default(3),
+  RECOVERY_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
 });
 
 /** Parsed, typed configuration (see `.env.example` for every variable). */
@@ -85,6 +91,14 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
       intervalSeconds: e.RECONCILE_INTERVAL_SECONDS,
       graceSeconds: e.RECONCILE_GRACE_SECONDS,
       schedulesEnabled: e.SCHEDULES_ENABLED,
+    },
+    /** SAN-6 recovery schedules (created at `jobs` worker start-up when SCHEDULES_ENABLED). */
+    recovery: {
+      intervalMinutes: e.RECOVERY_INTERVAL_MINUTES,
+      pendingStaleMinutes: e.RECOVERY_PENDING_STALE_MINUTES,
+      processingStaleMinutes: e.RECOVERY_PROCESSING_STALE_MINUTES,
+      maxRetries: e.RECOVERY_MAX_RETRIES,
+      batchSize: e.RECOVERY_BATCH_SIZE,
     },
   };
 }

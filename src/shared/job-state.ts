@@ -1,10 +1,13 @@
 /**
  * SAN-1/SAN-4/DC-3 state machine of the async_jobs projection: PENDING → PROCESSING →
- * COMPLETED | FAILED; PENDING → FAILED (recovery of a job that never started). Terminal states
- * never move again, so a late or repeated transition is a no-op. Workflow-safe, no I/O.
+ * COMPLETED | FAILED; PENDING → FAILED (recovery of a job that never started). A job workflow never
+ * moves a terminal row, so a late or repeated transition is a no-op. The one way back is the SAN-6
+ * recovery edge FAILED → PENDING (re-enqueue), taken only by the bounded retry guard in
+ * `src/jobs/retry.ts` with retry_count + 1. Workflow-safe, no I/O.
  */
 import type { JobStatus } from './contracts';
 
+/** Transitions taken by job workflows (SAN-4). */
 const NEXT: Record<JobStatus, readonly JobStatus[]> = {
   PENDING: ['PROCESSING', 'FAILED'],
   PROCESSING: ['COMPLETED', 'FAILED'],
@@ -12,20 +15,46 @@ const NEXT: Record<JobStatus, readonly JobStatus[]> = {
   FAILED: [],
 };
 
-/** True when `from → to` is a legal projection transition. */
+/** SAN-6 recovery edges: re-enqueue of a FAILED job (counted in retry_count, bounded). */
+const RECOVERY: Partial<Record<JobStatus, readonly JobStatus[]>> = {
+  FAILED: ['PENDING'],
+};
+
+/** True when `from → to` is a legal projection transition (workflow or recovery edge). */
 export function canTransition(from: JobStatus, to: JobStatus): boolean {
-  return NEXT[from].includes(to);
+  return NEXT[from].includes(to) || isRecoveryEdge(from, to);
+}
+
+/** True for the SAN-6 recovery edge FAILED → PENDING. */
+export function isRecoveryEdge(from: JobStatus, to: JobStatus): boolean {
+  return RECOVERY[from]?.includes(to) ?? false;
 }
 
 /** The states from which `to` may be entered (the `WHERE status IN (…)` of a guarded update). */
 export function sourcesOf(to: JobStatus): JobStatus[] {
-  return (Object.keys(NEXT) as JobStatus[]).filter((from) => NEXT[from].includes(to));
+  return (Object.keys(NEXT) as JobStatus[]).filter((from) => canTransition(from, to));
 }
 
-/** True for COMPLETED and FAILED. */
+/** True for COMPLETED and FAILED: no job workflow moves them again (only recovery re-opens FAILED). */
 export function isTerminal(status: JobStatus): boolean {
   return NEXT[status].length === 0;
 }
 
 /** Active states covered by the SAN-2 unique partial index. */
 export const ACTIVE_STATUSES: readonly JobStatus[] = ['PENDING', 'PROCESSING'];
+
+/** Default SAN-6 bound: a job is re-run at most this many times in all (recovery and API retries). */
+export const DEFAULT_MAX_RETRIES = 3;
+
+/** Why a job may or may not be re-enqueued. */
+export type RetryDecision = 'retry' | 'not-failed' | 'limit-reached';
+
+/**
+ * SAN-6 retry guard: only a FAILED job with `retryCount < maxRetries` may go back to PENDING
+ * (the SAN-2 "no other active job for the target" check is done by the database update).
+ */
+export function retryDecision(job: { status: JobStatus; retryCount: number }, maxRetries: number): RetryDecision {
+  if (job.status !== 'FAILED') return 'not-failed';
+  if (job.retryCount >= maxRetries) return 'limit-reached';
+  return 'retry';
+}

@@ -7,13 +7,14 @@ import type { Client } from '@temporalio/client';
 import type { PrismaClient } from '@prisma/client';
 import { loadConfig, type Config } from '../config';
 import { createJobActivities } from '../activities/jobs';
+import { createRecoveryActivities } from '../activities/recovery';
 import { createTilActivities } from '../activities/til';
 import { createTemporalJobStarter } from '../jobs/starter';
 import { createLogger, temporalLogger } from '../log';
 import { openDatabase, openTemporalClient } from '../runtime';
 import { taskQueues } from '../shared/contracts';
 import { ensureSearchAttributes } from '../dev/temporal-server';
-import { ensureReconcileSchedule } from './schedules';
+import { ensureReconcileSchedule, ensureRecoverySchedules } from './schedules';
 
 /** Dependencies of {@link createJobsWorker}; tests pass a prebuilt workflow bundle. */
 export interface JobsWorkerDeps {
@@ -28,12 +29,13 @@ export interface JobsWorkerDeps {
 export async function createJobsWorker(deps: JobsWorkerDeps): Promise<Worker> {
   const queues = taskQueues(deps.config.temporal.taskQueuePrefix);
   const starter = createTemporalJobStarter(deps.client, queues);
+  const recovery = createRecoveryActivities({ db: deps.db, client: deps.client, starter }); // SAN-6
   return Worker.create({
     connection: deps.connection,
     namespace: deps.config.temporal.namespace,
     taskQueue: queues.jobs,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
-    activities: { ...createJobActivities({ db: deps.db, starter }), ...createTilActivities({ db: deps.db, starter }) },
+    activities: { ...createJobActivities({ db: deps.db, starter }), ...createTilActivities({ db: deps.db, starter }), ...recovery },
     shutdownGraceTime: '10s',
   });
 }
@@ -50,6 +52,8 @@ async function main(): Promise<void> {
     if (config.reconcile.schedulesEnabled) {
       const id = await ensureReconcileSchedule(client, config, taskQueues(config.temporal.taskQueuePrefix));
       log.info({ scheduleId: id }, 'reconcile schedule ready');
+      const recoveryIds = await ensureRecoverySchedules(client, config, taskQueues(config.temporal.taskQueuePrefix));
+      log.info({ scheduleIds: recoveryIds }, 'recovery schedules ready');
     }
     const worker = await createJobsWorker({ config, db, client, connection });
     log.info({ taskQueue: worker.options.taskQueue }, 'jobs worker running');

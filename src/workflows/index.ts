@@ -1,5 +1,12 @@
 /** Every workflow registered on the `jobs` task queue. */
 export { cardAnalysisWorkflow, scrapRefineWorkflow } from './scrap-jobs';
 export { reconcilePendingJobsWorkflow, noopWorkflow } from './maintenance';
+export {
+  recoverStaleJobsWorkflow,
+  retryFailedJobsWorkflow,
+  recoverMissingCardsWorkflow,
+  recoverUnrefinedScrapsWorkflow,
+  retryJobWorkflow,
+} from './recovery';
 export { tilGenerationWorkflow } from './til';
 export { recallQuizGenerationWorkflow } from './recall-quiz';

@@ -1,8 +1,8 @@
 import { contentHash, normaliseContent } from '../../src/domain/scrap';
-import { canTransition, isTerminal, sourcesOf } from '../../src/shared/job-state';
+import { canTransition, isRecoveryEdge, isTerminal, retryDecision, sourcesOf } from '../../src/shared/job-state';
 import { formatCauseChain, MAX_CAUSE_CHAIN_CHARS } from '../../src/shared/errors';
 import { jobWorkflowId, taskQueues } from '../../src/shared/contracts';
-import { JOB_STATUSES } from '../../src/shared/contracts';
+import { JOB_STATUSES, type JobStatus } from '../../src/shared/contracts';
 
 describe('SAN-7 normalisation and hashing', () => {
   it('turns CRLF and lone CR into LF and trims', () => {
@@ -19,9 +19,10 @@ describe('SAN-7 normalisation and hashing', () => {
 });
 
 describe('SAN-1 projection state machine', () => {
-  it('allows only PENDING → PROCESSING → COMPLETED | FAILED, and PENDING → FAILED', () => {
+  it('allows only PENDING → PROCESSING → COMPLETED | FAILED, PENDING → FAILED and the SAN-6 re-enqueue FAILED → PENDING', () => {
     const legal = JOB_STATUSES.flatMap((from) => JOB_STATUSES.filter((to) => canTransition(from, to)).map((to) => `${from}->${to}`));
-    expect(legal.sort()).toEqual(['PENDING->FAILED', 'PENDING->PROCESSING', 'PROCESSING->COMPLETED', 'PROCESSING->FAILED']);
+    expect(legal.sort()).toEqual(['FAILED->PENDING', 'PENDING->FAILED', 'PENDING->PROCESSING', 'PROCESSING->COMPLETED', 'PROCESSING->FAILED']);
+    expect(legal.filter((e) => isRecoveryEdge(...(e.split('->') as [JobStatus, JobStatus])))).toEqual(['FAILED->PENDING']);
   });
   it('never leaves a terminal state', () => {
     expect(isTerminal('COMPLETED')).toBe(true);
@@ -33,7 +34,15 @@ describe('SAN-1 projection state machine', () => {
     expect(sourcesOf('PROCESSING')).toEqual(['PENDING']);
     expect(sourcesOf('COMPLETED')).toEqual(['PROCESSING']);
     expect(sourcesOf('FAILED').sort()).toEqual(['PENDING', 'PROCESSING']);
-    expect(sourcesOf('PENDING')).toEqual([]);
+    expect(sourcesOf('PENDING')).toEqual(['FAILED']);
+  });
+  it('SAN-6: only a FAILED job under the retry limit may be re-enqueued', () => {
+    expect(retryDecision({ status: 'FAILED', retryCount: 0 }, 3)).toBe('retry');
+    expect(retryDecision({ status: 'FAILED', retryCount: 2 }, 3)).toBe('retry');
+    expect(retryDecision({ status: 'FAILED', retryCount: 3 }, 3)).toBe('limit-reached');
+    expect(retryDecision({ status: 'COMPLETED', retryCount: 0 }, 3)).toBe('not-failed');
+    expect(retryDecision({ status: 'PENDING', retryCount: 0 }, 3)).toBe('not-failed');
+    expect(retryDecision({ status: 'PROCESSING', retryCount: 5 }, 3)).toBe('not-failed');
   });
 });
 
