@@ -19,6 +19,9 @@ import { Worker } from 'node:worker_threads';
 /** Pool size callers must use against the embedded server (it accepts one connection). */
 export const EMBEDDED_POOL_MAX = 1;
 
+/** How long stop() waits for a clean close (open client connections, a stuck query) before terminating the thread. */
+const STOP_TIMEOUT_MS = 10_000;
+
 export interface EmbeddedPostgresOptions {
   /** Directory the database persists in (created if missing; relative to cwd), or `memory://`. */
   dataDir: string;
@@ -33,7 +36,10 @@ export interface EmbeddedPostgres {
   url: string;
   /** Always {@link EMBEDDED_POOL_MAX}: pass it as `createPrisma(url, { poolMax })`. */
   poolMax: number;
-  /** Closes the listener and the database (flushing it to dataDir), then ends the thread; safe to call twice. */
+  /**
+   * Closes the listener and the database (flushing it to dataDir), then ends the thread; after
+   * 10 s it terminates the thread regardless. Disconnect clients first. Safe to call twice.
+   */
   stop(): Promise<void>;
 }
 
@@ -130,9 +136,14 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
         onStopped = resolve;
       });
       worker.postMessage({ type: 'stop' });
-      await Promise.race([stopped, exited]);
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), STOP_TIMEOUT_MS);
+      });
+      const late = await Promise.race([stopped.then(() => false), exited.then(() => false), timedOut]);
+      clearTimeout(timer);
       await worker.terminate();
-      log('embedded postgres stopped');
+      log(late ? `embedded postgres did not close within ${STOP_TIMEOUT_MS} ms; thread terminated` : 'embedded postgres stopped');
     })());
   return { url, poolMax: EMBEDDED_POOL_MAX, stop };
 }
