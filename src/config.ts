@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { devKeyRingSpec, parseKeyRing } from './crypto/token-box';
 
 const bool = z
   .enum(['true', 'false', '1', '0'])
@@ -30,6 +31,12 @@ const EnvSchema = z.object({
   OPENAI_EMBEDDING_MODEL: z.string().default('text-embedding-3-small'),
   AI_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   AI_ACTIVITY_CONCURRENCY: z.coerce.number().int().min(1).default(8),
+
+  GITHUB_API_URL: z.string().url().default('https://api.github.com'),
+  GITHUB_TOKEN_KEYS: z.string().optional(),
+  GITHUB_TOKEN_ACTIVE_KEY_ID: z.string().optional(),
+  GITHUB_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
+  GITHUB_ACTIVITY_CONCURRENCY: z.coerce.number().int().min(1).default(4),
 
   SIMILAR_CARDS_THRESHOLD: z.coerce.number().min(0).max(2).default(0.5),
   SIMILAR_CARDS_FALLBACK_K: z.coerce.number().int().min(1).max(100).default(5),
@@ -82,6 +89,14 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
       requestTimeoutMs: e.AI_REQUEST_TIMEOUT_MS,
       activityConcurrency: e.AI_ACTIVITY_CONCURRENCY,
     },
+    /** SAN-10/SAN-12 GitHub: API base URL, token key ring (parsed by src/crypto/token-box.ts), worker pool. */
+    github: {
+      apiUrl: e.GITHUB_API_URL.replace(/\/+$/, ''),
+      tokenKeys: e.GITHUB_TOKEN_KEYS ?? (e.NODE_ENV === 'production' ? undefined : devKeyRingSpec()),
+      activeKeyId: e.GITHUB_TOKEN_KEYS ? e.GITHUB_TOKEN_ACTIVE_KEY_ID : undefined,
+      requestTimeoutMs: e.GITHUB_REQUEST_TIMEOUT_MS,
+      activityConcurrency: e.GITHUB_ACTIVITY_CONCURRENCY,
+    },
     similarity: {
       threshold: e.SIMILAR_CARDS_THRESHOLD,
       fallbackK: e.SIMILAR_CARDS_FALLBACK_K,
@@ -115,6 +130,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   const cfg = toConfig(parsed.data);
+  if (!cfg.github.tokenKeys) {
+    throw new ConfigError('invalid configuration:\n  GITHUB_TOKEN_KEYS: required when NODE_ENV=production');
+  }
+  try {
+    parseKeyRing(cfg.github.tokenKeys, cfg.github.activeKeyId);
+  } catch (err) {
+    throw new ConfigError(`invalid configuration:\n  GITHUB_TOKEN_KEYS / GITHUB_TOKEN_ACTIVE_KEY_ID: ${(err as Error).message}`);
+  }
   if (cfg.ai.provider === 'openai' && !cfg.ai.openai.apiKey) {
     throw new ConfigError('invalid configuration:\n  OPENAI_API_KEY: required when AI_PROVIDER=openai');
   }
