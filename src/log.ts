@@ -2,9 +2,15 @@
 import pino, { type Logger } from 'pino';
 import type { LogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
 
-/** Creates the process logger; `component` names the entry point (api, worker-jobs, worker-ai …). */
-export function createLogger(level: string, component: string): Logger {
-  return pino({ level, base: { component }, redact: ['req.headers.authorization', '*.token', '*.apiKey'] });
+/** Log paths never written (bearer tokens, GitHub access tokens and their ciphertext, API keys). */
+export const REDACT_PATHS = ['req.headers.authorization', '*.token', '*.apiKey', '*.accessToken', '*.tokenEncrypted', 'body.accessToken'];
+
+/**
+ * Creates the process logger; `component` names the entry point (api, worker-jobs, worker-ai …);
+ * `destination` defaults to stdout (tests capture lines with their own stream).
+ */
+export function createLogger(level: string, component: string, destination?: pino.DestinationStream): Logger {
+  return pino({ level, base: { component }, redact: REDACT_PATHS }, destination);
 }
 
 /**
