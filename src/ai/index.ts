@@ -1,6 +1,6 @@
 /**
- * AI runtime entry point (SAN-7, SAN-8): picks the configured provider and re-exports the boundary
- * types. Activities and workers import from here, never from a provider module directly.
+ * AI runtime entry point (SAN-7, SAN-8, SAN-9, SAN-11): picks the configured provider and re-exports
+ * the boundary types. Activities and workers import from here, never from a provider module directly.
  */
 import type { Config } from '../config';
 import { createLocalAiRuntime } from './local';
@@ -8,8 +8,8 @@ import { createOpenAiRuntime } from './openai';
 import { AiRuntimeError, type AiRuntime } from './types';
 
 export * from './types';
-export { createLocalAiRuntime, localEmbedding, refineMarkdown } from './local';
-export { createOpenAiRuntime, parseRetryAfterMs } from './openai';
+export { createLocalAiRuntime, generateQuizzesLocally, generateTilLocally, localEmbedding, refineMarkdown } from './local';
+export { QUIZ_SCHEMA_NAME, TIL_SCHEMA_NAME, createOpenAiRuntime, parseRetryAfterMs } from './openai';
 
 /**
  * Builds the runtime named by `cfg.provider`: `local` (offline, deterministic) or `openai` (any

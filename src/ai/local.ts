@@ -1,12 +1,14 @@
 /**
- * Offline, deterministic AI runtime (provider `local`, SAN-7, SAN-8): extractive title and summary,
- * keyword tags, lexicon-scored category, rule-based markdown clean-up and a feature-hashed TF-IDF
- * embedding. No model weights, no network, no randomness: the same input always gives the same answer.
+ * Offline, deterministic AI runtime (provider `local`, SAN-7, SAN-8, SAN-9, SAN-11): extractive title
+ * and summary, keyword tags, lexicon-scored category, rule-based markdown clean-up, extractive TILs,
+ * OX and cloze quizzes built from the cards' own sentences, and a feature-hashed TF-IDF embedding. No model weights, no network, no randomness: the same input always gives the same answer.
  */
 import {
   AiRuntimeError,
   CardAnalysisSchema,
   EMBEDDING_DIMENSIONS,
+  QUIZ_TYPES,
+  QuizSchema,
   RefineResultSchema,
   TilResultSchema,
   type AiRuntime,
@@ -562,15 +564,597 @@ export function refineMarkdown(content: string): string {
 }
 
 // ---------------------------------------------------------------------------------------------
+// TIL and recall quizzes (SAN-9, SAN-11): extractive, from the cards' own sentences and key terms
+// ---------------------------------------------------------------------------------------------
+
+const TIL_KEYWORDS = 3;
+const TIL_BULLETS_MIN = 2;
+const TIL_BULLETS_MAX = 4;
+/** Keywords kept per card for TIL titles, cloze answers and OX term swaps. */
+const CARD_KEYWORDS = 12;
+/** Sentences usable as quiz statements: at most this long, with at least this many content words. */
+const QUIZ_SENTENCE_MAX = 320;
+const QUIZ_SENTENCE_MIN_TOKENS = 4;
+const BLANK = '____';
+/** OX term swaps draw from the top terms of the other cards, nearest card first, choosing among the first few. */
+const SWAP_TERMS_PER_CARD = 8;
+const SWAP_CHOICES = 4;
+
+/** Hangul tokens that end like a verb or adjective form and so make poor cloze answers or swaps. */
+const KO_NON_NOUN_RE = /(?:[어아여워려는을던된할될][^]?|하게|하여|해서|하지|했|한|인)$/u;
+/** Sentences opening with these refer back to context and make poor standalone statements. */
+const CONTEXT_OPENER_RE = /^(?:it|this|that|these|those|they|he|she|here|there|이는|이것|그것|이런|그런|이를|이)\s/iu;
+/** Leading connectives dropped from a statement (the "light trim" of a true OX statement). */
+const CONNECTIVE_RE = /^(?:however|but|so|also|and|then|thus|therefore|moreover|finally|그리고|하지만|그러나|또한|따라서|그래서|즉|결국|마지막으로)[,\s]\s*/iu;
+
+/** One extracted sentence of a card with its content tokens. */
+interface CardSentence {
+  text: string;
+  index: number;
+  tokens: string[];
+}
+
+/** A card prepared once for TIL and quiz generation. */
+interface PreparedCard {
+  card: SourceCard;
+  title: string;
+  /** Lower-cased plain text of title, summary and content, for presence checks. */
+  haystack: string;
+  sentences: CardSentence[];
+  /** Ranked key terms (lower-case, Korean particles stripped), best first. */
+  keywords: { term: string; score: number }[];
+  /** Each keyword as first written in the title or sentences. */
+  surfaces: Map<string, string>;
+  /** Latin words used like verbs: never cloze answers or swapped terms. */
+  verbish: Set<string>;
+  korean: boolean;
+}
+
+/** True when Hangul syllables are at least a third as many as Latin letters (Korean prose with English terms). */
+function isKoreanText(text: string): boolean {
+  let hangul = 0;
+  let latin = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i) | 0x20;
+    if (c >= 0x61 && c <= 0x7a) latin += 1;
+    else if (isHangul(text.charAt(i))) hangul += 1;
+  }
+  return hangul > 0 && hangul * 3 >= latin;
+}
+
+/** True when `s` is a Hangul syllable with a final consonant (받침); `rieul` only for final ㄹ. */
+function finalConsonant(s: string): { any: boolean; rieul: boolean } {
+  const c = s.charCodeAt(s.length - 1) - 0xac00;
+  if (c < 0 || c > 11171) return { any: false, rieul: false };
+  const jong = c % 28;
+  return { any: jong !== 0, rieul: jong === 8 };
+}
+
+/** Splits Korean sentences glued after `다.` / `요.` / `죠.` without a space. */
+function splitGluedKorean(sentence: string): string[] {
+  return sentence
+    .split(/(?<=[다요죠]\.)(?=\S)/u)
+    .map((t) => t.trim())
+    .filter(Boolean);
+}
+
+/** Sentences of a markdown text (prose blocks only), Korean glued sentences split. */
+function textSentences(markdown: string): string[] {
+  return sentences(structure(markdown).blocks).flatMap(splitGluedKorean);
+}
+
+const NOUN_BEFORE = new Set('the a an this these those each every your its their our his her of in on with for by from into per about no any some many most'.split(' '));
+const NOUN_AFTER = new Set('of is are was were has have'.split(' '));
+const VERB_BEFORE = new Set('to can cannot will should must may might could would then not which who you we they i it'.split(' '));
+const VERB_AFTER = new Set('the a an it them this these those your its their our his her'.split(' '));
+
+/**
+ * Latin content words used more like verbs than nouns in `texts`: counted from the neighbouring
+ * words (`to X`, `X the` → verb; `the X`, `X of`, a capital mid-sentence → noun). Hangul is never verb-like here.
+ */
+function verbLike(texts: readonly string[]): Set<string> {
+  const noun = new Map<string, number>();
+  const verb = new Map<string, number>();
+  for (const text of texts) {
+    const raw = [...text.matchAll(TOKEN_RE)].map((m) => m[0]);
+    const lower = raw.map((w) => w.toLowerCase().replace(/'s$/, '').replace(/'/g, ''));
+    lower.forEach((w, i) => {
+      if (isHangul(w) || !isContent(w)) return;
+      const prev = lower[i - 1] ?? '';
+      const next = lower[i + 1] ?? '';
+      const capital = i > 0 && /^\p{Lu}/u.test(raw[i] ?? '');
+      noun.set(w, (noun.get(w) ?? 0) + Number(NOUN_BEFORE.has(prev)) + Number(NOUN_AFTER.has(next)) + Number(capital));
+      verb.set(w, (verb.get(w) ?? 0) + Number(VERB_BEFORE.has(prev)) + Number(VERB_AFTER.has(next)));
+    });
+  }
+  return new Set([...verb].filter(([w, n]) => n > (noun.get(w) ?? 0)).map(([w]) => w));
+}
+
+function isKeywordCandidate(t: string): boolean {
+  if (t.length > 40 || /^\d/.test(t) || TAG_STOPWORDS.has(t)) return false;
+  if (isHangul(t)) return !KO_VERB_ENDING_RE.test(t) && !KO_NON_NOUN_RE.test(t);
+  return true;
+}
+
+/** Prepares the cards: sentences, plain text and keywords ranked by tf, title presence and rarity among the cards. */
+function prepareCards(cards: readonly SourceCard[]): PreparedCard[] {
+  const base = cards.map((card) => {
+    const s = structure(card.content);
+    const contentSents = sentences(s.blocks).flatMap(splitGluedKorean);
+    const title = inlinePlain(card.title.replace(/\s+/g, ' ')).replace(/^#+\s*/, '') || clip(contentSents[0] ?? card.cardId, TITLE_MAX);
+    const sents = (contentSents.length > 0 ? contentSents : textSentences(card.summary)).map((text, index) => ({
+      text,
+      index,
+      tokens: contentTokens(text),
+    }));
+    const plain = [title, card.summary, ...s.headings, ...s.blocks].join('\n');
+    const fromContent = contentSents.length > 0 ? sents.flatMap((x) => x.tokens) : [];
+    const tokens = [...contentTokens([title, card.summary, ...s.headings].join('\n')), ...fromContent].filter(isKeywordCandidate);
+    return { card, title, sents, plain, tokens, titleTokens: new Set(contentTokens(title)) };
+  });
+  const df = new Map<string, number>();
+  for (const b of base) for (const t of new Set(b.tokens)) count(df, t);
+  return base.map((b) => {
+    const tf = new Map<string, number>();
+    for (const t of b.tokens) count(tf, t);
+    const verbish = verbLike(b.sents.map((x) => x.text));
+    const keywords = [...tf.entries()]
+      .map(([term, n]) => {
+        const rarity = 1 + Math.log(base.length / (df.get(term) ?? 1));
+        const shape = verbish.has(term) ? 0.25 : !isHangul(term) && /(?:ed|ly|ing)$/.test(term) ? 0.6 : 1;
+        const score = (1 + Math.log(n)) * (b.titleTokens.has(term) ? 1.5 : 1) * (1 + Math.min(term.length, 12) / 24) * rarity * shape;
+        return { term, score };
+      })
+      .sort((x, y) => y.score - x.score || (x.term < y.term ? -1 : x.term > y.term ? 1 : 0))
+      .slice(0, CARD_KEYWORDS);
+    const written = b.sents.map((x) => x.text);
+    const surfaces = new Map(keywords.map((k) => [k.term, writtenForm(written, k.term) ?? surface(b.title, k.term) ?? k.term]));
+    return {
+      card: b.card,
+      title: b.title,
+      haystack: b.plain.toLowerCase(),
+      sentences: b.sents,
+      keywords,
+      surfaces,
+      verbish,
+      korean: isKoreanText(b.plain),
+    };
+  });
+}
+
+/** Final avalanche of a 32-bit hash (murmur3 fmix32): every output bit depends on every input bit. */
+function mix(h: number): number {
+  let x = h >>> 0;
+  x = imul(x ^ (x >>> 16), 0x85ebca6b);
+  x = imul(x ^ (x >>> 13), 0xc2b2ae35);
+  return (x ^ (x >>> 16)) >>> 0;
+}
+
+/** True for a complete declarative sentence: terminal punctuation, or a Hangul predicate ending in 다/요. */
+function isStatement(text: string): boolean {
+  return /(?:[.!。！]|[다요])["'”’)\]]*$/u.test(text) && !/[?:：]$/u.test(text);
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Compiled term regexes, bounded; global flag, so callers use `matchAll` or reset `lastIndex`. */
+const TERM_RES = new Map<string, RegExp>();
+const TERM_RES_MAX = 4096;
+
+/**
+ * Occurrences of `term` in `text`, case-insensitive: a Latin term as a whole word, a Hangul term at
+ * the start of a Hangul run (a particle may follow).
+ */
+function termRegExp(term: string): RegExp {
+  let re = TERM_RES.get(term);
+  if (!re) {
+    const body = escapeRegExp(term);
+    re = isHangul(term)
+      ? new RegExp(`(?<!\\p{Script=Hangul})${body}`, 'giu')
+      : new RegExp(`(?<![\\p{L}\\p{N}])${body}(?![\\p{L}\\p{N}])`, 'giu');
+    if (TERM_RES.size >= TERM_RES_MAX) TERM_RES.clear();
+    TERM_RES.set(term, re);
+  }
+  return re;
+}
+
+/** The first occurrence of `term` in `text` as written there, or undefined. */
+function surface(text: string, term: string): string | undefined {
+  const re = termRegExp(term);
+  re.lastIndex = 0;
+  const found = re.exec(text)?.[0];
+  re.lastIndex = 0;
+  return found;
+}
+
+/**
+ * How `term` is written in `texts`: the first occurrence inside a sentence, else a sentence-initial one
+ * (lower-cased when only its capital comes from the sentence start, so `Monitor` → `monitor` but
+ * `PostgreSQL` stays). Undefined when absent.
+ */
+function writtenForm(texts: readonly string[], term: string): string | undefined {
+  let initial: string | undefined;
+  for (const text of texts) {
+    for (const m of text.matchAll(termRegExp(term))) {
+      if (m.index > 0) return m[0];
+      initial ??= /^\p{Lu}\p{Ll}*$/u.test(m[0]) ? m[0].toLowerCase() : m[0];
+    }
+  }
+  return initial;
+}
+
+/** Adjusts a Korean particle right after a replaced noun to the noun's final consonant (은/는, 이/가, 을/를, 과/와, 으로/로). */
+function fixParticle(noun: string, rest: string): string {
+  if (!isHangul(noun.slice(-1))) return rest;
+  const { any, rieul } = finalConsonant(noun);
+  const standalone = (n: number) => !isHangul(rest.charAt(n));
+  if (rest.startsWith('으로') || (rest.startsWith('로') && !rest.startsWith('로서'))) {
+    const tail = rest.startsWith('으로') ? rest.slice(2) : rest.slice(1);
+    return `${any && !rieul ? '으로' : '로'}${tail}`;
+  }
+  const pairs: [string, string][] = [['은', '는'], ['이', '가'], ['을', '를'], ['과', '와']];
+  for (const [withFinal, without] of pairs) {
+    if ((rest.startsWith(withFinal) || rest.startsWith(without)) && (standalone(1) || withFinal === '은' || withFinal === '을')) {
+      return `${any ? withFinal : without}${rest.slice(1)}`;
+    }
+  }
+  return rest;
+}
+
+/** Replaces every occurrence of `term` in `text` with `by`, fixing Korean particles and sentence-initial capitals. */
+function replaceTerm(text: string, term: string, by: string): string {
+  const re = termRegExp(term);
+  let out = '';
+  let last = 0;
+  for (const m of text.matchAll(re)) {
+    const at = m.index;
+    let word = by;
+    let before = text.slice(last, at);
+    if (by !== BLANK && at === 0 && /^\p{Lu}/u.test(m[0]) && /^\p{Ll}/u.test(by)) word = by.charAt(0).toUpperCase() + by.slice(1);
+    if (by !== BLANK && !isHangul(by)) {
+      before = before.replace(/(?<![\p{L}\p{N}])([Aa])n?(\s+)$/u, (_all, a: string, space: string) => `${a}${/^[aeiou]/i.test(by) ? 'n' : ''}${space}`);
+    }
+    out += before + word;
+    last = at + m[0].length;
+    if (by !== BLANK && isHangul(term)) {
+      const rest = fixParticle(by, text.slice(last));
+      out += rest;
+      last = text.length;
+      break;
+    }
+  }
+  return out + text.slice(last);
+}
+
+/** A negated (or, when already negative, affirmed) English statement, or undefined when no pattern applies. */
+export function negateEnglish(s: string): string | undefined {
+  const negative = /\b(is|are|was|were|can|will|should|must|does|do|did|has|have|may|could|would)\s+not\b/i.exec(s);
+  if (negative) return s.replace(negative[0], negative[1] ?? '');
+  if (/\bcannot\b/i.test(s)) return s.replace(/\b(c)annot\b/i, '$1an');
+  const never = /\bnever\b/i.exec(s);
+  if (never) return s.replace(/\bnever\b/i, (w) => (w[0] === 'N' ? 'Always' : 'always'));
+  for (const aux of [/\b(is|are|was|were|will|should|must|may|could|would)\b/i, /\b(has|have|does|do|did)\b(?=\s+\p{L}+(?:ed|en|n)\b)/iu]) {
+    const m = aux.exec(s);
+    if (m) return `${s.slice(0, m.index + m[0].length)} not${s.slice(m.index + m[0].length)}`;
+  }
+  const can = /\bcan\b/i.exec(s);
+  if (can) return `${s.slice(0, can.index)}${can[0]}not${s.slice(can.index + can[0].length)}`;
+  return undefined;
+}
+
+/** Jongseong indices used below (ㄴ, ㅂ, ㅆ) and Hangul syllable helpers. */
+const JONG_NIEUN = 4;
+const JONG_BIEUP = 17;
+const JONG_SSANG_SIOT = 20;
+
+function jong(ch: string): number {
+  const c = ch.charCodeAt(0) - 0xac00;
+  return c >= 0 && c <= 11171 ? c % 28 : -1;
+}
+
+function withoutJong(ch: string): string {
+  const c = ch.charCodeAt(0) - 0xac00;
+  return String.fromCharCode(0xac00 + c - (c % 28));
+}
+
+/** Past-tense syllables and the stem ending they stand for (했 → 하, 었 → nothing). */
+const PAST_STEMS: Record<string, string> = { 했: '하', 됐: '되', 었: '', 았: '' };
+/** `…ㄴ다` forms of ㄹ-stem verbs, whose ㄹ drops before ㄴ (만든다 → 만들-, 썬다 → 썰-). */
+const RIEUL_DROPPED: Record<string, string> = {
+  든: '들', 연: '열', 푼: '풀', 판: '팔', 운: '울', 민: '밀', 분: '불', 논: '놀', 건: '걸', 번: '벌', 단: '달', 썬: '썰',
+};
+
+/** Negates the final predicate of a Korean declarative sentence (`…한다.` → `…하지 않는다.`), or undefined. */
+export function negateKorean(s: string): string | undefined {
+  const m = /(\p{Script=Hangul}+)([.!。]?)\s*$/u.exec(s);
+  if (!m) return undefined;
+  const word = m[1] ?? '';
+  const head = s.slice(0, m.index);
+  const end = m[2] ?? '';
+  const swap = (w: string) => `${head}${w}${end}`;
+  if (/(?:않는다|않다|않았다|않습니다|못한다|아니다)$/u.test(word)) return undefined;
+  const pairs: [string, string][] = [['있습니다', '없습니다'], ['없습니다', '있습니다'], ['있다', '없다'], ['없다', '있다']];
+  for (const [from, to] of pairs) if (word.endsWith(from)) return swap(word.slice(0, -from.length) + to);
+  if (word.endsWith('이다') && word.length > 2) {
+    const noun = word.slice(0, -2);
+    return swap(`${noun}${finalConsonant(noun).any ? '이' : '가'} 아니다`);
+  }
+  if (word.endsWith('는다') && word.length > 2) return swap(`${word.slice(0, -2)}지 않는다`);
+  if (word.endsWith('습니다') && word.length > 3) {
+    const before = word.charAt(word.length - 4);
+    const past = PAST_STEMS[before];
+    if (past !== undefined) return swap(`${word.slice(0, -4)}${past}지 않았습니다`);
+    return swap(`${word.slice(0, -3)}지 않습니다`);
+  }
+  if (word.endsWith('니다') && word.length > 2 && jong(word.charAt(word.length - 3)) === JONG_BIEUP) {
+    return swap(`${word.slice(0, -3)}${withoutJong(word.charAt(word.length - 3))}지 않습니다`);
+  }
+  if (!word.endsWith('다') || word.length < 2) return undefined;
+  const last = word.charAt(word.length - 2);
+  const stemHead = word.slice(0, -2);
+  if (jong(last) === JONG_NIEUN) return swap(`${stemHead}${RIEUL_DROPPED[last] ?? withoutJong(last)}지 않는다`);
+  if (jong(last) === JONG_SSANG_SIOT) {
+    const past = PAST_STEMS[last];
+    return past !== undefined && (past || stemHead) ? swap(`${stemHead}${past}지 않았다`) : undefined;
+  }
+  return swap(`${word.slice(0, -1)}지 않다`);
+}
+
+/** Quote of a source sentence for an explanation. */
+function quote(s: string): string {
+  return `"${s}"`;
+}
+
+/** Statement form of a sentence: a leading connective removed (the next word then capitalised), trimmed. */
+function statement(s: string): string {
+  const t = s.replace(CONNECTIVE_RE, '').trim();
+  if (!t) return s.trim();
+  return t.length < s.trim().length ? t.charAt(0).toUpperCase() + t.slice(1) : t;
+}
+
+/** Sentences usable as quiz statements, best first (key-term weight per length, context openers last). */
+function quizSentences(p: PreparedCard): CardSentence[] {
+  const weight = new Map(p.keywords.map((k) => [k.term, k.score]));
+  return p.sentences
+    .filter(
+      (s) =>
+        s.text.length <= QUIZ_SENTENCE_MAX &&
+        s.tokens.length >= QUIZ_SENTENCE_MIN_TOKENS &&
+        isStatement(s.text) &&
+        !s.text.includes(BLANK) &&
+        s.text.toLowerCase() !== p.title.toLowerCase(),
+    )
+    .map((s) => {
+      let sum = 0;
+      for (const t of new Set(s.tokens)) sum += weight.get(t) ?? 0;
+      const opener = CONTEXT_OPENER_RE.test(s.text) ? 0.5 : 1;
+      return { s, score: (sum / Math.sqrt(s.tokens.length)) * opener };
+    })
+    .sort((a, b) => b.score - a.score || a.s.index - b.s.index)
+    .map((x) => x.s);
+}
+
+/** Key terms of `p` that occur in `sentence`, best first. */
+function termsIn(p: PreparedCard, sentence: CardSentence): string[] {
+  const present = new Set(sentence.tokens);
+  return p.keywords.map((k) => k.term).filter((t) => present.has(t) && !p.verbish.has(t) && surface(sentence.text, t) !== undefined);
+}
+
+/**
+ * SAN-11 cloze: `sentence` with its best key term not yet in `used` (stems) blanked, the term absent
+ * from the question; undefined when none fits.
+ */
+function cloze(p: PreparedCard, sentence: CardSentence, used: Set<string>): Quiz | undefined {
+  for (const term of termsIn(p, sentence)) {
+    if (used.has(stem(term))) continue;
+    const answer = surface(sentence.text, term);
+    if (!answer) continue;
+    const question = replaceTerm(statement(sentence.text), term, BLANK);
+    if (!question.includes(BLANK) || question.toLowerCase().includes(answer.toLowerCase())) continue;
+    if (contentTokens(question.replaceAll(BLANK, ' ')).length < 3) continue;
+    used.add(stem(term));
+    const explanation = p.korean ? `${answer} — 카드 원문: ${quote(sentence.text)}` : `${answer} — the card says: ${quote(sentence.text)}`;
+    return { type: 'SHORT_ANSWER', question, answer, explanation, sourceCardId: p.card.cardId };
+  }
+  return undefined;
+}
+
+/** A false OX statement from `sentence`: a key term swapped for one of another card, or a negation; undefined when neither applies. */
+function falsify(p: PreparedCard, sentence: CardSentence, others: PreparedCard[], h: number): Quiz | undefined {
+  const source = statement(sentence.text);
+  const candidates: { question: string; why: string }[] = [];
+  const term = termsIn(p, sentence)[0];
+  if (term) {
+    const original = surface(sentence.text, term);
+    const kind = (t: string, shown: string) => `${!isHangul(t) && /[^s]s$/.test(t)}${/^\p{Lu}/u.test(shown)}`;
+    const all = others
+      .flatMap((o) =>
+        o.keywords
+          .slice(0, SWAP_TERMS_PER_CARD)
+          .filter((k) => !o.verbish.has(k.term))
+          .map((k) => ({ term: k.term, shown: o.surfaces.get(k.term) ?? k.term })),
+      )
+      .filter((c) => isHangul(c.term) === isHangul(term) && c.term !== term && !p.haystack.includes(c.term));
+    const alike = all.filter((c) => kind(c.term, c.shown) === kind(term, original ?? term));
+    const pool = (alike.length > 0 ? alike : all).slice(0, SWAP_CHOICES);
+    const shown = pool[h % Math.max(pool.length, 1)]?.shown;
+    if (shown && original) {
+      const question = replaceTerm(source, term, shown);
+      const why = p.korean ? `'${shown}'이(가) 아니라 '${original}'` : `"${original}", not "${shown}"`;
+      if (question !== source) candidates.push({ question, why });
+    }
+  }
+  const negated = isKoreanText(source) ? negateKorean(source) : negateEnglish(source);
+  if (negated && negated !== source) candidates.push({ question: negated, why: p.korean ? '원문을 부정으로 바꾼 문장' : 'the statement negates it' });
+  const chosen = candidates[(h >>> 1) % Math.max(candidates.length, 1)];
+  if (!chosen) return undefined;
+  const explanation = p.korean
+    ? `X — 카드 원문: ${quote(sentence.text)} (${chosen.why})`
+    : `X — the card says: ${quote(sentence.text)} (${chosen.why})`;
+  return { type: 'OX', question: clip(chosen.question, 2000), answer: 'X', explanation, sourceCardId: p.card.cardId };
+}
+
+function trueStatement(p: PreparedCard, sentence: CardSentence): Quiz {
+  const explanation = p.korean ? `O — 카드 원문: ${quote(sentence.text)}` : `O — the card states: ${quote(sentence.text)}`;
+  return { type: 'OX', question: statement(sentence.text), answer: 'O', explanation, sourceCardId: p.card.cardId };
+}
+
+/** The cards other than `p`, most similar (by {@link localEmbedding} of their text) first, ties in input order. */
+function nearestFirst(p: PreparedCard, prepared: PreparedCard[], vectors: Map<PreparedCard, number[]>): PreparedCard[] {
+  const own = vectors.get(p);
+  const sim = (o: PreparedCard) => {
+    const v = vectors.get(o);
+    return own && v ? own.reduce((sum, x, i) => sum + x * (v[i] ?? 0), 0) : 0;
+  };
+  return prepared
+    .filter((o) => o !== p)
+    .map((o, i) => ({ o, i, s: sim(o) }))
+    .sort((a, b) => b.s - a.s || a.i - b.i)
+    .map((x) => x.o);
+}
+
+/**
+ * Pure SAN-11 quiz generation used by {@link createLocalAiRuntime} (and the test emulator). Per card
+ * and requested type, 1 quiz (2 when the card has 3 or more usable sentences): OX statements are
+ * source sentences, true (`O`, lightly trimmed) or falsified (`X`: a key term swapped for a term of
+ * another card, or a negation); SHORT_ANSWER questions are cloze sentences whose key term is
+ * `____` and absent from the question. True/false and swap choices come from mixed FNV-1a hashes of
+ * the card id and sentence, never randomness; OX prefers sentences the clozes did not use.
+ * Every quiz satisfies {@link QuizSchema} and cites its card. Cards without usable sentences give none.
+ */
+export function generateQuizzesLocally(input: { cards: readonly SourceCard[]; types: readonly QuizTypeName[] }): Quiz[] {
+  const types = QUIZ_TYPES.filter((t) => input.types.includes(t));
+  const prepared = prepareCards(input.cards);
+  const vectors = new Map(types.includes('OX') && prepared.length > 1 ? prepared.map((p) => [p, localEmbedding(p.haystack)]) : []);
+  const out: Quiz[] = [];
+  for (const p of prepared) {
+    const ranked = quizSentences(p);
+    const perType = ranked.length >= 3 ? 2 : 1;
+    const others = nearestFirst(p, prepared, vectors);
+    const made: Record<QuizTypeName, Quiz[]> = { OX: [], SHORT_ANSWER: [] };
+    const clozeUsed = new Set<string>();
+    const taken = new Set<number>();
+    if (types.includes('SHORT_ANSWER')) {
+      for (const s of ranked) {
+        if (made.SHORT_ANSWER.length >= perType) break;
+        const q = cloze(p, s, clozeUsed);
+        if (q) {
+          made.SHORT_ANSWER.push(q);
+          taken.add(s.index);
+        }
+      }
+    }
+    if (types.includes('OX')) {
+      // Sentences the cloze did not use come first; the first statement's truth is hashed, the next one alternates.
+      const pool = [...ranked.filter((s) => !taken.has(s.index)), ...ranked.filter((s) => taken.has(s.index))];
+      const seed = mix(fnv1a(`${p.card.cardId}\u0000OX`));
+      let wantFalse = (seed & 1) === 1;
+      for (const s of pool) {
+        if (made.OX.length >= perType) break;
+        const q = wantFalse ? falsify(p, s, others, mix(fnv1a(s.text, seed))) : trueStatement(p, s);
+        if (!q) continue;
+        made.OX.push(q);
+        wantFalse = !wantFalse;
+      }
+    }
+    for (const type of types) out.push(...made[type]);
+  }
+  return out.map((q) => QuizSchema.parse(q));
+}
+
+/** The top `n` keywords over all cards, one per card in turn (card order), as written in the cards. */
+function tilKeywords(prepared: PreparedCard[], n: number): string[] {
+  const picked: string[] = [];
+  const shown: string[] = [];
+  for (let rank = 0; picked.length < n && rank < CARD_KEYWORDS; rank++) {
+    for (const p of prepared) {
+      const k = p.keywords[rank];
+      if (!k || picked.includes(k.term) || picked.length >= n) continue;
+      picked.push(k.term);
+      shown.push(p.surfaces.get(k.term) ?? k.term);
+    }
+  }
+  return shown;
+}
+
+/** Key sentences of a card for its TIL section: the best 2–4 not already in the summary, in text order. */
+function keySentences(p: PreparedCard): string[] {
+  const ranked = quizSentences(p);
+  const all = ranked.length > 0 ? ranked : p.sentences;
+  const summary = p.card.summary.replace(/\s+/g, ' ');
+  const fresh = all.filter((s) => !summary.includes(s.text));
+  const want = Math.min(TIL_BULLETS_MAX, Math.max(TIL_BULLETS_MIN, Math.ceil(p.sentences.length / 3)));
+  const chosen = [...fresh.slice(0, want)];
+  for (const s of all) if (chosen.length < Math.min(want, TIL_BULLETS_MIN) && !chosen.includes(s)) chosen.push(s);
+  return chosen.sort((a, b) => a.index - b.index).map((s) => clip(s.text, QUIZ_SENTENCE_MAX));
+}
+
+function listJoin(items: string[], korean: boolean): string {
+  if (korean || items.length <= 1) return items.join(', ');
+  return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+}
+
+/**
+ * Pure SAN-9 TIL used by {@link createLocalAiRuntime} (and the test emulator). Title
+ * `TIL <targetDate>: <first card title>` for one card, else `TIL <targetDate>: <top keywords>` (≤ 120
+ * characters). Markdown: `# <title>`, an overview paragraph, one `## <card title>` section per card
+ * (its summary and 2–4 key sentences as bullets), then `## Sources` listing the card titles.
+ * Embedding: {@link localEmbedding} of the markdown, so the TIL is near its cards and their topic.
+ * @throws AiRuntimeError BAD_REQUEST when no card has a title, summary or content.
+ */
+export function generateTilLocally(input: { targetDate: string; cards: readonly SourceCard[] }): TilResult {
+  const cards = input.cards.filter((c) => c.title.trim() || c.summary.trim() || c.content.trim());
+  if (cards.length === 0) throw new AiRuntimeError('BAD_REQUEST', 'no source cards for the TIL', false);
+  const prepared = prepareCards(cards);
+  const korean = prepared.filter((p) => p.korean).length * 2 > prepared.length;
+  const keywords = tilKeywords(prepared, TIL_KEYWORDS);
+  const topic = prepared.length === 1 ? (prepared[0]?.title ?? '') : keywords.join(', ');
+  const title = clip(`TIL ${input.targetDate}: ${topic}`.replace(/\s+/g, ' '), TITLE_MAX);
+
+  const shared = [...new Set(prepared.flatMap((p) => p.keywords.map((k) => k.term)))]
+    .filter((t) => prepared.filter((p) => p.keywords.some((k) => k.term === t)).length >= 2)
+    .slice(0, 3);
+  const n = prepared.length;
+  const overview = korean
+    ? `${input.targetDate}에 저장한 카드 ${n}개의 주제: ${listJoin(tilKeywords(prepared, 5), true)}.` +
+      (shared.length > 0 ? ` 공통 키워드: ${shared.join(', ')}.` : '')
+    : `${n} card${n === 1 ? '' : 's'} saved on ${input.targetDate}, about ${listJoin(tilKeywords(prepared, 5), false)}.` +
+      (shared.length > 0 ? ` Common thread: ${listJoin(shared, false)}.` : '');
+
+  const sections = prepared.map((p) => {
+    const bullets = keySentences(p).map((s) => `- ${s}`);
+    const summary = p.card.summary.trim().replace(/\s+/g, ' ');
+    return [`## ${p.title}`, summary, bullets.join('\n')].filter(Boolean).join('\n\n');
+  });
+  const sources = ['## Sources', prepared.map((p) => `- ${p.title}`).join('\n')].join('\n\n');
+  const tilMarkdown = [`# ${title}`, overview, ...sections, sources].join('\n\n');
+  return TilResultSchema.parse({ title, tilMarkdown, embedding: localEmbedding(tilMarkdown) });
+}
+
+// ---------------------------------------------------------------------------------------------
 // The runtime
 // ---------------------------------------------------------------------------------------------
 
 /** The answer's fields except the embedding, which {@link localEmbedding} builds valid by construction. */
 const AnalysisFieldsSchema = CardAnalysisSchema.omit({ embedding: true });
 
-function assertUsable(input: ScrapText, signal?: AbortSignal): void {
+function assertNotAborted(signal?: AbortSignal): void {
   if (signal?.aborted) throw new AiRuntimeError('TIMEOUT', 'local AI call aborted by the caller', true);
+}
+
+function assertUsable(input: ScrapText, signal?: AbortSignal): void {
+  assertNotAborted(signal);
   if (!input.content.trim()) throw new AiRuntimeError('BAD_REQUEST', 'scrap content is empty', false);
+}
+
+/** BAD_REQUEST (not retryable) unless there are cards with UUID ids and at least one quiz type. */
+function assertQuizInput(input: { cards: readonly SourceCard[]; types: readonly QuizTypeName[] }): void {
+  if (input.cards.length === 0) throw new AiRuntimeError('BAD_REQUEST', 'no source cards for the quizzes', false);
+  if (!input.types.some((t) => QUIZ_TYPES.includes(t))) throw new AiRuntimeError('BAD_REQUEST', 'no quiz type requested', false);
+  const bad = input.cards.find((c) => !QuizSchema.shape.sourceCardId.safeParse(c.cardId).success);
+  if (bad) throw new AiRuntimeError('BAD_REQUEST', `card id is not a UUID: ${clip(bad.cardId, 60)}`, false);
 }
 
 /** Pure SAN-7 analysis used by {@link createLocalAiRuntime}; exported for tools such as the test emulator. */
@@ -588,9 +1172,11 @@ export function analyzeLocally(input: ScrapText): CardAnalysis {
 }
 
 /**
- * Creates the offline `local` provider (SAN-7, SAN-8). Deterministic; embeddings are
- * {@link localEmbedding} (1536-d, unit length). Methods reject with {@link AiRuntimeError}:
- * BAD_REQUEST for empty content, TIMEOUT when the signal is already aborted.
+ * Creates the offline `local` provider (SAN-7, SAN-8, SAN-9, SAN-11). Deterministic; embeddings are
+ * {@link localEmbedding} (1536-d, unit length); TILs are {@link generateTilLocally}, quizzes
+ * {@link generateQuizzesLocally}. Methods reject with {@link AiRuntimeError}: BAD_REQUEST (not
+ * retryable) for empty content, a TIL without cards, quizzes without cards or types or with a
+ * non-UUID card id; TIMEOUT when the signal is already aborted.
  */
 export function createLocalAiRuntime(): AiRuntime {
   return {
@@ -604,18 +1190,16 @@ export function createLocalAiRuntime(): AiRuntime {
       return RefineResultSchema.parse({ refinedContent: refineMarkdown(input.content) });
     },
     async generateTil(input: { targetDate: string; cards: SourceCard[] }, signal?: AbortSignal): Promise<TilResult> {
-      if (signal?.aborted) throw new AiRuntimeError('TIMEOUT', 'local AI call aborted by the caller', true);
-      if (input.cards.length === 0) throw new AiRuntimeError('BAD_REQUEST', 'no source cards for the TIL', false);
-      const title = clip(`TIL ${input.targetDate}: ${input.cards[0]?.title ?? ''}`, TITLE_MAX);
-      const md = [`# ${title}`, ...input.cards.map((c) => `## ${c.title}\n\n${c.summary}`)].join('\n\n');
-      return TilResultSchema.parse({ title, tilMarkdown: md, embedding: localEmbedding(md) });
+      assertNotAborted(signal);
+      return generateTilLocally(input);
     },
     async generateQuizzes(input: { cards: SourceCard[]; types: QuizTypeName[] }, signal?: AbortSignal): Promise<Quiz[]> {
-      if (signal?.aborted) throw new AiRuntimeError('TIMEOUT', 'local AI call aborted by the caller', true);
-      return [];
+      assertNotAborted(signal);
+      assertQuizInput(input);
+      return generateQuizzesLocally(input);
     },
     async embed(texts: string[], signal?: AbortSignal): Promise<number[][]> {
-      if (signal?.aborted) throw new AiRuntimeError('TIMEOUT', 'local AI call aborted by the caller', true);
+      assertNotAborted(signal);
       return texts.map(localEmbedding);
     },
   };

@@ -1,8 +1,8 @@
 /**
- * AI runtime for any OpenAI-compatible endpoint (provider `openai`, SAN-7, SAN-8): structured chat
- * completions for analysis and refinement, `/embeddings` for vectors. Every answer is validated with
- * zod; every failure is an {@link AiRuntimeError} with a retry class. One HTTP request per call (or per
- * embedding batch), never retried here: Temporal owns retries (AR-8).
+ * AI runtime for any OpenAI-compatible endpoint (provider `openai`, SAN-7, SAN-8, SAN-9, SAN-11):
+ * structured chat completions for analysis, refinement, TILs and quizzes, `/embeddings` for vectors.
+ * Every answer is validated with zod; every failure is an {@link AiRuntimeError} with a retry class.
+ * One HTTP request per call (or per embedding batch), never retried here: Temporal owns retries (AR-8).
  */
 import { z } from 'zod';
 import type { Config } from '../config';
@@ -36,7 +36,7 @@ const ERROR_EXCERPT_CHARS = 300;
 
 const ANALYSIS_SCHEMA_NAME = 'card_analysis';
 const REFINE_SCHEMA_NAME = 'scrap_refinement';
-/** Schema names of the SAN-9 and SAN-11 chat completions (the emulator keys its responders on them). */
+/** `json_schema.name` of the SAN-9 TIL and SAN-11 quiz chat completions. */
 export const TIL_SCHEMA_NAME = 'til_generation';
 export const QUIZ_SCHEMA_NAME = 'recall_quizzes';
 /** Prompt budget for the cards of one TIL or quiz request, in estimated tokens, and the floor per card. */
@@ -196,12 +196,12 @@ function estimateTokens(text: string): number {
 /**
  * The user message of a TIL or quiz request: `head` lines, then the cards as a JSON array of
  * `{ cardId, title, summary, content }` between `<cards>` and `</cards>`, contents clipped to share
- * {@link CARDS_PROMPT_TOKENS}.
+ * {@link CARDS_PROMPT_TOKENS}; `<` is escaped as `\u003c` (still valid JSON) so no card text can close the block.
  */
 function cardsMessage(head: string[], cards: readonly SourceCard[]): string {
   const perCard = Math.max(CARD_MIN_TOKENS, Math.floor(CARDS_PROMPT_TOKENS / Math.max(cards.length, 1)));
   const data = cards.map((c) => ({ cardId: c.cardId, title: c.title, summary: c.summary, content: clipToTokens(c.content, perCard) }));
-  return `${head.join('\n')}\n\n<cards>\n${JSON.stringify(data, null, 1)}\n</cards>`;
+  return `${head.join('\n')}\n\n<cards>\n${JSON.stringify(data, null, 1).replace(/</g, '\\u003c')}\n</cards>`;
 }
 
 function scrapMessage(input: ScrapText): string {
@@ -212,7 +212,7 @@ function scrapMessage(input: ScrapText): string {
 }
 
 /**
- * Creates the `openai` provider for any OpenAI-compatible endpoint (SAN-7, SAN-8).
+ * Creates the `openai` provider for any OpenAI-compatible endpoint (SAN-7, SAN-8, SAN-9, SAN-11).
  * Requests: `POST {baseUrl}/chat/completions` (strict `json_schema` response format) and
  * `POST {baseUrl}/embeddings` (`dimensions: 1536`), bearer key, each bounded by
  * `cfg.requestTimeoutMs` and the caller's signal. Error classes: 429 RATE_LIMITED (retryAfterMs),
@@ -220,6 +220,13 @@ function scrapMessage(input: ScrapText): string {
  * truncation MALFORMED_OUTPUT (all retryable); 400/404/422 BAD_REQUEST, 401/403 UNAUTHORIZED,
  * wrong-length / non-finite / zero vectors INVALID_EMBEDDING (not retryable). Messages never contain
  * the API key. `analyzeCard` embeds `input.content` (the same vector `embed([content])` gives).
+ * `generateTil` (schema `til_generation`) embeds the returned `tilMarkdown`. `generateQuizzes`
+ * (schema `recall_quizzes`, `type` and `sourceCardId` constrained to the request) also rejects as
+ * MALFORMED_OUTPUT an empty list, an unrequested type, an OX answer other than `O`/`X` (after
+ * trimming and upper-casing), a SHORT_ANSWER whose answer appears in its question (case-insensitive)
+ * and a `sourceCardId` that is not an input card. Both send the cards as a JSON block between
+ * `<cards>` tags and reject as BAD_REQUEST (not retryable) when no card has content or a summary; quizzes also
+ * when no known type is requested or a card id is not a UUID.
  * @throws AiRuntimeError CONFIG when no API key is configured.
  */
 export function createOpenAiRuntime(cfg: Config['ai'], fetchImpl: typeof fetch = fetch): AiRuntime {
@@ -420,6 +427,8 @@ export function createOpenAiRuntime(cfg: Config['ai'], fetchImpl: typeof fetch =
       const types = QUIZ_TYPES.filter((t) => input.types.includes(t));
       if (cards.length === 0) throw fail('BAD_REQUEST', false, 'no source card with content for the quizzes');
       if (types.length === 0) throw fail('BAD_REQUEST', false, 'no quiz type requested');
+      const badId = cards.find((c) => !QuizSchema.shape.sourceCardId.safeParse(c.cardId).success);
+      if (badId) throw fail('BAD_REQUEST', false, `card id is not a UUID: ${excerpt(badId.cardId).slice(0, 60)}`);
       const cardIds = cards.map((c) => c.cardId);
       const message = cardsMessage([`Quiz types: ${types.join(', ')}`], cards);
       const answer = await chatJson(QUIZ_SCHEMA_NAME, quizJsonSchema(types, cardIds), QUIZ_INSTRUCTIONS, message, signal);
@@ -435,7 +444,7 @@ export function createOpenAiRuntime(cfg: Config['ai'], fetchImpl: typeof fetch =
   };
 }
 
-/** Cards whose content is not blank; the others give nothing to write about. */
+/** Cards with a non-blank content or summary; the others give nothing to write about. */
 function usableCards(cards: readonly SourceCard[]): SourceCard[] {
   return cards.filter((c) => c.content.trim() || c.summary.trim());
 }

@@ -1,7 +1,10 @@
 /**
- * A local OpenAI-compatible HTTP server for tests (SAN-7, SAN-8): `POST /v1/chat/completions` and
- * `POST /v1/embeddings`, bearer-key checked, answers derived deterministically from the prompt by
- * the offline `local` runtime, plus fault injection.
+ * A local OpenAI-compatible HTTP server for tests (SAN-7, SAN-8, SAN-9, SAN-11):
+ * `POST /v1/chat/completions` and `POST /v1/embeddings`, bearer-key checked, answers derived
+ * deterministically from the prompt by the offline `local` runtime, plus fault injection.
+ * `card_analysis` and `scrap_refinement` answer from the `<scrap>` text; `til_generation` and
+ * `recall_quizzes` from the `<cards>` JSON block of the prompt (the format of the `openai` adapter),
+ * so quizzes cite real input card ids; any other schema gets a synthesised valid instance.
  *
  * ```ts
  * const emu = await startOpenAiEmulator();           // 127.0.0.1, random port
@@ -19,8 +22,8 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { analyzeLocally, localEmbedding, refineMarkdown } from '../../src/ai/local';
-import { EMBEDDING_DIMENSIONS } from '../../src/ai/types';
+import { analyzeLocally, generateQuizzesLocally, generateTilLocally, localEmbedding, refineMarkdown } from '../../src/ai/local';
+import { EMBEDDING_DIMENSIONS, QUIZ_TYPES, type QuizTypeName, type SourceCard } from '../../src/ai/types';
 
 /** Injectable failures. */
 export type EmulatorFault =
@@ -70,8 +73,11 @@ export interface OpenAiEmulator {
   failNext(n: number, kind: EmulatorFault, options?: FaultOptions): void;
   /** Makes every applicable request fail with `kind` until `setMode('ok')`. */
   setMode(kind: EmulatorFault | 'ok', options?: FaultOptions): void;
-  /** Answers chat completions whose `json_schema.name` is `schemaName` with `answer(scrapText)`. */
-  respondTo(schemaName: string, answer: (prompt: string) => unknown): void;
+  /**
+   * Answers chat completions whose `json_schema.name` is `schemaName` with `answer(prompt)`, where
+   * `prompt` is the `<scrap>` text or else the whole last user message; `null` restores the default.
+   */
+  respondTo(schemaName: string, answer: ((prompt: string) => unknown) | null): void;
   /** Clears faults, mode, counters and the log (custom responders stay). */
   reset(): void;
   /** Stops the server, dropping hung requests. */
@@ -200,6 +206,12 @@ export async function startOpenAiEmulator(options: { apiKey?: string } = {}): Pr
       return { title: a.title, summary: a.summary, tags: a.tags, category: a.category };
     }
     if (name === 'scrap_refinement') return { refinedContent: refineMarkdown(text) };
+    const request = name === 'til_generation' || name === 'recall_quizzes' ? cardsRequest(prompt) : null;
+    if (request && name === 'til_generation') {
+      const til = generateTilLocally({ targetDate: request.targetDate, cards: request.cards });
+      return { title: til.title, tilMarkdown: til.tilMarkdown };
+    }
+    if (request) return { quizzes: generateQuizzesLocally({ cards: request.cards, types: request.types }) };
     return synthesize(schema, '', analyzeLocally({ content: text }));
   }
 
@@ -245,7 +257,8 @@ export async function startOpenAiEmulator(options: { apiKey?: string } = {}): Pr
       mode = kind === 'ok' ? null : { kind, options: opts };
     },
     respondTo(schemaName, answer) {
-      responders.set(schemaName, answer);
+      if (answer) responders.set(schemaName, answer);
+      else responders.delete(schemaName);
     },
     reset() {
       queue = [];
@@ -274,6 +287,31 @@ function scrapText(messages: unknown[]): string {
   const open = text.indexOf('<scrap>');
   const close = text.lastIndexOf('</scrap>');
   return open >= 0 && close > open ? text.slice(open + '<scrap>'.length, close).trim() : text.trim();
+}
+
+/**
+ * The request in a TIL or quiz prompt: `Target date: …` and `Quiz types: …` lines and the cards as
+ * a JSON array between `<cards>` and `</cards>`. Null when there is no parseable, non-empty card list.
+ */
+function cardsRequest(prompt: string): { targetDate: string; types: QuizTypeName[]; cards: SourceCard[] } | null {
+  const block = /<cards>\s*([^]*?)\s*<\/cards>/.exec(prompt)?.[1];
+  if (!block) return null;
+  let data: unknown;
+  try {
+    data = JSON.parse(block);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(data)) return null;
+  const str = (v: unknown) => (typeof v === 'string' ? v : '');
+  const cards = data
+    .filter((c): c is Record<string, unknown> => typeof c === 'object' && c !== null && typeof (c as { cardId?: unknown }).cardId === 'string')
+    .map((c) => ({ cardId: str(c.cardId), title: str(c.title), summary: str(c.summary), content: str(c.content) }));
+  if (cards.length === 0) return null;
+  const targetDate = /^Target date:\s*(\S+)/m.exec(prompt)?.[1] ?? '1970-01-01';
+  const listed = /^Quiz types:\s*(.+)$/m.exec(prompt)?.[1]?.split(/[\s,]+/) ?? [];
+  const types = QUIZ_TYPES.filter((t) => listed.includes(t));
+  return { targetDate, types: types.length > 0 ? types : [...QUIZ_TYPES], cards };
 }
 
 /** Valid JSON for a schema the emulator does not know, filled from the local analysis. */
@@ -307,6 +345,8 @@ function synthesize(schema: unknown, key: string, a: { title: string; summary: s
 function mismatch(name: string): unknown {
   if (name === 'card_analysis') return { title: '', summary: 42, tags: 'not-a-list', category: 'Cooking' };
   if (name === 'scrap_refinement') return { content: 'refined text under the wrong key' };
+  if (name === 'til_generation') return { title: 42, markdown: '# TIL under the wrong key' };
+  if (name === 'recall_quizzes') return { quizzes: [{ type: 'ESSAY', question: '', answer: 7 }] };
   return { unexpected: true };
 }
 
