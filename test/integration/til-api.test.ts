@@ -291,3 +291,13 @@ describe('ownership', () => {
     expect((await postTil(bob, DAY)).json().code).toBe('NO_CARDS_FOR_DATE'); // alice's cards are not bob's
   });
 });
+
+describe('OpenAPI', () => {
+  it('documents the TIL and recall-quiz routes', async () => {
+    const doc = (await stack.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining([
+      '/til', '/til/{summaryId}/recall-cards', '/recall-quizzes', '/recall-quizzes/{generationId}',
+    ]));
+    expect(Object.keys(doc.paths['/til'])).toEqual(expect.arrayContaining(['get', 'post']));
+  });
+});
