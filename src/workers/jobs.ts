@@ -8,6 +8,7 @@ import type { PrismaClient } from '@prisma/client';
 import { loadConfig, type Config } from '../config';
 import { createJobActivities } from '../activities/jobs';
 import { createRecoveryActivities } from '../activities/recovery';
+import { createGithubCommitActivities } from '../activities/github-commits';
 import { createTilActivities } from '../activities/til';
 import { createTemporalJobStarter } from '../jobs/starter';
 import { createLogger, temporalLogger } from '../log';
@@ -35,7 +36,7 @@ export async function createJobsWorker(deps: JobsWorkerDeps): Promise<Worker> {
     namespace: deps.config.temporal.namespace,
     taskQueue: queues.jobs,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
-    activities: { ...createJobActivities({ db: deps.db, starter }), ...createTilActivities({ db: deps.db, starter }), ...recovery },
+    activities: { ...createJobActivities({ db: deps.db, starter }), ...createTilActivities({ db: deps.db, starter }), ...recovery, ...createGithubCommitActivities({ db: deps.db }) },
     shutdownGraceTime: '10s',
   });
 }

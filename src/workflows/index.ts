@@ -1,6 +1,7 @@
 /** Every workflow registered on the `jobs` task queue. */
 export { cardAnalysisWorkflow, scrapRefineWorkflow } from './scrap-jobs';
 export { reconcilePendingJobsWorkflow, noopWorkflow } from './maintenance';
+export { tilGithubCommitWorkflow } from './github-commit';
 export {
   recoverStaleJobsWorkflow,
   retryFailedJobsWorkflow,

@@ -8,7 +8,7 @@ import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import type { PrismaClient } from '@prisma/client';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { buildApp } from '../../src/api/app';
 import { createUserWithToken } from '../../src/auth/tokens';
 import { loadConfig, type Config } from '../../src/config';
@@ -19,6 +19,7 @@ import { jobWorkflowId, taskQueues, type TaskQueues } from '../../src/shared/con
 import type { AiRuntime } from '../../src/ai/types';
 import { createAiWorker } from '../../src/workers/ai';
 import { createJobsWorker } from '../../src/workers/jobs';
+import { createGithubWorker } from '../../src/workers/github';
 import { createTestDatabase } from './postgres';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
@@ -44,6 +45,10 @@ export interface StackOptions {
   apiStarter?: JobStarter;
   /** Start the in-process `ai` worker (default true). */
   aiWorker?: boolean;
+  /** Start the in-process `github` worker (default false; point GITHUB_API_URL at an emulator via `env`). */
+  githubWorker?: boolean;
+  /** The API's logger (default: pino at level error). */
+  logger?: Logger;
 }
 
 /** A running stack; `stop()` shuts workers down and drops the database. */
@@ -57,6 +62,9 @@ export interface Stack {
   /** Starts the `ai` worker (if it was not started, or after `stopAiWorker`). */
   startAiWorker(ai?: AiRuntime): Promise<void>;
   stopAiWorker(): Promise<void>;
+  /** Starts the in-process `github` worker (if it is not running). */
+  startGithubWorker(): Promise<void>;
+  stopGithubWorker(): Promise<void>;
   newUser(name?: string): Promise<{ userId: string; token: string; auth: { authorization: string } }>;
   stop(): Promise<void>;
 }
@@ -86,7 +94,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const native = await NativeConnection.connect({ address: config.temporal.address });
   const queues = taskQueues(prefix);
-  const logger = pino({ level: 'error' });
+  const logger = opts.logger ?? pino({ level: 'error' });
   const similarity = await createCardSimilarity(db, config.similarity.vectorSearch);
   const app = await buildApp({
     config,
@@ -105,6 +113,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   };
   run(await createJobsWorker({ config, db, client, connection: native, workflowBundle: await workflowBundle() }));
   let aiEntry: { worker: Worker; done: Promise<void> } | undefined;
+  let githubEntry: { worker: Worker; done: Promise<void> } | undefined;
 
   const stack: Stack = {
     config, db, client, queues, app, dbUrl: database.url,
@@ -118,6 +127,17 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       await aiEntry.done;
       running.splice(running.indexOf(aiEntry), 1);
       aiEntry = undefined;
+    },
+    async startGithubWorker() {
+      if (githubEntry) return;
+      githubEntry = run(await createGithubWorker({ config, db, connection: native }));
+    },
+    async stopGithubWorker() {
+      if (!githubEntry) return;
+      githubEntry.worker.shutdown();
+      await githubEntry.done;
+      running.splice(running.indexOf(githubEntry), 1);
+      githubEntry = undefined;
     },
     async newUser(name = `user-${randomBytes(4).toString('hex')}`) {
       const { userId, token } = await createUserWithToken(db, name);
@@ -134,6 +154,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     },
   };
   if (opts.aiWorker !== false) await stack.startAiWorker();
+  if (opts.githubWorker) await stack.startGithubWorker();
   return stack;
 }
 
