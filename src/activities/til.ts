@@ -12,6 +12,7 @@ import { encodeEmbedding } from '../db/vectors';
 import { enqueueIfNoneActive, transitionJob } from '../jobs/projection';
 import type { JobStarter, StartableJob, StartOutcome } from '../jobs/starter';
 import type { JobStatus } from '../shared/contracts';
+import { mirrorJobTarget } from '../til/generation-status';
 import { cardIdsForLocalDate, isoDate } from '../til/sources';
 
 /** Dependencies of the TIL and recall-quiz projection activities. */
@@ -33,8 +34,8 @@ export interface QuizBeginResult {
 }
 
 /** Sets the generation's status to its job's new status (call only when the job transition changed). */
-async function mirrorGeneration(tx: DbClient, generationId: string, status: JobStatus): Promise<void> {
-  await tx.recallQuizGeneration.updateMany({ where: { id: generationId, status: { not: status } }, data: { status } });
+function mirrorGeneration(tx: DbClient, generationId: string, status: JobStatus): Promise<void> {
+  return mirrorJobTarget(tx, { jobType: 'RECALL_QUIZ_GENERATION', targetId: generationId }, status);
 }
 
 /** Builds the TIL and recall-quiz activities of the `jobs` task queue. */
