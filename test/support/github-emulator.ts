@@ -294,7 +294,7 @@ export async function startGithubEmulator(opts: { htmlBase?: string } = {}): Pro
   }
 
   const server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const url = new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`);
     const method = req.method ?? 'GET';
     const { key, params } = route(method, url.pathname);
     counts.set(key, (counts.get(key) ?? 0) + 1);
