@@ -9,6 +9,8 @@ import { AiRuntimeError, type AiRuntime, type CardAnalysis, type RefineResult, t
 import type { Quiz, QuizTypeName, TilResult } from '../ai/types';
 import { acceptQuizzes } from '../til/quizzes';
 import { loadSourceCards } from '../til/sources';
+import { matchStarredRepos } from './github-stars';
+import type { RepoMatch } from '../domain/star-ranking';
 
 /** Dependencies of the AI activities. */
 export interface AiActivityDeps {
@@ -85,6 +87,15 @@ export function createAiActivities({ ai, db }: AiActivityDeps) {
       const checked = acceptQuizzes(quizzes, cards.map((c) => c.cardId), args.types);
       if (checked.rejected.length > 0) activityLog.warn('quizzes rejected', { rejected: checked.rejected });
       return checked.accepted;
+    },
+
+    /**
+     * SAN-12: embeds the starred repositories' texts (name, description, topics) with the runtime's
+     * `embed`, in batches, and returns each one's best-matching knowledge cards of `userId`. Reads
+     * only. Retry class from the provider.
+     */
+    async matchStarredRepos(args: { userId: string; texts: string[] }): Promise<RepoMatch[]> {
+      return withHeartbeat((signal) => matchStarredRepos({ ai, db }, args, signal));
     },
   };
 }

@@ -15,6 +15,7 @@ import { asyncJobRoutes } from './routes/async-jobs';
 import { cardRoutes } from './routes/cards';
 import { healthRoutes } from './routes/health';
 import { scrapRoutes } from './routes/scraps';
+import { starRecommendationRoutes } from './routes/star-recommendations';
 import { githubRoutes } from './routes/github';
 import { recallQuizRoutes } from './routes/recall-quizzes';
 import { tilRoutes } from './routes/til';
@@ -69,6 +70,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(scrapRoutes, deps);
   await app.register(asyncJobRoutes, deps);
   await app.register(cardRoutes, deps);
+  await app.register(starRecommendationRoutes, deps);
   await app.register(githubRoutes, deps);
   await app.register(tilRoutes, deps);
   await app.register(recallQuizRoutes, deps);

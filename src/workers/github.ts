@@ -7,6 +7,7 @@ import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { PrismaClient } from '@prisma/client';
 import { loadConfig, type Config } from '../config';
 import { createGithubActivities } from '../activities/github';
+import { createGithubStarActivities } from '../activities/github-stars';
 import { tokenBoxFromConfig } from '../crypto/token-box';
 import { githubClientFactoryFromConfig, type GithubClientFactory } from '../github/client';
 import { createLogger, temporalLogger } from '../log';
@@ -30,6 +31,12 @@ export async function createGithubWorker(deps: GithubWorkerDeps): Promise<Worker
     taskQueue: queues.github,
     activities: {
       ...createGithubActivities({
+        db: deps.db,
+        tokens: tokenBoxFromConfig(deps.config),
+        github: deps.github ?? githubClientFactoryFromConfig(deps.config),
+      }),
+      // SAN-12 starred repositories (src/activities/github-stars.ts)
+      ...createGithubStarActivities({
         db: deps.db,
         tokens: tokenBoxFromConfig(deps.config),
         github: deps.github ?? githubClientFactoryFromConfig(deps.config),

@@ -8,6 +8,7 @@ import type { PrismaClient } from '@prisma/client';
 import { loadConfig, type Config } from '../config';
 import { createJobActivities } from '../activities/jobs';
 import { createRecoveryActivities } from '../activities/recovery';
+import { createStarRecommendationActivities } from '../activities/github-stars';
 import { createGithubCommitActivities } from '../activities/github-commits';
 import { createTilActivities } from '../activities/til';
 import { createTemporalJobStarter } from '../jobs/starter';
@@ -31,12 +32,13 @@ export async function createJobsWorker(deps: JobsWorkerDeps): Promise<Worker> {
   const queues = taskQueues(deps.config.temporal.taskQueuePrefix);
   const starter = createTemporalJobStarter(deps.client, queues);
   const recovery = createRecoveryActivities({ db: deps.db, client: deps.client, starter }); // SAN-6
+  const stars = createStarRecommendationActivities({ db: deps.db }); // SAN-12
   return Worker.create({
     connection: deps.connection,
     namespace: deps.config.temporal.namespace,
     taskQueue: queues.jobs,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
-    activities: { ...createJobActivities({ db: deps.db, starter }), ...createTilActivities({ db: deps.db, starter }), ...recovery, ...createGithubCommitActivities({ db: deps.db }) },
+    activities: { ...createJobActivities({ db: deps.db, starter }), ...createTilActivities({ db: deps.db, starter }), ...recovery, ...stars, ...createGithubCommitActivities({ db: deps.db }) },
     shutdownGraceTime: '10s',
   });
 }

@@ -9,5 +9,6 @@ export {
   recoverUnrefinedScrapsWorkflow,
   retryJobWorkflow,
 } from './recovery';
+export { githubStarRecommendationWorkflow } from './star-recommendation';
 export { tilGenerationWorkflow } from './til';
 export { recallQuizGenerationWorkflow } from './recall-quiz';
