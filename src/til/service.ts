@@ -55,6 +55,12 @@ async function checkDate(tx: DbClient, userId: string, targetDate: IsoDate, lock
   return cardIds;
 }
 
+/**
+ * Interactive-transaction limits: requests of one user queue on the users row lock while holding a
+ * pooled connection, so a burst waits longer than Prisma's 2 s default for a free connection.
+ */
+const TX_OPTIONS = { maxWait: 10_000, timeout: 15_000 };
+
 async function startAfterCommit(deps: TilDeps, job: StartableJob): Promise<void> {
   try {
     await deps.starter.start(job);
@@ -94,7 +100,7 @@ export async function requestTil(deps: TilDeps, userId: string, targetDate: IsoD
     const id = locked[0]?.id ?? (await tx.dailySummary.create({ data: { userId, targetDate: dateValue(targetDate) }, select: { id: true } })).id;
     const enqueued = await enqueueIfNoneActive(tx, { jobType: 'TIL_GENERATION', targetId: id, userId });
     return { summaryId: id, job: enqueued.job };
-  });
+  }, TX_OPTIONS);
   await startAfterCommit(deps, job);
   return { summaryId, jobId: job.jobId, targetId: summaryId, targetDate };
 }
@@ -120,7 +126,7 @@ export async function requestRecallQuiz(
     });
     const enqueued = await enqueueIfNoneActive(tx, { jobType: 'RECALL_QUIZ_GENERATION', targetId: generation.id, userId });
     return { generationId: generation.id, job: enqueued.job };
-  });
+  }, TX_OPTIONS);
   await startAfterCommit(deps, job);
   return { generationId, jobId: job.jobId, targetId: generationId, targetDate, quizTypes: types };
 }
