@@ -2,7 +2,9 @@
  * The main job (README command 1): starts the embedded PostgreSQL (unless DATABASE_URL is set), the
  * Temporal dev server with its Web UI, the API and the `jobs` and `ai` workers; creates a user;
  * submits real documents as scraps over HTTP; shows progress; prints each card with its top-3
- * similar cards; ends with `jobs: <completed>/<total> completed` (exit 0 when all completed).
+ * similar cards; then generates today's TIL, its recall cards and recall quiz, and commits the TIL
+ * to a local GitHub REST emulator (a real GitHub needs a token of yours: see README), printing the
+ * commit URL; ends with `jobs: <completed>/<total> completed` (exit 0 when all completed).
  *
  *   npm run demo [-- --files '<glob>' ...] [--limit N] [--keep]
  *
@@ -27,8 +29,10 @@ import { createTemporalJobStarter } from '../src/jobs/starter';
 import { createLogger, temporalLogger } from '../src/log';
 import { taskQueues } from '../src/shared/contracts';
 import { createAiWorker } from '../src/workers/ai';
+import { createGithubWorker } from '../src/workers/github';
+import { startGithubEmulator } from '../test/support/github-emulator';
 import { createJobsWorker } from '../src/workers/jobs';
-import { ensureReconcileSchedule } from '../src/workers/schedules';
+import { ensureReconcileSchedule, ensureRecoverySchedules } from '../src/workers/schedules';
 
 const ROOT = path.resolve(__dirname, '..');
 const DATA = path.join(ROOT, '.data');
@@ -113,9 +117,16 @@ async function main(): Promise<void> {
     }
     say(`temporal: ${address}, Web UI ${uiUrl}`);
 
-    const config = loadConfig({ ...process.env, DATABASE_URL: dbUrl, DATABASE_POOL_MAX: String(poolMax), TEMPORAL_ADDRESS: address, TEMPORAL_UI_URL: uiUrl });
+    // 3. GitHub: the local REST emulator (same protocol as api.github.com) with one user and repo.
+    const gh = await startGithubEmulator();
+    stops.push(() => gh.close());
+    const ghToken = gh.addUser('demo-octocat');
+    gh.addRepo('demo-octocat', 'til', { description: 'Today I learned' });
+    say(`github: local emulator at ${gh.url}`);
+
+    const config = loadConfig({ ...process.env, GITHUB_API_URL: gh.url, DATABASE_URL: dbUrl, DATABASE_POOL_MAX: String(poolMax), TEMPORAL_ADDRESS: address, TEMPORAL_UI_URL: uiUrl });
     const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', 'demo');
-    Runtime.install({ logger: temporalLogger(logger) });
+    Runtime.install({ logger: temporalLogger(createLogger(process.env.LOG_LEVEL ?? 'error', 'temporal-sdk')) });
     const db = createPrisma(dbUrl, { poolMax });
     stops.push(() => db.$disconnect());
     const connection = await Connection.connect({ address });
@@ -126,9 +137,14 @@ async function main(): Promise<void> {
     await ensureSearchAttributes(connection, config.temporal.namespace);
     const queues = taskQueues(config.temporal.taskQueuePrefix);
     await ensureReconcileSchedule(client, config, queues);
+    await ensureRecoverySchedules(client, config, queues);
 
-    // 3. Workers (jobs, ai) and the API.
-    const workers = [await createJobsWorker({ config, db, client, connection: native }), await createAiWorker({ config, db, connection: native })];
+    // 4. Workers (jobs, ai, github) and the API.
+    const workers = [
+      await createJobsWorker({ config, db, client, connection: native }),
+      await createAiWorker({ config, db, connection: native }),
+      await createGithubWorker({ config, db, connection: native }),
+    ];
     const runs = workers.map((w) => w.run());
     stops.unshift(async () => {
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
@@ -141,14 +157,15 @@ async function main(): Promise<void> {
     const apiUrl = `http://${config.api.host}:${(app.server.address() as { port: number }).port}`;
     say(`api: ${apiUrl} (docs ${apiUrl}/docs), similar-cards via ${similarity.strategy}`);
 
-    // 4. A user and the documents.
+    // 5. A user and the documents.
     const { token } = await createUserWithToken(db, `demo-${new Date().toISOString().replace(/[:.]/g, '-')}`);
-    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const auth = { authorization: `Bearer ${token}` };
     const docs = values.files?.length ? await userDocs(values.files, limit, config.api.scrapMaxContentChars) : await defaultDocs(limit);
     if (docs.length === 0) throw new Error('no documents found');
     say(`submitting ${docs.length} documents as scraps …`);
     const call = async (method: string, url: string, body?: unknown) => {
-      const res = await fetch(`${apiUrl}${url}`, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) });
+      const headers = body === undefined ? auth : { ...auth, 'content-type': 'application/json' };
+      const res = await fetch(`${apiUrl}${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
       const json = (await res.json()) as Record<string, unknown>;
       if (!res.ok) throw new Error(`${method} ${url} → ${res.status} ${JSON.stringify(json)}`);
       return json;
@@ -159,23 +176,27 @@ async function main(): Promise<void> {
       scraps.push({ doc, scrapId: r.scrapId as string, jobIds: [r.analysisJobId as string, r.refineJobId as string].filter(Boolean) });
     }
 
-    // 5. Progress until every job is terminal.
-    const jobIds = scraps.flatMap((s) => s.jobIds);
+    // 6. Progress until every job is terminal.
+    const jobIds: string[] = [];
     const status = new Map<string, string>();
-    const deadline = Date.now() + 10 * 60_000;
-    let last = '';
-    for (;;) {
-      for (const id of jobIds) {
-        if (status.get(id) === 'COMPLETED' || status.get(id) === 'FAILED') continue;
-        status.set(id, (await call('GET', `/async-jobs/${id}`)).status as string);
+    const waitFor = async (ids: string[], label: string) => {
+      jobIds.push(...ids);
+      const deadline = Date.now() + 10 * 60_000;
+      let last = '';
+      for (;;) {
+        for (const id of ids) {
+          if (status.get(id) === 'COMPLETED' || status.get(id) === 'FAILED') continue;
+          status.set(id, (await call('GET', `/async-jobs/${id}`)).status as string);
+        }
+        const count = (s: string) => ids.filter((id) => status.get(id) === s).length;
+        const line = `${label}: ${count('COMPLETED')}/${ids.length} completed, ${count('FAILED')} failed, ${count('PROCESSING')} processing, ${count('PENDING')} pending`;
+        if (line !== last) say(line);
+        last = line;
+        if (count('COMPLETED') + count('FAILED') === ids.length || Date.now() > deadline) return;
+        await sleep(500);
       }
-      const count = (s: string) => [...status.values()].filter((v) => v === s).length;
-      const line = `progress: ${count('COMPLETED')}/${jobIds.length} completed, ${count('FAILED')} failed, ${count('PROCESSING')} processing, ${count('PENDING')} pending`;
-      if (line !== last) say(line);
-      last = line;
-      if (count('COMPLETED') + count('FAILED') === jobIds.length || Date.now() > deadline) break;
-      await sleep(500);
-    }
+    };
+    await waitFor(scraps.flatMap((s) => s.jobIds), 'cards');
 
     // 6. Cards and their top-3 similar cards.
     say('');
@@ -193,6 +214,37 @@ async function main(): Promise<void> {
       const top = sim.cards.slice(0, 3).map((x) => `${x.title} (${x.distance.toFixed(3)})`);
       say(`    similar (${sim.matchedBy}): ${top.join(' | ') || '—'}`);
     }
+
+    // 7. Today's TIL → recall cards → recall quiz (enqueued automatically) → commit to GitHub.
+    say('');
+    const today = new Date().toISOString().slice(0, 10); // the demo user's time zone is UTC
+    const til = await call('POST', '/til', { targetDate: today });
+    await waitFor([til.jobId as string], 'TIL_GENERATION');
+    const summary = await call('GET', `/til?date=${today}`);
+    say(`${String(summary.title)} (${(summary.sourceCardIds as string[]).length} cards, ${String(summary.tilMarkdown).length} chars)`);
+    const recall = (await call('GET', `/til/${String(til.summaryId)}/recall-cards`)) as { matchedBy: string; cards: { title: string; distance: number }[] };
+    say(`  recall cards (${recall.matchedBy}): ${recall.cards.slice(0, 3).map((c) => `${c.title} (${c.distance.toFixed(3)})`).join(' | ') || '— (every card is in the TIL)'}`);
+    const generations = (await call('GET', `/recall-quizzes?date=${today}`)) as { generations: { generationId: string; jobId: string | null; summaryId: string | null }[] };
+    const auto = generations.generations.find((g) => g.summaryId === til.summaryId);
+    if (auto?.jobId) {
+      await waitFor([auto.jobId], 'RECALL_QUIZ_GENERATION');
+      const quiz = (await call('GET', `/recall-quizzes/${auto.generationId}`)) as { quizzes: { type: string; question: string; answer: string }[] };
+      say(`  recall quiz: ${quiz.quizzes.length} questions, e.g.`);
+      for (const type of ['OX', 'SHORT_ANSWER']) {
+        const q = quiz.quizzes.find((x) => x.type === type);
+        if (q) say(`    [${type}] ${q.question.slice(0, 140)}  → ${q.answer}`);
+      }
+    } else {
+      say('  recall quiz: not enqueued (see the TIL job)');
+    }
+    await call('PUT', '/github/account', { accessToken: ghToken });
+    await call('PUT', '/github/repository', { owner: 'demo-octocat', name: 'til', directory: 'til' });
+    const commit = await call('POST', `/til/${String(til.summaryId)}/github-commits`);
+    await waitFor([commit.jobId as string], 'TIL_GITHUB_COMMIT');
+    const commits = (await call('GET', `/til/${String(til.summaryId)}/github-commits`)) as { commits: { status: string; htmlUrl: string | null; commitSha: string | null; filePath: string }[] };
+    const done = commits.commits.find((c) => c.status === 'COMPLETED');
+    say(`  committed ${String(commit.filePath)}: ${done?.htmlUrl ?? '(commit failed)'}`);
+
     const completed = [...status.values()].filter((v) => v === 'COMPLETED').length;
     say('');
     say(`Temporal Web UI: ${uiUrl}/namespaces/${config.temporal.namespace}/workflows`);
