@@ -7,11 +7,13 @@
 import { log as activityLog } from '@temporalio/activity';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { Prisma, type AsyncJob, type PrismaClient } from '@prisma/client';
+import { transitionCommit } from '../github/commit-projection';
 import { enqueueIfNoneActive } from '../jobs/projection';
 import { requeueFailedJob } from '../jobs/retry';
 import type { JobStarter } from '../jobs/starter';
 import { JOB_TYPES, SA_JOB_TYPE, SA_TARGET_ID, jobWorkflowId, type JobType } from '../shared/contracts';
 import { isTerminal } from '../shared/job-state';
+import { mirrorJobTarget } from '../til/generation-status';
 
 /** Dependencies of the recovery activities: the worker's Prisma and Temporal clients. */
 export interface RecoveryActivityDeps {
@@ -36,6 +38,8 @@ export type RecoveryAction =
   | 'superseded'
   /** The row is not FAILED (retry of a job that is pending, running or completed). */
   | 'not-failed'
+  /** TIL_GITHUB_COMMIT whose commit row is closed: not re-run (a new request makes a new commit). */
+  | 'target-closed'
   | 'not-found'
   /** A new PENDING job was enqueued for a scrap (rules 3 and 4). */
   | 'enqueued'
@@ -200,9 +204,13 @@ export function createRecoveryActivities({ db, client, starter }: RecoveryActivi
           continue;
         }
         const errorMessage = `recovered: workflow ${view.status}`;
-        const { count } = await db.asyncJob.updateMany({
-          where: { jobId: row.jobId, status: row.status, updatedAt: row.updatedAt },
-          data: { status: 'FAILED', errorMessage, finishedAt: new Date() },
+        const count = await db.$transaction(async (tx) => {
+          const r = await tx.asyncJob.updateMany({
+            where: { jobId: row.jobId, status: row.status, updatedAt: row.updatedAt },
+            data: { status: 'FAILED', errorMessage, finishedAt: new Date() },
+          });
+          if (r.count === 1) await mirrorJobTarget(tx, row, 'FAILED');
+          return r.count;
         });
         if (count === 0) {
           record(report, itemOf(row, ['changed-concurrently'], `${row.status}; workflow ${view.status}`));
@@ -210,6 +218,10 @@ export function createRecoveryActivities({ db, client, starter }: RecoveryActivi
         }
         const actions: RecoveryAction[] = ['marked-failed'];
         await requeueAndStart(row.jobId, args.maxRetries, actions);
+        // SAN-10: a commit job that stays FAILED takes its live til_github_commits row with it.
+        if (row.jobType === 'TIL_GITHUB_COMMIT' && !actions.includes('requeued')) {
+          await transitionCommit(db, row.targetId, 'FAILED', { errorMessage });
+        }
         record(report, itemOf(row, actions, `${row.status} → ${errorMessage}`));
       }
       activityLog.info('recovery pass', { rule: report.rule, examined: report.examined, counts: report.counts });

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { AsyncJob } from '@prisma/client';
 import type { RecoveryItem, RecoveryReport } from '../../src/activities/recovery';
 import { contentHash } from '../../src/domain/scrap';
+import { requeueFailedJob } from '../../src/jobs/retry';
 import { jobWorkflowId, type JobStatus, type JobType } from '../../src/shared/contracts';
 import { ensureRecoverySchedules, RECOVERY_SCHEDULES } from '../../src/workers/schedules';
 import type { RecoveryInput } from '../../src/workflows/recovery';
@@ -299,6 +300,47 @@ describe('POST /async-jobs/{jobId}/retry', () => {
     expect((await retry(theirs.jobId, {})).statusCode).toBe(401);
     expect((await retry('nope')).statusCode).toBe(400);
     expect(await job(theirs.jobId)).toMatchObject({ status: 'FAILED', retryCount: 0 });
+  });
+});
+
+describe('targets with a status of their own', () => {
+  async function seedCommit(status: JobStatus) {
+    return stack.db.tilGithubCommit.create({
+      data: {
+        userId: user.userId, summaryId: randomUUID(), contentHash: contentHash(randomUUID()), repoOwner: 'octo', repoName: 'til',
+        branch: 'main', filePath: `til/${randomUUID()}.md`, status,
+      },
+    });
+  }
+
+  it('a recall-quiz generation follows its job back to PENDING on re-enqueue (DC-3 mirror)', async () => {
+    const g = await stack.db.recallQuizGeneration.create({
+      data: { userId: user.userId, targetDate: new Date('2026-11-01T00:00:00Z'), quizTypes: ['OX'], status: 'FAILED' },
+    });
+    const failed = await seedJob(g.id, 'RECALL_QUIZ_GENERATION', 'FAILED');
+    const r = await requeueFailedJob(stack.db, failed.jobId, 3);
+    expect(r.outcome).toBe('requeued');
+    expect((await stack.db.recallQuizGeneration.findUniqueOrThrow({ where: { id: g.id } })).status).toBe('PENDING');
+  });
+
+  it('a TIL_GITHUB_COMMIT whose commit row is FAILED is not re-run: 409 and `target-closed`', async () => {
+    const commit = await seedCommit('FAILED');
+    const failed = await seedJob(commit.id, 'TIL_GITHUB_COMMIT', 'FAILED');
+    const res = await stack.app.inject({ method: 'POST', url: `/async-jobs/${failed.jobId}/retry`, headers: user.auth });
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toMatchObject({ code: 'JOB_NOT_RETRYABLE', detail: expect.stringContaining('github-commits') });
+    const report = await run('retryFailedJobsWorkflow');
+    expect(itemFor(report, failed.jobId)?.actions).toEqual(['target-closed']);
+    expect(await job(failed.jobId)).toMatchObject({ status: 'FAILED', retryCount: 0 });
+  });
+
+  it('a stale TIL_GITHUB_COMMIT at the retry limit fails its live commit row too', async () => {
+    const commit = await seedCommit('PROCESSING');
+    const stale = await seedJob(commit.id, 'TIL_GITHUB_COMMIT', 'PROCESSING', { ageMinutes: 61, retryCount: 3 });
+    const report = await run('recoverStaleJobsWorkflow');
+    expect(itemFor(report, stale.jobId)?.actions).toEqual(['marked-failed', 'limit-reached']);
+    expect(await stack.db.tilGithubCommit.findUniqueOrThrow({ where: { id: commit.id } }))
+      .toMatchObject({ status: 'FAILED', errorMessage: 'recovered: workflow not found' });
   });
 });
 

@@ -69,6 +69,8 @@ export const asyncJobRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) 
           throw notFound(`job ${req.params.jobId}`);
         case 'not-failed':
           throw new ProblemError(409, 'JOB_NOT_RETRYABLE', 'Job Not Retryable', `job is ${r.job.status}; only a FAILED job can be retried`);
+        case 'target-closed':
+          throw new ProblemError(409, 'JOB_NOT_RETRYABLE', 'Job Not Retryable', 'its GitHub commit is closed; request a new commit: POST /til/{summaryId}/github-commits');
         case 'superseded':
           throw new ProblemError(409, 'JOB_NOT_RETRYABLE', 'Job Not Retryable', `job ${r.supersededBy} of the same target is active or newer`);
         case 'limit-reached':
