@@ -94,6 +94,11 @@ export function installProblemHandlers(app: FastifyInstance): void {
     if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') {
       return send(reply, 409, 'DUPLICATE_RESOURCE', 'Duplicate Resource', 'the resource already exists');
     }
+    if (err instanceof Prisma.PrismaClientKnownRequestError && (err.code === 'P2028' || err.code === 'P2024')) {
+      req.log.warn({ err }, 'database busy');
+      reply.header('Retry-After', '1');
+      return send(reply, 503, 'SERVICE_UNAVAILABLE', 'Service Unavailable', 'the database is busy; retry shortly');
+    }
     if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
       return send(reply, err.statusCode, err.statusCode === 405 ? 'METHOD_NOT_ALLOWED' : 'VALIDATION_FAILED', 'Bad Request', err.message);
     }

@@ -30,5 +30,8 @@ export function createPrisma(url: string, opts: CreatePrismaOptions = {}): Db {
     connectionTimeoutMillis: opts.connectionTimeoutMs ?? 10_000,
     idleTimeoutMillis: opts.idleTimeoutMs ?? 10_000,
   });
-  return new PrismaClient({ adapter });
+  // Interactive transactions wait for a pooled connection as long as a plain query would (Prisma's
+  // own default is 2 s, which bursts of concurrent requests exceed and answer with P2028).
+  const wait = opts.connectionTimeoutMs ?? 10_000;
+  return new PrismaClient({ adapter, transactionOptions: { maxWait: wait, timeout: 15_000 } });
 }
