@@ -69,6 +69,10 @@ const { PGLiteSocketServer } = require(workerData.modules.socket);
     await db.close();
     throw err;
   }
+  // net.Server refuses connections beyond maxConnections before PGLiteSocketServer sees them.
+  server.server?.on('drop', (d) => parentPort.postMessage({
+    type: 'log', message: 'refused a connection from port ' + (d && d.remotePort) + ': the one connection is in use',
+  }));
   parentPort.on('message', async (m) => {
     if (m.type !== 'stop') return;
     await server.stop();
