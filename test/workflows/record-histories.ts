@@ -14,6 +14,11 @@ import { EMBEDDING_DIMENSIONS } from '../../src/ai/types';
 
 const TQ = 'record-histories';
 const queues = { jobs: TQ, ai: TQ, github: TQ };
+const CARD = '55555555-5555-4555-8555-555555555555';
+const GENERATION = '66666666-6666-4666-8666-666666666666';
+const QUIZ_JOB = '77777777-7777-4777-8777-777777777777';
+const report = (rule: string) => ({ rule, examined: 1, counts: { requeued: 1 }, items: [] });
+const recovery = { queues, pendingStaleMinutes: 30, processingStaleMinutes: 60, maxRetries: 3, batchSize: 100 };
 const ids = { jobId: '11111111-1111-4111-8111-111111111111', targetId: '22222222-2222-4222-8222-222222222222', userId: '33333333-3333-4333-8333-333333333333' };
 
 async function main(): Promise<void> {
@@ -31,6 +36,33 @@ async function main(): Promise<void> {
       return { title: 't', summary: 's', tags: ['x'], category: 'Data', embedding: Array.from({ length: EMBEDDING_DIMENSIONS }, () => 0.01) };
     },
     refineScrap: async () => ({ refinedContent: 'refined' }),
+    // SAN-9
+    collectTilCards: async () => ({ targetDate: '2026-11-30', cardIds: [CARD] }),
+    generateTil: async () => ({ title: 'TIL 2026-11-30', tilMarkdown: '# TIL', embedding: Array.from({ length: EMBEDDING_DIMENSIONS }, () => 0.01) }),
+    storeTil: async () => ({ jobId: QUIZ_JOB, jobType: 'RECALL_QUIZ_GENERATION', targetId: GENERATION, userId: ids.userId }),
+    startCommittedJob: async () => 'started',
+    // SAN-11
+    beginRecallQuizJob: async () => ({ proceed: true, status: 'PROCESSING' }),
+    collectQuizCards: async () => ({ cardIds: [CARD], types: ['OX', 'SHORT_ANSWER'] }),
+    generateQuizzes: async () => [{ type: 'OX', question: 'q', answer: 'O', explanation: 'e', sourceCardId: CARD }],
+    storeRecallQuizzes: async () => undefined,
+    failRecallQuizJob: async () => undefined,
+    // SAN-10
+    beginCommit: async () => 'PROCESSING',
+    commitTilToGithub: async () => ({ commitSha: 'a'.repeat(40), htmlUrl: 'https://github.com/o/r/commit/aaa' }),
+    completeCommit: async () => undefined,
+    failCommit: async () => undefined,
+    // SAN-12
+    fetchStarredRepos: async () => [{ fullName: 'o/pg', description: 'PostgreSQL tools', topics: ['postgres'], language: 'Go', stars: 10, htmlUrl: 'https://github.com/o/pg' }],
+    matchStarredRepos: async () => [],
+    storeStarRecommendations: async () => undefined,
+    // SAN-6
+    recoverStaleJobs: async () => report('stale-jobs'),
+    terminateOrphanRuns: async () => report('stale-jobs'),
+    retryFailedJobs: async () => report('failed-jobs'),
+    enqueueMissingCardAnalyses: async () => report('missing-cards'),
+    enqueueMissingRefinements: async () => report('unrefined-scraps'),
+    retryJob: async () => report('retry-job'),
   };
   const worker = await Worker.create({
     connection: env.nativeConnection,
@@ -43,6 +75,15 @@ async function main(): Promise<void> {
     ['card-analysis-failed', 'cardAnalysisWorkflow', [{ ...ids, jobType: 'CARD_ANALYSIS', queues }], () => (failAnalysis = true)],
     ['scrap-refine-completed', 'scrapRefineWorkflow', [{ ...ids, jobType: 'SCRAP_REFINE', queues }], () => undefined],
     ['reconcile-pending-jobs', 'reconcilePendingJobsWorkflow', [{ queues, graceSeconds: 30 }], () => undefined],
+    ['til-generation-completed', 'tilGenerationWorkflow', [{ ...ids, jobType: 'TIL_GENERATION', queues }], () => undefined],
+    ['recall-quiz-generation-completed', 'recallQuizGenerationWorkflow', [{ ...ids, targetId: GENERATION, jobType: 'RECALL_QUIZ_GENERATION', queues }], () => undefined],
+    ['til-github-commit-completed', 'tilGithubCommitWorkflow', [{ ...ids, jobType: 'TIL_GITHUB_COMMIT', queues }], () => undefined],
+    ['github-star-recommendation-completed', 'githubStarRecommendationWorkflow', [{ ...ids, jobType: 'GITHUB_STAR_RECOMMENDATION', queues }], () => undefined],
+    ['recovery-stale-jobs', 'recoverStaleJobsWorkflow', [recovery], () => undefined],
+    ['recovery-failed-jobs', 'retryFailedJobsWorkflow', [recovery], () => undefined],
+    ['recovery-missing-cards', 'recoverMissingCardsWorkflow', [recovery], () => undefined],
+    ['recovery-unrefined-scraps', 'recoverUnrefinedScrapsWorkflow', [recovery], () => undefined],
+    ['retry-job', 'retryJobWorkflow', [{ jobId: ids.jobId, queues }], () => undefined],
   ];
   await worker.runUntil(async () => {
     for (const [name, type, args, prepare] of runs) {
