@@ -2,14 +2,13 @@
  * Entry point of the `ai` task queue (DC-2): AI runtime activities only, so a slow or failing AI
  * provider cannot starve projection or GitHub work.
  */
-import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { type NativeConnection, Worker } from '@temporalio/worker';
 import type { PrismaClient } from '@prisma/client';
-import { loadConfig, type Config } from '../config';
+import type { Config } from '../config';
 import { createAiActivities } from '../activities/ai';
 import { createAiRuntime } from '../ai';
 import type { AiRuntime } from '../ai/types';
-import { createLogger, temporalLogger } from '../log';
-import { openDatabase } from '../runtime';
+import { runWorkerProcess } from './run';
 import { taskQueues } from '../shared/contracts';
 
 /** Dependencies of {@link createAiWorker}; tests may inject a wrapped {@link AiRuntime}. */
@@ -33,26 +32,6 @@ export async function createAiWorker(deps: AiWorkerDeps): Promise<Worker> {
   });
 }
 
-async function main(): Promise<void> {
-  const config = loadConfig();
-  const log = createLogger(config.logLevel, 'worker-ai');
-  Runtime.install({ logger: temporalLogger(log) });
-  const db = openDatabase(config);
-  const connection = await NativeConnection.connect({ address: config.temporal.address });
-  try {
-    const worker = await createAiWorker({ config, db, connection });
-    log.info({ taskQueue: worker.options.taskQueue, provider: config.ai.provider }, 'ai worker running');
-    await worker.run();
-    log.info('ai worker stopped');
-  } finally {
-    await connection.close();
-    await db.$disconnect();
-  }
-}
-
 if (require.main === module) {
-  main().catch((err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  });
+  runWorkerProcess('worker-ai', (r) => createAiWorker(r), (config) => ({ provider: config.ai.provider }));
 }

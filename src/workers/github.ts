@@ -3,15 +3,14 @@
  * own concurrency limit (GITHUB_ACTIVITY_CONCURRENCY), so a slow or rate-limited GitHub cannot
  * starve projection or AI work.
  */
-import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { type NativeConnection, Worker } from '@temporalio/worker';
 import type { PrismaClient } from '@prisma/client';
-import { loadConfig, type Config } from '../config';
+import type { Config } from '../config';
 import { createGithubActivities } from '../activities/github';
 import { createGithubStarActivities } from '../activities/github-stars';
 import { tokenBoxFromConfig } from '../crypto/token-box';
 import { githubClientFactoryFromConfig, type GithubClientFactory } from '../github/client';
-import { createLogger, temporalLogger } from '../log';
-import { openDatabase } from '../runtime';
+import { runWorkerProcess } from './run';
 import { taskQueues } from '../shared/contracts';
 
 /** Dependencies of {@link createGithubWorker}; tests may inject a client factory. */
@@ -47,26 +46,6 @@ export async function createGithubWorker(deps: GithubWorkerDeps): Promise<Worker
   });
 }
 
-async function main(): Promise<void> {
-  const config = loadConfig();
-  const log = createLogger(config.logLevel, 'worker-github');
-  Runtime.install({ logger: temporalLogger(log) });
-  const db = openDatabase(config);
-  const connection = await NativeConnection.connect({ address: config.temporal.address });
-  try {
-    const worker = await createGithubWorker({ config, db, connection });
-    log.info({ taskQueue: worker.options.taskQueue, apiUrl: config.github.apiUrl }, 'github worker running');
-    await worker.run();
-    log.info('github worker stopped');
-  } finally {
-    await connection.close();
-    await db.$disconnect();
-  }
-}
-
 if (require.main === module) {
-  main().catch((err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  });
+  runWorkerProcess('worker-github', (r) => createGithubWorker(r), (config) => ({ apiUrl: config.github.apiUrl }));
 }

@@ -4,6 +4,7 @@
  * too, so operators find it with `ExecutionStatus="Failed"`.
  */
 import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import type { AiActivities } from '../activities/ai';
 import type { JobActivities } from '../activities/jobs';
 import type { JobWorkflowInput, JobWorkflowResult } from '../shared/contracts';
 import { formatCauseChain } from '../shared/errors';
@@ -14,6 +15,20 @@ export function projectionActivities(input: JobWorkflowInput) {
     taskQueue: input.queues.jobs,
     startToCloseTimeout: '30s',
     retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '30s' },
+  });
+}
+
+/**
+ * `ai`-queue activities (DC-2): heartbeats detect a dead worker within `heartbeatTimeout`; at most 4
+ * attempts with exponential backoff; a provider's Retry-After overrides the next delay.
+ * `startToCloseTimeout` per attempt: 2 min for one scrap, longer for a whole day of cards.
+ */
+export function aiActivities(input: JobWorkflowInput, startToCloseTimeout = '2m', heartbeatTimeout = '10s') {
+  return proxyActivities<AiActivities>({
+    taskQueue: input.queues.ai,
+    startToCloseTimeout,
+    heartbeatTimeout,
+    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 4 },
   });
 }
 

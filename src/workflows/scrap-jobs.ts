@@ -1,18 +1,6 @@
 /** CARD_ANALYSIS (SAN-7) and SCRAP_REFINE (SAN-8) workflows. */
-import { proxyActivities } from '@temporalio/workflow';
-import type { AiActivities } from '../activities/ai';
 import type { JobWorkflowInput, JobWorkflowResult } from '../shared/contracts';
-import { projectionActivities, runJob } from './job-runner';
-
-/** AI activity options: heartbeats detect a dead worker within 10 s; at most 4 attempts. */
-function aiActivities(input: JobWorkflowInput) {
-  return proxyActivities<AiActivities>({
-    taskQueue: input.queues.ai,
-    startToCloseTimeout: '2m',
-    heartbeatTimeout: '10s',
-    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 4 },
-  });
-}
+import { aiActivities, projectionActivities, runJob } from './job-runner';
 
 /**
  * SAN-7 CARD_ANALYSIS, workflow ID `card-analysis:<scrapId>`: AI analysis on the `ai` queue, then

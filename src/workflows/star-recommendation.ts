@@ -1,10 +1,9 @@
 /** SAN-12 GITHUB_STAR_RECOMMENDATION workflow. */
 import { proxyActivities } from '@temporalio/workflow';
-import type { AiActivities } from '../activities/ai';
 import type { GithubStarActivities, StarRecommendationActivities } from '../activities/github-stars';
 import type { JobWorkflowInput, JobWorkflowResult } from '../shared/contracts';
 import { repoText } from '../domain/star-ranking';
-import { runJob } from './job-runner';
+import { aiActivities, runJob } from './job-runner';
 
 /**
  * SAN-12, workflow ID `github-star-recommendation:<userId>` (one active per user, SAN-2): fetches
@@ -19,12 +18,7 @@ export async function githubStarRecommendationWorkflow(input: JobWorkflowInput):
     heartbeatTimeout: '30s',
     retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 5 },
   });
-  const ai = proxyActivities<AiActivities>({
-    taskQueue: input.queues.ai,
-    startToCloseTimeout: '10m',
-    heartbeatTimeout: '30s',
-    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 4 },
-  });
+  const ai = aiActivities(input, '10m', '30s');
   const store = proxyActivities<StarRecommendationActivities>({
     taskQueue: input.queues.jobs,
     startToCloseTimeout: '1m',

@@ -1,9 +1,8 @@
 /** TIL_GENERATION (SAN-9): the daily TIL of a summary, then its automatic recall quizzes (SAN-11). */
 import { proxyActivities } from '@temporalio/workflow';
-import type { AiActivities } from '../activities/ai';
 import type { TilActivities } from '../activities/til';
 import type { JobWorkflowInput, JobWorkflowResult } from '../shared/contracts';
-import { runJob } from './job-runner';
+import { aiActivities, runJob } from './job-runner';
 
 /** `jobs`-queue TIL/quiz projection activities: idempotent, retried until the database answers. */
 export function tilProjectionActivities(input: JobWorkflowInput) {
@@ -14,17 +13,9 @@ export function tilProjectionActivities(input: JobWorkflowInput) {
   });
 }
 
-/**
- * `ai`-queue generation activities: heartbeats detect a dead worker within 10 s; a whole day of
- * cards may take a model a while, hence 5 minutes per attempt; at most 4 attempts.
- */
+/** `ai`-queue generation activities: a whole day of cards may take a model a while (5 min per attempt). */
 export function generationActivities(input: JobWorkflowInput) {
-  return proxyActivities<AiActivities>({
-    taskQueue: input.queues.ai,
-    startToCloseTimeout: '5m',
-    heartbeatTimeout: '10s',
-    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 4 },
-  });
+  return aiActivities(input, '5m');
 }
 
 /**
