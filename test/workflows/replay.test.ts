@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { Worker } from '@temporalio/worker';
+import * as workflows from '../../src/workflows';
 import { bundle } from './harness';
 
 const dir = join(__dirname, '..', 'histories');
@@ -13,7 +14,7 @@ it('has a history for every workflow type', () => {
     const h = load(f) as { events: { workflowExecutionStartedEventAttributes?: { workflowType: { name: string } } }[] };
     return h.events[0]?.workflowExecutionStartedEventAttributes?.workflowType.name;
   }));
-  const exported = Object.keys(require('../../src/workflows') as object).filter((name) => name !== 'noopWorkflow');
+  const exported = Object.keys(workflows).filter((name) => name !== 'noopWorkflow');
   expect([...types].sort()).toEqual(exported.sort());
 });
 
