@@ -1,7 +1,7 @@
 /**
  * SAN-7 similar cards: the same seeded cards in PostgreSQL 15 (bytea strategy) and in embedded
  * PGlite (pgvector and bytea strategies) must give the same ids in the same order, distances
- * within 1e-5, and match a brute-force reference. SIMILARITY_BENCH=1 also times 2,000 cards.
+ * within 1e-5, and match a brute-force reference. Timings are in `npm run bench` (d).
  */
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -368,46 +368,4 @@ describe('SAN-7 similar cards: pgvector (PGlite) and bytea (PostgreSQL 15, PGlit
     expect(await lite.knowledgeCard.count()).toBe(seed.cards.length);
     expect(await again.search(q)).toEqual(before);
   });
-
-  const bench = process.env.SIMILARITY_BENCH === '1' ? it : it.skip;
-  bench('benchmark: 2,000 cards x 1536 dims for one user (SIMILARITY_BENCH=1)', async () => {
-    const rand = prng(99);
-    const userId = uuid(rand);
-    const benchSeed: Seed = { ...seed, userA: userId, userB: uuid(rand), cards: [] };
-    for (let i = 0; i < 2000; i++) {
-      const center = seed.centers[i % 5]!;
-      benchSeed.cards.push({
-        id: uuid(rand),
-        userId,
-        scrapId: uuid(rand),
-        title: `bench ${i}`,
-        embedding: i % 4 === 0 ? randomUnit(rand) : around(center, 0.15 + 3 * rand(), rand),
-      });
-    }
-    const seeded = await Promise.allSettled([
-      seedDatabase(pg, benchSeed, { vectors: false, userNames: ['bench-a', 'bench-b'] }),
-      seedDatabase(lite, benchSeed, { vectors: true, userNames: ['bench-a', 'bench-b'] }),
-    ]);
-    for (const r of seeded) if (r.status === 'rejected') throw r.reason;
-    const runs = [
-      { name: 'pgvector (PGlite)', s: await createCardSimilarity(lite, 'pgvector') },
-      { name: 'bytea (PostgreSQL 15)', s: await createCardSimilarity(pg, 'bytea') },
-      { name: 'bytea (PGlite)', s: await createCardSimilarity(lite, 'bytea') },
-    ];
-    const queries = Array.from({ length: 20 }, (_, i) => (i % 2 ? seed.centers[i % 5]! : randomUnit(rand)));
-    const lines: string[] = [];
-    for (const { name, s } of runs) {
-      const times: number[] = [];
-      for (let i = 0; i < 120; i++) {
-        const q = { userId, vector: queries[i % queries.length]!, excludeCardIds: [], threshold: THRESHOLD, fallbackK: 5 };
-        const t0 = process.hrtime.bigint();
-        await s.search(q);
-        if (i >= 20) times.push(Number(process.hrtime.bigint() - t0) / 1e6);
-      }
-      times.sort((a, b) => a - b);
-      const p = (f: number) => times[Math.min(times.length - 1, Math.floor(f * times.length))]!.toFixed(1);
-      lines.push(`${name}: p50 ${p(0.5)} ms, p95 ${p(0.95)} ms (n=${times.length})`);
-    }
-    process.stderr.write(`\nsimilar-cards, 2,000 cards x ${DIM} dims, one user:\n  ${lines.join('\n  ')}\n`);
-  }, 600_000);
 });
