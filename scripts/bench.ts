@@ -1,0 +1,695 @@
+/**
+ * The benchmark (`npm run bench [-- --quick]`). Starts its own PostgreSQL 15, Temporal dev server
+ * (free ports, SQLite in a temp dir) and, for (d), an in-memory embedded PGlite with pgvector; runs
+ * the API (listening on a free port) and the `jobs` and `ai` workers in this process with
+ * AI_PROVIDER=local; prints every figure next to a baseline measured in the same run:
+ *
+ *   (a) POST /scraps accepted/s, 16 clients            vs bare `workflow.start(noopWorkflow)`/s, 16 callers
+ *   (b) POST /scraps → COMPLETED via GET poll, p50/p95  vs `noopWorkflow` start → result, p50/p95
+ *   (c) GET /async-jobs/{id} req/s, 32 connections     vs GET /health req/s, 32 connections
+ *   (d) GET /cards/{id}/similar-cards p50/p95, 2,000 cards: PostgreSQL 15 (bytea, scored in JS)
+ *       vs PGlite + pgvector
+ *
+ * Speed is only ever reported as a ratio against a baseline from the same run: the machine is
+ * shared and noisy (docs/benchmarks.md). Loads stay well below the dev server's SQLite limit
+ * (bursts around 1,000 concurrent workflows hit its 5 s shard I/O timeout): at most ~2×POSTS open
+ * workflows in (a), 2×CONCURRENCY in (b). Load generators for (a) and (c) run autocannon in a worker
+ * thread so they do not share the API's event loop. Everything started is stopped, also on error
+ * and on Ctrl-C.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomBytes, randomUUID, createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { Worker as Thread } from 'node:worker_threads';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { glob } from 'tinyglobby';
+import { buildApp } from '../src/api/app';
+import { createUserWithToken } from '../src/auth/tokens';
+import { loadConfig } from '../src/config';
+import { createPrisma, type Db } from '../src/db/client';
+import { startEmbeddedPostgres } from '../src/db/embedded';
+import { migrateDeploy } from '../src/db/migrate';
+import { createCardSimilarity, storeCardVector } from '../src/db/similarity';
+import { encodeEmbedding } from '../src/db/vectors';
+import { findTemporalCli, startTemporalDevServer } from '../src/dev/temporal-server';
+import { createTemporalJobStarter } from '../src/jobs/starter';
+import { taskQueues } from '../src/shared/contracts';
+import { createAiWorker } from '../src/workers/ai';
+import { createJobsWorker } from '../src/workers/jobs';
+import type { noopWorkflow } from '../src/workflows/maintenance';
+import { createTestDatabase, startPostgres } from '../test/support/postgres';
+
+const ROOT = path.resolve(__dirname, '..');
+
+/**
+ * Load sizes; `--quick` is a smoke run of the harness, its figures are not comparable. (b) stops
+ * submitting after latencyCapSeconds (and says so) so that a heavily loaded machine still finishes.
+ */
+const SIZES = {
+  full: { posts: 64, latencyScraps: 200, latencyCapSeconds: 150, latencyConcurrency: 8, readSeconds: 10, cards: 2000, similarRuns: 60 },
+  quick: { posts: 32, latencyScraps: 24, latencyCapSeconds: 40, latencyConcurrency: 8, readSeconds: 2, cards: 300, similarRuns: 10 },
+};
+type Sizes = (typeof SIZES)['full'];
+const POST_CLIENTS = 16;
+const READ_CONNECTIONS = 32;
+/** Status-poll interval in (b); 8 clients × 10/s stays well below the GET /async-jobs capacity. */
+const POLL_MS = 100;
+const JOB_TIMEOUT_MS = 120_000;
+const DOC_CHARS = 4000;
+const DIM = 1536;
+
+const say = (s = '') => process.stdout.write(`${s}\n`);
+const RUN_START = performance.now();
+/** `[12 s]`: time since the run started, to see where the time budget goes. */
+const elapsed = () => `[${((performance.now() - RUN_START) / 1000).toFixed(0)} s]`;
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+// ---------------------------------------------------------------------------------------------
+// Small statistics and concurrency helpers
+// ---------------------------------------------------------------------------------------------
+
+/** Nearest-rank percentile of `values` (ms), p in (0, 100]. */
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
+}
+
+interface Pcts { p50: number; p95: number; n: number }
+const pcts = (values: number[]): Pcts => ({ p50: percentile(values, 50), p95: percentile(values, 95), n: values.length });
+
+/** Runs `fn(0 … n-1)` with at most `concurrency` in flight; resolves with the wall time in ms. */
+async function pool(n: number, concurrency: number, fn: (i: number) => Promise<void>): Promise<number> {
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: Math.min(n, concurrency) }, async () => {
+      while (next < n) await fn(next++);
+    }),
+  );
+  return performance.now() - t0;
+}
+
+const fmt = (x: number, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a');
+const ms = (x: number) => `${fmt(x, x < 10 ? 2 : 1)} ms`;
+const rate = (x: number) => `${fmt(x, x < 100 ? 1 : 0)}/s`;
+const ratio = (x: number) => `${fmt(x, 2)}×`;
+
+// ---------------------------------------------------------------------------------------------
+// Load generator: autocannon in a worker thread (not on the API's event loop)
+// ---------------------------------------------------------------------------------------------
+
+interface LoadSpec {
+  url: string;
+  method: 'GET' | 'POST';
+  /** Paths cycled through, one per request. */
+  paths: string[];
+  headers: Record<string, string>;
+  connections: number;
+  /** Seconds; ignored when `amount` is set. */
+  duration?: number;
+  amount?: number;
+  /** POST /scraps bodies: `{ content: docs[n % len] + "\n\n" + tag + "-" + n }`, distinct per request. */
+  docs?: string[];
+  tag?: string;
+}
+
+interface LoadResult {
+  ok: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  /** Seconds from the start to the last response. */
+  duration: number;
+  /** 2xx responses per second. */
+  rate: number;
+  latencyP50: number;
+  latencyP99: number;
+}
+
+const LOADGEN_SOURCE = `
+const { parentPort, workerData: w } = require('node:worker_threads');
+const autocannon = require(w.autocannon);
+let n = 0;
+const request = { method: w.method, path: w.paths[0], headers: w.headers };
+if (w.docs) {
+  request.setupRequest = (req) => {
+    const i = n++;
+    return { ...req, body: JSON.stringify({ content: w.docs[i % w.docs.length] + '\\n\\n' + w.tag + '-' + i }) };
+  };
+} else if (w.paths.length > 1) {
+  request.setupRequest = (req) => ({ ...req, path: w.paths[n++ % w.paths.length] });
+}
+const opts = { url: w.url, connections: w.connections, requests: [request], timeout: 30 };
+if (w.amount) opts.amount = w.amount; else opts.duration = w.duration;
+// Own clock: autocannon ends a run only at its next 1 s sampling tick, which would skew short runs.
+const { performance } = require('node:perf_hooks');
+const t0 = performance.now();
+let last = t0;
+const instance = autocannon(opts, (err, raw) => {
+  if (err) return parentPort.postMessage({ error: String((err && err.stack) || err) });
+  const r = autocannon.aggregateResult([raw], opts);
+  const duration = (last - t0) / 1000;
+  parentPort.postMessage({ result: {
+    ok: r['2xx'], non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts, duration,
+    rate: r['2xx'] / duration, latencyP50: r.latency.p50, latencyP99: r.latency.p99,
+  } });
+});
+instance.on('response', () => { last = performance.now(); });
+`;
+
+const liveThreads = new Set<Thread>();
+/** Set when a worker stops with an error; waits check it instead of running into their timeouts. */
+let workerFailure: Error | undefined;
+function assertWorkersAlive(): void {
+  if (workerFailure) throw new Error(`a Temporal worker failed: ${workerFailure.message}`, { cause: workerFailure });
+}
+/** Temporal SDK warning messages (first 90 characters) → count. */
+const sdkWarnings = new Map<string, number>();
+
+function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  const thread = new Thread(LOADGEN_SOURCE, { eval: true, workerData: { ...spec, autocannon: require.resolve('autocannon') } });
+  liveThreads.add(thread);
+  return new Promise<LoadResult>((resolve, reject) => {
+    thread.once('message', (m: { result?: LoadResult; error?: string }) => (m.result ? resolve(m.result) : reject(new Error(`autocannon: ${m.error}`))));
+    thread.once('error', reject);
+    thread.once('exit', (code) => reject(new Error(`load generator exited with ${code}`)));
+  }).finally(() => {
+    liveThreads.delete(thread);
+    void thread.terminate();
+  });
+}
+
+const describeLoad = (r: LoadResult) =>
+  `${r.ok} ok in ${fmt(r.duration, 1)} s` +
+  (r.non2xx + r.errors + r.timeouts > 0 ? `, ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts` : '') +
+  `, latency p50 ${r.latencyP50} ms / p99 ${r.latencyP99} ms`;
+
+// ---------------------------------------------------------------------------------------------
+// Inputs: scrap contents (README files of installed packages) and seeded card embeddings
+// ---------------------------------------------------------------------------------------------
+
+/** Up to `n` distinct README texts of installed packages, each cut to DOC_CHARS characters. */
+async function readmeCorpus(n: number): Promise<string[]> {
+  const files = (await glob(['node_modules/*/README.md', 'node_modules/@*/*/README.md'], { cwd: ROOT, absolute: true, caseSensitiveMatch: false })).sort();
+  const docs = new Set<string>();
+  for (const file of files) {
+    const size = statSync(file).size;
+    if (size >= 2000 && size <= 60_000) docs.add(readFileSync(file, 'utf8').slice(0, DOC_CHARS));
+  }
+  const all = [...docs];
+  const step = Math.max(1, Math.floor(all.length / n));
+  const picked = all.filter((_, i) => i % step === 0).slice(0, n);
+  if (picked.length === 0) throw new Error('no README files under node_modules for scrap contents');
+  return picked;
+}
+
+/** mulberry32: small deterministic PRNG. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * `n` unit vectors (1536-d) in topic clusters of about 25 with varying spread, so the 0.5 threshold
+ * finds a handful of neighbours for most cards, like real embeddings of related notes.
+ */
+function clusteredVectors(n: number, seed: number): Float32Array[] {
+  const rand = prng(seed);
+  const gauss = () => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
+  const unit = (v: Float64Array) => {
+    let s = 0;
+    for (const x of v) s += x * x;
+    const norm = Math.sqrt(s);
+    return Float32Array.from(v, (x) => x / norm);
+  };
+  const centers = Array.from({ length: Math.max(1, Math.ceil(n / 25)) }, () => unit(Float64Array.from({ length: DIM }, gauss)));
+  return Array.from({ length: n }, (_, i) => {
+    const center = centers[i % centers.length] as Float32Array;
+    const s = Math.sqrt((0.2 + 1.5 * rand()) / DIM);
+    return unit(Float64Array.from(center, (c) => c + s * gauss()));
+  });
+}
+
+interface SeedCard { id: string; scrapId: string; embedding: Float32Array }
+
+function seedCards(n: number): SeedCard[] {
+  return clusteredVectors(n, 20261130).map((embedding) => ({ id: randomUUID(), scrapId: randomUUID(), embedding }));
+}
+
+/**
+ * Inserts the cards (and their scraps) for `userId` with Prisma createMany in batches of 200;
+ * with `vectors`, also fills the pgvector column through storeCardVector (a no-op without it).
+ */
+async function insertCards(db: Db, userId: string, cards: SeedCard[], vectors: boolean): Promise<void> {
+  const category = await db.category.upsert({ where: { name: 'Bench' }, create: { name: 'Bench' }, update: {} });
+  for (let i = 0; i < cards.length; i += 200) {
+    const chunk = cards.slice(i, i + 200);
+    await db.scrap.createMany({
+      data: chunk.map((c, j) => {
+        const content = `bench card ${i + j}`;
+        return { id: c.scrapId, userId, content, contentHash: createHash('sha256').update(content).digest('hex') };
+      }),
+    });
+    await db.knowledgeCard.createMany({
+      data: chunk.map((c, j) => ({
+        id: c.id,
+        userId,
+        scrapId: c.scrapId,
+        categoryId: category.id,
+        title: `Bench card ${i + j}`,
+        summary: `Seeded card ${i + j} for the similar-cards benchmark.`,
+        embedding: encodeEmbedding(c.embedding),
+      })),
+    });
+  }
+  if (vectors) for (const c of cards) await storeCardVector(db, c.id, c.embedding);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The run
+// ---------------------------------------------------------------------------------------------
+
+/** Everything started, stopped in reverse order by {@link stopAll}; each step bounded to 20 s (BENCH_DEBUG=1 names them). */
+const stops: { what: string; stop: () => Promise<unknown> }[] = [];
+const started = (what: string, stop: () => Promise<unknown>) => stops.push({ what, stop });
+let stopping: Promise<void> | undefined;
+function stopAll(): Promise<void> {
+  return (stopping ??= (async () => {
+    for (const t of liveThreads) await t.terminate().catch(() => undefined);
+    while (stops.length > 0) {
+      const { what, stop } = stops.pop() as (typeof stops)[number];
+      if (process.env.BENCH_DEBUG) process.stderr.write(`bench: stopping ${what}\n`);
+      let timer: NodeJS.Timeout | undefined;
+      const bound = new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          process.stderr.write(`bench: stopping ${what} took over 20 s, moving on\n`);
+          resolve();
+        }, 20_000);
+      });
+      await Promise.race([stop().catch((err: unknown) => process.stderr.write(`bench: stopping ${what}: ${String(err)}\n`)), bound]);
+      clearTimeout(timer);
+    }
+  })());
+}
+
+interface Row { measure: string; subject: string; baseline: string; ratio: string }
+
+function machine(): string[] {
+  const cpus = os.cpus();
+  let temporal = 'unknown';
+  try {
+    const cli = findTemporalCli();
+    if (cli) temporal = execFileSync(cli, ['--version'], { encoding: 'utf8' }).trim();
+  } catch {
+    // reported as unknown
+  }
+  return [
+    `CPU: ${cpus[0]?.model ?? 'unknown'} × ${cpus.length} cores (os.cpus)`,
+    `RAM: ${fmt(os.totalmem() / 2 ** 30, 1)} GiB, ${os.type()} ${os.release()} ${os.arch()}`,
+    `Node.js ${process.version}; ${temporal}`,
+    `load average at start: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`,
+  ];
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
+  const sizes: Sizes = values.quick ? SIZES.quick : SIZES.full;
+  const runId = randomBytes(4).toString('hex');
+  const t0 = performance.now();
+  const rows: Row[] = [];
+
+  say(`# durable-jobs benchmark${values.quick ? ' (--quick: smoke-test sizes, figures not comparable)' : ''}`);
+  for (const line of machine()) say(line);
+  say();
+
+  // 1. Servers, started side by side (each registers its stop as soon as it runs): PostgreSQL 15
+  // with a migrated database, the Temporal dev server on SQLite in a temp dir, and for (d) the
+  // embedded PGlite + pgvector (in memory), migrated.
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'bench-'));
+  const removeTmp = () => rmSync(tmp, { recursive: true, force: true });
+  started('temp dir', async () => removeTmp());
+  process.once('exit', removeTmp); // also when the process is made to exit before stopAll is done
+  const servers = await Promise.allSettled([
+    (async () => {
+      const pg = await startPostgres();
+      started('PostgreSQL 15', () => pg.stop());
+      return createTestDatabase(pg.adminUrl);
+    })(),
+    (async () => {
+      const server = await startTemporalDevServer({ dbFilename: path.join(tmp, 'temporal.sqlite'), logFile: path.join(tmp, 'temporal.log'), log: (l) => say(`temporal: ${l}`) });
+      started('Temporal dev server', () => server.stop());
+      return server;
+    })(),
+    (async () => {
+      const pglite = await startEmbeddedPostgres({ dataDir: 'memory://' });
+      started('embedded PGlite', () => pglite.stop());
+      await migrateDeploy(pglite.url);
+      return pglite;
+    })(),
+  ] as const);
+  const [database, temporal, embedded] = servers.map((r) => {
+    if (r.status === 'rejected') throw r.reason;
+    return r.value;
+  }) as [Awaited<ReturnType<typeof createTestDatabase>>, Awaited<ReturnType<typeof startTemporalDevServer>>, Awaited<ReturnType<typeof startEmbeddedPostgres>>];
+  say(`${elapsed()} servers up`);
+
+  const config = loadConfig({
+    ...process.env,
+    NODE_ENV: 'development',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    DATABASE_URL: database.url,
+    DATABASE_POOL_MAX: '10',
+    TEMPORAL_ADDRESS: temporal.address,
+    TEMPORAL_NAMESPACE: 'default',
+    TEMPORAL_TASK_QUEUE_PREFIX: '',
+    AI_PROVIDER: 'local',
+    VECTOR_SEARCH: 'auto',
+    SCHEDULES_ENABLED: 'false',
+  });
+  // Service logs go to stderr, so stdout holds only the report.
+  const logger = pino({ level: config.logLevel, base: { component: 'bench' }, redact: ['req.headers.authorization'] }, pino.destination(2));
+  // Temporal SDK warnings (also the native core's, forwarded) are counted and summarised; errors
+  // are logged. "Workflow task duration exceeded 5 seconds" means the machine is overloaded.
+  Runtime.install({
+    logger: new DefaultLogger('WARN', (entry) => {
+      if (entry.level === 'ERROR') logger.error(entry.meta ?? {}, entry.message);
+      else {
+        const key = entry.message.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\S*/gi, '<run>').slice(0, 90);
+        sdkWarnings.set(key, (sdkWarnings.get(key) ?? 0) + 1);
+      }
+    }),
+    telemetryOptions: { logging: { filter: { core: 'WARN', other: 'ERROR' }, forward: {} } },
+  });
+
+  // 2. The service in this process: clients, both workers, the API on a free port.
+  const db = createPrisma(database.url, { poolMax: config.database.poolMax });
+  started('Prisma (PostgreSQL 15)', () => db.$disconnect());
+  const connection = await Connection.connect({ address: temporal.address });
+  started('Temporal client', () => connection.close());
+  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const native = await NativeConnection.connect({ address: temporal.address });
+  started('Temporal worker connection', () => native.close());
+  const queues = taskQueues(config.temporal.taskQueuePrefix);
+  const workers: Worker[] = [await createJobsWorker({ config, db, client, connection: native }), await createAiWorker({ config, db, connection: native })];
+  const runs = workers.map((w) =>
+    w.run().catch((err: unknown) => {
+      workerFailure = err instanceof Error ? err : new Error(String(err));
+    }),
+  );
+  started('workers', async () => {
+    for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
+    await Promise.allSettled(runs);
+  });
+  const similarity = await createCardSimilarity(db, config.similarity.vectorSearch);
+  const app = await buildApp({ config, db, starter: createTemporalJobStarter(client, queues), similarity, logger });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  started('API', () => app.close());
+  const apiUrl = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+  const pgVersion = (await db.$queryRaw<{ v: string }[]>`SELECT current_setting('server_version') AS v`)[0]?.v;
+  say(`stack: PostgreSQL ${pgVersion} (${similarity.strategy} similarity), Temporal ${temporal.address}, API ${apiUrl}, AI_PROVIDER=${config.ai.provider}, LOG_LEVEL=${config.logLevel}`);
+  say(`${elapsed()} stack ready`);
+
+  const { token } = await createUserWithToken(db, `bench-${runId}`);
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const docs = await readmeCorpus(40);
+
+  /**
+   * (d)'s preparation: the same cards (ids and vectors) for one user in PostgreSQL 15 and in
+   * PGlite, and an app over PGlite. Runs while (a)'s backlog drains, when nothing is measured.
+   */
+  const prepareSimilar = async () => {
+    const notes: string[] = [];
+    const cards = seedCards(sizes.cards);
+    let t = performance.now();
+    const pgUser = await createUserWithToken(db, `bench-similar-${runId}`);
+    await insertCards(db, pgUser.userId, cards, false);
+    notes.push(`PostgreSQL 15: ${cards.length} cards seeded in ${fmt((performance.now() - t) / 1000, 1)} s, strategy ${similarity.strategy}`);
+    t = performance.now();
+    const edb = createPrisma(embedded.url, { poolMax: embedded.poolMax });
+    started('Prisma (PGlite)', () => edb.$disconnect());
+    const eUser = await createUserWithToken(edb, `bench-similar-${runId}`);
+    await insertCards(edb, eUser.userId, cards, true);
+    const eSimilarity = await createCardSimilarity(edb, 'auto');
+    const noStarts = { start: () => Promise.reject(new Error('the similar-cards app starts no jobs')) };
+    const eApp = await buildApp({ config, db: edb, starter: noStarts, similarity: eSimilarity, logger });
+    started('API (PGlite)', () => eApp.close());
+    await eApp.ready();
+    notes.push(`PGlite: ${cards.length} cards seeded (vectors through storeCardVector) in ${fmt((performance.now() - t) / 1000, 1)} s, strategy ${eSimilarity.strategy}`);
+    if (similarity.strategy !== 'bytea' || eSimilarity.strategy !== 'pgvector') {
+      throw new Error(`expected bytea on PostgreSQL 15 and pgvector on PGlite, got ${similarity.strategy} and ${eSimilarity.strategy}`);
+    }
+    return { cards, pgUser, eUser, eApp, notes };
+  };
+
+  // (a) ---------------------------------------------------------------------------------------
+  say();
+  say(`## (a) POST /scraps accepted/s, ${POST_CLIENTS} clients, ${sizes.posts} requests (distinct contents) ${elapsed()}`);
+  let noopSeq = 0;
+  const startNoop = () =>
+    client.workflow.start<typeof noopWorkflow>('noopWorkflow', { taskQueue: queues.jobs, workflowId: `bench-noop-${runId}-${noopSeq++}` });
+  const noopStarts = async (n: number) => {
+    const elapsed = await pool(n, POST_CLIENTS, async () => void (await startNoop()));
+    return { n, seconds: elapsed / 1000 };
+  };
+  await noopStarts(32); // warm-up of the client and the worker
+  await runLoad({ url: apiUrl, method: 'POST', paths: ['/scraps'], headers, connections: 4, amount: 16, docs, tag: `bench ${runId} warm-up` });
+  await drain(db, 'warm-up');
+  const b1 = await noopStarts(sizes.posts);
+  say(`baseline, first half: ${b1.n} noopWorkflow starts in ${fmt(b1.seconds, 2)} s = ${rate(b1.n / b1.seconds)}`);
+  const posts = await runLoad({ url: apiUrl, method: 'POST', paths: ['/scraps'], headers, connections: POST_CLIENTS, amount: sizes.posts, docs, tag: `bench ${runId} a` });
+  say(`POST /scraps: ${describeLoad(posts)} = ${rate(posts.rate)} accepted (each starts 2 workflows)`);
+  const [drained, prepared] = await Promise.all([drain(db, '(a)'), prepareSimilar()]);
+  say(`pipeline: the ${2 * posts.ok} jobs of (a) were all terminal ${fmt(drained / 1000, 1)} s after the load ended (meanwhile (d)'s cards were seeded)`);
+  const b2 = await noopStarts(sizes.posts);
+  say(`baseline, second half: ${b2.n} noopWorkflow starts in ${fmt(b2.seconds, 2)} s = ${rate(b2.n / b2.seconds)}`);
+  const startRate = (b1.n + b2.n) / (b1.seconds + b2.seconds);
+  if (posts.non2xx + posts.errors + posts.timeouts > 0) say('WARNING: some POST /scraps were not accepted; the rate counts 2xx only');
+  rows.push({
+    measure: `(a) POST /scraps accepted/s, ${POST_CLIENTS} clients`,
+    subject: rate(posts.rate),
+    baseline: `${rate(startRate)} bare workflow.start(noopWorkflow)`,
+    ratio: ratio(posts.rate / startRate),
+  });
+  say(`ratio API/bare start: ${ratio(posts.rate / startRate)}`);
+
+  // (b) ---------------------------------------------------------------------------------------
+  say();
+  say(`## (b) submit → COMPLETED (GET /async-jobs poll every ${POLL_MS} ms), ${sizes.latencyScraps} scraps, concurrency ${sizes.latencyConcurrency} ${elapsed()}`);
+  const noopRoundTrips = async (n: number, into: number[]) => {
+    await pool(n, sizes.latencyConcurrency, async () => {
+      const t = performance.now();
+      await (await startNoop()).result();
+      into.push(performance.now() - t);
+    });
+  };
+  const baseLat: number[] = [];
+  await noopRoundTrips(16, []); // warm-up
+  await noopRoundTrips(sizes.latencyScraps / 2, baseLat);
+  const analysisLat: number[] = [];
+  const bothLat: number[] = [];
+  const jobIds: string[] = [];
+  let failed = 0;
+  const call = async (method: string, url: string, body?: unknown) => {
+    const res = await fetch(`${apiUrl}${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const json = (await res.json()) as Record<string, unknown>;
+    if (!res.ok) throw new Error(`${method} ${url} → ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  const bStart = performance.now();
+  let submitted = 0;
+  const submitWall = await pool(sizes.latencyScraps, sizes.latencyConcurrency, async (i) => {
+    if (performance.now() - bStart > sizes.latencyCapSeconds * 1000) return;
+    submitted++;
+    const t = performance.now();
+    const r = await call('POST', '/scraps', { content: `${docs[i % docs.length]}\n\nbench ${runId} b-${i}` });
+    const pending = new Map<string, 'analysis' | 'refine'>([[r.analysisJobId as string, 'analysis']]);
+    if (r.refineJobId) pending.set(r.refineJobId as string, 'refine');
+    jobIds.push(...pending.keys());
+    for (;;) {
+      for (const [id, kind] of [...pending]) {
+        const status = (await call('GET', `/async-jobs/${id}`)).status as string;
+        if (status !== 'COMPLETED' && status !== 'FAILED') continue;
+        pending.delete(id);
+        if (status === 'FAILED') failed++;
+        else if (kind === 'analysis') analysisLat.push(performance.now() - t);
+      }
+      if (pending.size === 0) break;
+      assertWorkersAlive();
+      if (performance.now() - t > JOB_TIMEOUT_MS) throw new Error(`scrap ${String(r.scrapId)}: jobs not terminal after ${JOB_TIMEOUT_MS} ms`);
+      await sleep(POLL_MS);
+    }
+    bothLat.push(performance.now() - t);
+  });
+  await noopRoundTrips(Math.max(8, Math.round(submitted / 2)), baseLat);
+  const analysis = pcts(analysisLat);
+  const both = pcts(bothLat);
+  const base = pcts(baseLat);
+  say(`CARD_ANALYSIS COMPLETED: p50 ${ms(analysis.p50)}, p95 ${ms(analysis.p95)} (n=${analysis.n}${failed ? `, ${failed} jobs FAILED` : ''})`);
+  say(`both jobs (analysis + refine) COMPLETED: p50 ${ms(both.p50)}, p95 ${ms(both.p95)}; ${submitted} scraps in ${fmt(submitWall / 1000, 1)} s`);
+  if (submitted < sizes.latencyScraps) say(`NOTE: ${submitted} of ${sizes.latencyScraps} scraps: the ${sizes.latencyCapSeconds} s cap of (b) was reached (machine busy)`);
+  say(`baseline noopWorkflow start → result: p50 ${ms(base.p50)}, p95 ${ms(base.p95)} (n=${base.n}, half before and half after)`);
+  say(`ratio p50 ${ratio(analysis.p50 / base.p50)}, p95 ${ratio(analysis.p95 / base.p95)}`);
+  rows.push({
+    measure: '(b) submit → CARD_ANALYSIS COMPLETED, p50',
+    subject: ms(analysis.p50),
+    baseline: `${ms(base.p50)} noopWorkflow start → result`,
+    ratio: ratio(analysis.p50 / base.p50),
+  });
+  rows.push({
+    measure: '(b) submit → CARD_ANALYSIS COMPLETED, p95',
+    subject: ms(analysis.p95),
+    baseline: `${ms(base.p95)} noopWorkflow start → result`,
+    ratio: ratio(analysis.p95 / base.p95),
+  });
+
+  // (c) ---------------------------------------------------------------------------------------
+  say();
+  say(`## (c) GET /async-jobs/{id} req/s, ${READ_CONNECTIONS} connections, ${sizes.readSeconds} s each, in halves ordered health, jobs, jobs, health ${elapsed()}`);
+  const half = Math.max(1, Math.round(sizes.readSeconds / 2));
+  const readSpec = { url: apiUrl, method: 'GET' as const, headers, connections: READ_CONNECTIONS };
+  const jobPaths = jobIds.map((id) => `/async-jobs/${id}`);
+  await runLoad({ ...readSpec, paths: ['/health'], duration: 1 });
+  await runLoad({ ...readSpec, paths: jobPaths, duration: 1 });
+  const h1 = await runLoad({ ...readSpec, paths: ['/health'], duration: half });
+  const j1 = await runLoad({ ...readSpec, paths: jobPaths, duration: half });
+  const j2 = await runLoad({ ...readSpec, paths: jobPaths, duration: half });
+  const h2 = await runLoad({ ...readSpec, paths: ['/health'], duration: half });
+  const combined = (a: LoadResult, b: LoadResult) => (a.ok + b.ok) / (a.duration + b.duration);
+  const jobsRate = combined(j1, j2);
+  const healthRate = combined(h1, h2);
+  for (const [name, r] of [['health', h1], ['jobs', j1], ['jobs', j2], ['health', h2]] as const) say(`${name}: ${describeLoad(r)} = ${rate(r.rate)}`);
+  if ([h1, j1, j2, h2].some((r) => r.non2xx + r.errors + r.timeouts > 0)) say('WARNING: non-2xx responses or errors; rates count 2xx only');
+  say(`GET /async-jobs/{id}: ${rate(jobsRate)}; GET /health: ${rate(healthRate)}; ratio ${ratio(jobsRate / healthRate)}`);
+  rows.push({
+    measure: `(c) GET /async-jobs/{id} req/s, ${READ_CONNECTIONS} connections`,
+    subject: rate(jobsRate),
+    baseline: `${rate(healthRate)} GET /health`,
+    ratio: ratio(jobsRate / healthRate),
+  });
+
+  // (d) ---------------------------------------------------------------------------------------
+  say();
+  say(`## (d) GET /cards/{id}/similar-cards, ${sizes.cards} cards of one user, ${sizes.similarRuns} requests each (alternating) ${elapsed()}`);
+  const { cards, pgUser, eUser, eApp } = prepared;
+  for (const note of prepared.notes) say(note);
+  const rand = prng(7);
+  const targets = Array.from({ length: sizes.similarRuns + 5 }, () => (cards[Math.floor(rand() * cards.length)] as SeedCard).id);
+  const similar = async (a: FastifyInstance, tok: string, id: string) => {
+    const s = performance.now();
+    const res = await a.inject({ method: 'GET', url: `/cards/${id}/similar-cards`, headers: { authorization: `Bearer ${tok}` } });
+    const elapsed = performance.now() - s;
+    if (res.statusCode !== 200) throw new Error(`similar-cards → ${res.statusCode} ${res.body}`);
+    return { elapsed, ids: (res.json() as { cards: { cardId: string }[] }).cards.map((c) => c.cardId) };
+  };
+  const byteaLat: number[] = [];
+  const vecLat: number[] = [];
+  let same = 0;
+  let neighbours = 0;
+  for (const [i, id] of targets.entries()) {
+    const onPg = () => similar(app, pgUser.token, id);
+    const onVec = () => similar(eApp, eUser.token, id);
+    let pgRes: Awaited<ReturnType<typeof similar>>;
+    let vecRes: Awaited<ReturnType<typeof similar>>;
+    if (i % 2 === 0) {
+      pgRes = await onPg();
+      vecRes = await onVec();
+    } else {
+      vecRes = await onVec();
+      pgRes = await onPg();
+    }
+    if (i < 5) continue; // warm-up
+    byteaLat.push(pgRes.elapsed);
+    vecLat.push(vecRes.elapsed);
+    neighbours += pgRes.ids.length;
+    if (pgRes.ids.join() === vecRes.ids.join()) same++;
+  }
+  const bytea = pcts(byteaLat);
+  const vec = pcts(vecLat);
+  say(`PostgreSQL 15, bytea scored in JS: p50 ${ms(bytea.p50)}, p95 ${ms(bytea.p95)}`);
+  say(`PGlite + pgvector <=>:            p50 ${ms(vec.p50)}, p95 ${ms(vec.p95)}`);
+  say(`same cards in the same order: ${same}/${byteaLat.length} answers; ${fmt(neighbours / byteaLat.length, 1)} cards per answer on average`);
+  say(`ratio bytea/pgvector: p50 ${ratio(bytea.p50 / vec.p50)}, p95 ${ratio(bytea.p95 / vec.p95)}`);
+  rows.push({
+    measure: `(d) similar-cards, ${sizes.cards} cards, p50`,
+    subject: `${ms(bytea.p50)} PostgreSQL 15 bytea`,
+    baseline: `${ms(vec.p50)} PGlite pgvector`,
+    ratio: ratio(bytea.p50 / vec.p50),
+  });
+  rows.push({
+    measure: `(d) similar-cards, ${sizes.cards} cards, p95`,
+    subject: `${ms(bytea.p95)} PostgreSQL 15 bytea`,
+    baseline: `${ms(vec.p95)} PGlite pgvector`,
+    ratio: ratio(bytea.p95 / vec.p95),
+  });
+
+  // Summary -------------------------------------------------------------------------------------
+  say();
+  say(`## Summary (${values.quick ? '--quick' : 'full'} run ${runId}, ${fmt((performance.now() - t0) / 1000, 0)} s, load average now ${os.loadavg().map((x) => x.toFixed(2)).join(' ')})`);
+  say();
+  say('| Measure | Subject | Baseline (same run) | Ratio |');
+  say('|---|---|---|---|');
+  for (const r of rows) say(`| ${r.measure} | ${r.subject} | ${r.baseline} | ${r.ratio} |`);
+  say();
+  say('Ratios: (a), (c) subject rate / baseline rate; (b) subject latency / baseline latency; (d) bytea / pgvector latency.');
+  const warnings = [...sdkWarnings].filter(([m]) => !m.startsWith('No workflows registered'));
+  if (warnings.length > 0) {
+    say();
+    say('Temporal SDK warnings during the run (a sign of an overloaded machine):');
+    for (const [m, n] of warnings) say(`  ${n} × ${m}`);
+  }
+}
+
+/** Waits until no async job is PENDING or PROCESSING (bounded); returns the wait in ms. */
+async function drain(db: Db, what: string, timeoutMs = 180_000): Promise<number> {
+  const t = performance.now();
+  for (;;) {
+    assertWorkersAlive();
+    const open = await db.asyncJob.count({ where: { status: { in: ['PENDING', 'PROCESSING'] } } });
+    if (open === 0) return performance.now() - t;
+    if (performance.now() - t > timeoutMs) throw new Error(`${what}: ${open} jobs still open after ${timeoutMs} ms`);
+    await sleep(100);
+  }
+}
+
+process.on('unhandledRejection', (err) => {
+  process.stderr.write(`bench: unhandled rejection: ${err instanceof Error ? err.stack : String(err)}\n`);
+  void stopAll().finally(() => process.exit(1));
+});
+
+// `on`, not `once`: under load tsx may relay a second SIGINT, which must not cut the clean-up short.
+let signalled = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (signalled) return;
+    signalled = true;
+    process.stderr.write(`bench: ${signal}, stopping everything …\n`);
+    void stopAll().finally(() => process.exit(130));
+  });
+}
+
+void main()
+  .then(
+    () => 0,
+    (err: unknown) => {
+      console.error(err instanceof Error ? err.stack : err);
+      return 1;
+    },
+  )
+  .then(async (code) => {
+    await stopAll();
+    process.exit(code);
+  });
