@@ -42,6 +42,8 @@ import { findTemporalCli, startTemporalDevServer } from '../src/dev/temporal-ser
 import { createTemporalJobStarter } from '../src/jobs/starter';
 import { taskQueues } from '../src/shared/contracts';
 import { createAiWorker } from '../src/workers/ai';
+import { createGithubWorker } from '../src/workers/github';
+import { startGithubEmulator } from '../test/support/github-emulator';
 import { createJobsWorker } from '../src/workers/jobs';
 import type { noopWorkflow } from '../src/workflows/maintenance';
 import { createTestDatabase, startPostgres } from '../test/support/postgres';
@@ -53,8 +55,8 @@ const ROOT = path.resolve(__dirname, '..');
  * submitting after latencyCapSeconds (and says so) so that a heavily loaded machine still finishes.
  */
 const SIZES = {
-  full: { posts: 64, latencyScraps: 200, latencyCapSeconds: 150, latencyConcurrency: 8, readSeconds: 10, cards: 2000, similarRuns: 60 },
-  quick: { posts: 32, latencyScraps: 24, latencyCapSeconds: 40, latencyConcurrency: 8, readSeconds: 2, cards: 300, similarRuns: 10 },
+  full: { posts: 64, latencyScraps: 200, latencyCapSeconds: 150, latencyConcurrency: 8, readSeconds: 10, cards: 2000, similarRuns: 60, chains: 8 },
+  quick: { posts: 32, latencyScraps: 24, latencyCapSeconds: 40, latencyConcurrency: 8, readSeconds: 2, cards: 300, similarRuns: 10, chains: 2 },
 };
 type Sizes = (typeof SIZES)['full'];
 const POST_CLIENTS = 16;
@@ -367,8 +369,13 @@ async function main(): Promise<void> {
   }) as [Awaited<ReturnType<typeof createTestDatabase>>, Awaited<ReturnType<typeof startTemporalDevServer>>, Awaited<ReturnType<typeof startEmbeddedPostgres>>];
   say(`${elapsed()} servers up`);
 
+  // (e) commits to the local GitHub REST emulator through the real Octokit adapter.
+  const gh = await startGithubEmulator();
+  started('GitHub emulator', () => gh.close());
+
   const config = loadConfig({
     ...process.env,
+    GITHUB_API_URL: gh.url,
     NODE_ENV: 'development',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     DATABASE_URL: database.url,
@@ -404,7 +411,11 @@ async function main(): Promise<void> {
   const native = await NativeConnection.connect({ address: temporal.address });
   started('Temporal worker connection', () => native.close());
   const queues = taskQueues(config.temporal.taskQueuePrefix);
-  const workers: Worker[] = [await createJobsWorker({ config, db, client, connection: native }), await createAiWorker({ config, db, connection: native })];
+  const workers: Worker[] = [
+    await createJobsWorker({ config, db, client, connection: native }),
+    await createAiWorker({ config, db, connection: native }),
+    await createGithubWorker({ config, db, connection: native }),
+  ];
   const runs = workers.map((w) =>
     w.run().catch((err: unknown) => {
       workerFailure = err instanceof Error ? err : new Error(String(err));
@@ -636,6 +647,74 @@ async function main(): Promise<void> {
     ratio: ratio(bytea.p95 / vec.p95),
   });
 
+  // (e) ---------------------------------------------------------------------------------------
+  say();
+  say(`## (e) TIL → GitHub commit chain: POST /til … TIL_GENERATION COMPLETED, POST /til/{id}/github-commits … TIL_GITHUB_COMMIT COMPLETED, ${sizes.chains} users ${elapsed()}`);
+  await drain(db, '(e) start');
+  const today = new Date().toISOString().slice(0, 10);
+  const waitJob = async (hdrs: Record<string, string>, jobId: string) => {
+    const t = performance.now();
+    for (;;) {
+      const res = await fetch(`${apiUrl}/async-jobs/${jobId}`, { headers: hdrs });
+      const status = ((await res.json()) as { status: string }).status;
+      if (status === 'COMPLETED') return;
+      if (status === 'FAILED') throw new Error(`(e) job ${jobId} FAILED`);
+      assertWorkersAlive();
+      if (performance.now() - t > JOB_TIMEOUT_MS) throw new Error(`(e) job ${jobId} not terminal after ${JOB_TIMEOUT_MS} ms`);
+      await sleep(POLL_MS);
+    }
+  };
+  const send = async (hdrs: Record<string, string>, method: string, url: string, body?: unknown) => {
+    const res = await fetch(`${apiUrl}${url}`, { method, headers: body === undefined ? { authorization: hdrs.authorization! } : hdrs, body: body === undefined ? undefined : JSON.stringify(body) });
+    const json = (await res.json()) as Record<string, unknown>;
+    if (!res.ok) throw new Error(`(e) ${method} ${url} → ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  const chainLat: number[] = [];
+  const tilLat: number[] = [];
+  const commitLat: number[] = [];
+  for (let i = 0; i < sizes.chains; i++) {
+    const user = await createUserWithToken(db, `bench-til-${runId}-${i}`);
+    const hdrs = { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' };
+    const login = `bench-${runId}-${i}`;
+    const ghToken = gh.addUser(login);
+    gh.addRepo(login, 'til');
+    await send(hdrs, 'PUT', '/github/account', { accessToken: ghToken });
+    await send(hdrs, 'PUT', '/github/repository', { owner: login, name: 'til', directory: 'til' });
+    for (let k = 0; k < 3; k++) {
+      const r = await send(hdrs, 'POST', '/scraps', { content: `${docs[(i * 3 + k) % docs.length]}\n\nbench ${runId} e-${i}-${k}` });
+      await waitJob(hdrs, r.analysisJobId as string);
+    }
+    const t = performance.now();
+    const til = await send(hdrs, 'POST', '/til', { targetDate: today });
+    await waitJob(hdrs, til.jobId as string);
+    const t1 = performance.now();
+    const commit = await send(hdrs, 'POST', `/til/${String(til.summaryId)}/github-commits`);
+    await waitJob(hdrs, commit.jobId as string);
+    const t2 = performance.now();
+    tilLat.push(t1 - t);
+    commitLat.push(t2 - t1);
+    chainLat.push(t2 - t);
+  }
+  const chainBase: number[] = [];
+  await pool(Math.max(8, sizes.chains * 2), 4, async () => {
+    const t = performance.now();
+    await (await startNoop()).result();
+    chainBase.push(performance.now() - t);
+  });
+  const chain = pcts(chainLat);
+  const chainB = pcts(chainBase);
+  say(`TIL_GENERATION: p50 ${ms(pcts(tilLat).p50)}; TIL_GITHUB_COMMIT (API checks through GitHub + job): p50 ${ms(pcts(commitLat).p50)}`);
+  say(`chain POST /til → commit COMPLETED: p50 ${ms(chain.p50)}, p95 ${ms(chain.p95)} (n=${chain.n})`);
+  say(`baseline noopWorkflow start → result: p50 ${ms(chainB.p50)} (n=${chainB.n}); ratio p50 ${ratio(chain.p50 / chainB.p50)}`);
+  say(`GitHub emulator: ${gh.requests('PUT /repos/{o}/{r}/contents/{path}')} contents PUTs for ${sizes.chains} commits`);
+  rows.push({
+    measure: '(e) POST /til → TIL committed to GitHub, p50',
+    subject: ms(chain.p50),
+    baseline: `${ms(chainB.p50)} noopWorkflow start → result`,
+    ratio: ratio(chain.p50 / chainB.p50),
+  });
+
   // Summary -------------------------------------------------------------------------------------
   say();
   say(`## Summary (${values.quick ? '--quick' : 'full'} run ${runId}, ${fmt((performance.now() - t0) / 1000, 0)} s, load average now ${os.loadavg().map((x) => x.toFixed(2)).join(' ')})`);
@@ -644,7 +723,7 @@ async function main(): Promise<void> {
   say('|---|---|---|---|');
   for (const r of rows) say(`| ${r.measure} | ${r.subject} | ${r.baseline} | ${r.ratio} |`);
   say();
-  say('Ratios: (a), (c) subject rate / baseline rate; (b) subject latency / baseline latency; (d) bytea / pgvector latency.');
+  say('Ratios: (a), (c) subject rate / baseline rate; (b), (e) subject latency / baseline latency; (d) bytea / pgvector latency.');
   const warnings = [...sdkWarnings].filter(([m]) => !m.startsWith('No workflows registered'));
   if (warnings.length > 0) {
     say();
