@@ -196,7 +196,7 @@ async function main(): Promise<void> {
         await sleep(500);
       }
     };
-    await waitFor(scraps.flatMap((s) => s.jobIds), 'cards');
+    await waitFor(scraps.flatMap((s) => s.jobIds), 'CARD_ANALYSIS + SCRAP_REFINE jobs');
 
     // 6. Cards and their top-3 similar cards.
     say('');
@@ -243,7 +243,7 @@ async function main(): Promise<void> {
     await waitFor([commit.jobId as string], 'TIL_GITHUB_COMMIT');
     const commits = (await call('GET', `/til/${String(til.summaryId)}/github-commits`)) as { commits: { status: string; htmlUrl: string | null; commitSha: string | null; filePath: string }[] };
     const done = commits.commits.find((c) => c.status === 'COMPLETED');
-    say(`  committed ${String(commit.filePath)}: ${done?.htmlUrl ?? '(commit failed)'}`);
+    say(`  committed ${String(commit.filePath)} to the local GitHub emulator: ${done?.htmlUrl ?? '(commit failed)'}`);
 
     const completed = [...status.values()].filter((v) => v === 'COMPLETED').length;
     say('');

@@ -1,16 +1,16 @@
 /** Builds the fastify application (routes, auth, problem details, OpenAPI); no listening here. */
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { PrismaClient } from '@prisma/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { CardSimilarity } from '../db/similarity';
 import type { JobStarter } from '../jobs/starter';
 import { installAuth } from './auth';
-import { installProblemHandlers } from './problem';
+import { installProblemHandlers, ProblemError } from './problem';
 import { asyncJobRoutes } from './routes/async-jobs';
 import { cardRoutes } from './routes/cards';
 import { healthRoutes } from './routes/health';
@@ -19,6 +19,26 @@ import { starRecommendationRoutes } from './routes/star-recommendations';
 import { githubRoutes } from './routes/github';
 import { recallQuizRoutes } from './routes/recall-quizzes';
 import { tilRoutes } from './routes/til';
+
+/**
+ * Path (e.g. `.title`) of the first string PostgreSQL cannot store (a NUL character, or a lone
+ * UTF-16 surrogate), searching objects and arrays; undefined when every string is storable.
+ */
+export function findUnstorableString(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') || !value.isWellFormed() ? path : undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const bad = findUnstorableString(value[i], `${path}[${i}]`);
+      if (bad !== undefined) return bad;
+    }
+  } else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      const bad = findUnstorableString(v, `${path}.${k}`);
+      if (bad !== undefined) return bad;
+    }
+  }
+  return undefined;
+}
 
 /** Everything the routes need; one instance per process. */
 export interface ApiDeps {
@@ -41,6 +61,14 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     genReqId: () => randomUUID(),
     routerOptions: { ignoreTrailingSlash: true },
+    // Router errors (an over-long path parameter …) answer problem+json like everything else.
+    frameworkErrors: (err, _req, res) => {
+      const reply = res as unknown as FastifyReply;
+      void reply
+        .code(err.statusCode ?? 400)
+        .type('application/problem+json')
+        .send({ type: 'urn:problem:validation-failed', title: 'Bad Request', status: err.statusCode ?? 400, code: 'VALIDATION_FAILED', detail: err.code });
+    },
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -49,6 +77,14 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     reply.header('X-Request-Id', req.id);
   });
   installProblemHandlers(app);
+  app.addHook('preValidation', async (req) => {
+    for (const [where, value] of [['body', req.body], ['querystring', req.query], ['params', req.params]] as const) {
+      const bad = findUnstorableString(value);
+      if (bad !== undefined) {
+        throw new ProblemError(400, 'VALIDATION_FAILED', 'Validation Failed', `${where}${bad}: strings must be well-formed Unicode without NUL characters`);
+      }
+    }
+  });
 
   await app.register(swagger, {
     openapi: {
@@ -58,6 +94,7 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
       security: [{ bearer: [] }],
     },
     transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
   });
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith('/docs')) route.config = { ...(route.config as object), public: true };

@@ -27,11 +27,12 @@ export function slugify(title: string): string {
 
 /**
  * Normalises a repository directory: `/`-separated, no leading/trailing/double slashes; '' is the
- * repository root. Returns null for `.`/`..` segments or control characters (rejected as input).
+ * repository root. Returns null for `.`/`..` segments, control characters, backslashes or segments
+ * with leading/trailing spaces (rejected as input).
  */
 export function normaliseDirectory(directory: string): string | null {
   const segments = directory.split('/').filter((s) => s !== '');
-  if (segments.some((s) => s === '.' || s === '..' || /\p{Cc}/u.test(s))) return null;
+  if (segments.some((s) => s === '.' || s === '..' || /\p{Cc}/u.test(s) || s.includes('\\') || s.trim() !== s)) return null;
   return segments.join('/');
 }
 
@@ -45,7 +46,9 @@ export function isoDate(date: Date): string {
  * `directory` must be normalised ({@link normaliseDirectory}).
  */
 export function tilFilePath(directory: string, date: string, title: string, n = 1): string {
-  const name = `${date}-${slugify(title)}${n > 1 ? `-${n}` : ''}.md`;
+  // The date is already in the name: a title that starts with it ("TIL 2026-11-30: …") drops it.
+  const rest = title.replace(new RegExp(`^\\s*(TIL\\s*)?${date}\\s*[:\\-–]?\\s*`, 'i'), '') || title;
+  const name = `${date}-${slugify(rest)}${n > 1 ? `-${n}` : ''}.md`;
   return directory === '' ? name : `${directory}/${name}`;
 }
 

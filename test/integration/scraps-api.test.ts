@@ -133,13 +133,14 @@ describe('auth and ownership', () => {
     const doc = await stack.app.inject({ method: 'GET', url: '/openapi.json' });
     expect(doc.statusCode).toBe(200);
     expect(doc.json().openapi).toBe('3.1.0');
+    expect(Object.keys(doc.json().components.schemas)).toEqual(expect.arrayContaining(['Problem', 'AsyncJob', 'ScrapAccepted']));
     expect(Object.keys(doc.json().paths)).toEqual(expect.arrayContaining(['/scraps', '/async-jobs/{jobId}', '/cards/{id}', '/cards/{id}/similar-cards']));
     expect((await stack.app.inject({ method: 'GET', url: '/docs' })).statusCode).toBeLessThan(400);
   });
 });
 
 describe('bad input is a clear 4xx, never a 500, and writes nothing', () => {
-  const cases: [string, () => Promise<{ statusCode: number; json(): { code: string } }>, number, string][] = [
+  const cases: [string, () => Promise<{ statusCode: number; headers: Record<string, unknown>; json(): { code: string } }>, number, string][] = [
     ['empty content', () => submit(''), 400, 'VALIDATION_FAILED'],
     ['whitespace-only content', () => submit(' \r\n\t '), 400, 'VALIDATION_FAILED'],
     ['content of the wrong type', () => stack.app.inject({ method: 'POST', url: '/scraps', headers: alice.auth, payload: { content: 42 } }), 400, 'VALIDATION_FAILED'],
@@ -152,10 +153,16 @@ describe('bad input is a clear 4xx, never a 500, and writes nothing', () => {
     ['a malformed UUID in a path', () => stack.app.inject({ method: 'GET', url: '/async-jobs/not-a-uuid', headers: alice.auth }), 400, 'VALIDATION_FAILED'],
     ['a malformed card id', () => stack.app.inject({ method: 'GET', url: '/cards/123/similar-cards', headers: alice.auth }), 400, 'VALIDATION_FAILED'],
     ['an unknown route', () => stack.app.inject({ method: 'GET', url: '/nope', headers: alice.auth }), 404, 'NOT_FOUND'],
+    ['a NUL character in content', () => submit('abc\u0000def'), 400, 'VALIDATION_FAILED'],
+    ['a lone surrogate in a title', () => submit('fine text', alice.auth, { title: 'a\ud800b' }), 400, 'VALIDATION_FAILED'],
+    ['invisible-only content', () => submit('\u200b\u00a0\u3000\ufeff'), 400, 'VALIDATION_FAILED'],
+    ['an over-long path parameter', () => stack.app.inject({ method: 'GET', url: `/async-jobs/${'a'.repeat(5000)}`, headers: alice.auth }), 414, 'VALIDATION_FAILED'],
+    ['year 0000 in a date', () => stack.app.inject({ method: 'GET', url: '/til?date=0000-01-01', headers: alice.auth }), 400, 'VALIDATION_FAILED'],
   ];
   it.each(cases)('%s', async (_name, call, status, code) => {
     const before = await stack.db.scrap.count();
     const res = await call();
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(res.statusCode).toBe(status);
     expect(res.json().code).toBe(code);
     expect(await stack.db.scrap.count()).toBe(before);

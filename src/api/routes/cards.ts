@@ -82,7 +82,9 @@ export const cardRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) => {
         fallbackK: deps.config.similarity.fallbackK,
         limit: req.query.limit,
       });
-      return { cardId: card.id, matchedBy: result.matchedBy, threshold: deps.config.similarity.threshold, cards: result.cards };
+      // `limit` caps the page in both modes (the K-nearest fallback included).
+      const cards = result.cards.slice(0, req.query.limit);
+      return { cardId: card.id, matchedBy: result.matchedBy, threshold: deps.config.similarity.threshold, cards };
     },
   );
 };

@@ -54,7 +54,14 @@ export const githubRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) =>
       schema: {
         tags: ['github'],
         summary: 'Link a GitHub account by access token (verified with GET /user; stored encrypted, never returned)',
-        body: z.object({ accessToken: z.string().trim().min(1).max(1024) }),
+        body: z.object({
+          accessToken: z
+            .string()
+            .trim()
+            .min(1)
+            .max(1024)
+            .regex(/^[\x21-\x7e]+$/, 'must be a GitHub token: printable ASCII, no spaces or line breaks'),
+        }),
         response: { 200: AccountSchema, 400: ProblemSchema, 401: ProblemSchema, 422: ProblemSchema, 503: ProblemSchema },
       },
     },

@@ -11,7 +11,7 @@ export const scrapRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) => 
     content: z
       .string()
       .max(deps.config.api.scrapMaxContentChars, `at most ${deps.config.api.scrapMaxContentChars} characters`)
-      .refine((s) => s.trim().length > 0, 'must not be empty or whitespace only'),
+      .refine((s) => !/^[\s\u200b-\u200d\u2060\ufeff]*$/u.test(s), 'must not be empty or whitespace only'),
     sourceUrl: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(2048).optional(),
     title: z.string().trim().min(1).max(300).optional(),
   });

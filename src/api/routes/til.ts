@@ -11,7 +11,9 @@ import { notFound, ProblemError, ProblemSchema } from '../problem';
 import { Uuid } from '../schemas';
 
 /** A calendar date `YYYY-MM-DD` (interpreted in the user's time zone). */
-export const IsoDateSchema = z.iso.date({ message: 'must be a date YYYY-MM-DD' });
+export const IsoDateSchema = z.iso
+  .date({ message: 'must be a date YYYY-MM-DD' })
+  .refine((d) => d >= '0001-01-01', 'must be a date from 0001-01-01 on');
 
 const TilAccepted = z
   .object({ summaryId: z.uuid(), jobId: z.uuid(), targetId: z.uuid(), targetDate: IsoDateSchema })
