@@ -108,7 +108,8 @@ export async function requestTil(deps: TilDeps, userId: string, targetDate: IsoD
 /**
  * SAN-11 `POST /recall-quizzes`: inserts a recall_quiz_generations row (date, types, PENDING) and
  * enqueues RECALL_QUIZ_GENERATION with target = generation id, in one transaction; the workflow
- * starts after commit. Every request is a new generation.
+ * starts after commit. While a generation of the same date and types is active, the request answers
+ * that generation and its job instead (the users-row lock serialises a user's requests).
  * @throws ProblemError 400 TARGET_DATE_IN_FUTURE, 422 NO_CARDS_FOR_DATE.
  */
 export async function requestRecallQuiz(
@@ -118,15 +119,25 @@ export async function requestRecallQuiz(
   quizTypes: QuizTypeName[],
 ): Promise<RecallQuizRequestResult> {
   const types = [...new Set(quizTypes)];
-  const { generationId, job } = await deps.db.$transaction(async (tx) => {
-    await checkDate(tx, userId, targetDate, false);
+  const { generationId, job, existing } = await deps.db.$transaction(async (tx) => {
+    await checkDate(tx, userId, targetDate, true);
+    const active = await tx.recallQuizGeneration.findFirst({
+      where: { userId, targetDate: dateValue(targetDate), status: { in: ['PENDING', 'PROCESSING'] } },
+      orderBy: { createdAt: 'desc' },
+    });
+    if (active && active.quizTypes.length === types.length && types.every((t) => active.quizTypes.includes(t))) {
+      const activeJob = await tx.asyncJob.findFirst({
+        where: { targetId: active.id, jobType: 'RECALL_QUIZ_GENERATION', status: { in: ['PENDING', 'PROCESSING'] } },
+      });
+      if (activeJob) return { generationId: active.id, job: activeJob, existing: true };
+    }
     const generation = await tx.recallQuizGeneration.create({
       data: { userId, targetDate: dateValue(targetDate), quizTypes: types },
       select: { id: true },
     });
     const enqueued = await enqueueIfNoneActive(tx, { jobType: 'RECALL_QUIZ_GENERATION', targetId: generation.id, userId });
-    return { generationId: generation.id, job: enqueued.job };
+    return { generationId: generation.id, job: enqueued.job, existing: false };
   }, TX_OPTIONS);
-  await startAfterCommit(deps, job);
+  if (!existing) await startAfterCommit(deps, job);
   return { generationId, jobId: job.jobId, targetId: generationId, targetDate, quizTypes: types };
 }

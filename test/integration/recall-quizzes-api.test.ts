@@ -105,6 +105,20 @@ describe('POST /recall-quizzes → RECALL_QUIZ_GENERATION', () => {
     for (const q of body.quizzes as QuizBody[]) expect(q.type).toBe('OX');
   });
 
+  it('concurrent identical requests while one is active → one generation and one job, every answer naming it', async () => {
+    const answers = await Promise.all(Array.from({ length: 5 }, () => postQuiz(alice, { targetDate: DAY, quizTypes: ['SHORT_ANSWER'] })));
+    for (const a of answers) expect(a.statusCode).toBe(202);
+    const ids = new Set(answers.map((a) => (a.json() as { generationId: string }).generationId));
+    const jobs = new Set(answers.map((a) => (a.json() as { jobId: string }).jobId));
+    expect(jobs.size).toBe(1);
+    expect(ids.size).toBe(1);
+    expect((await waitForJob(stack, [...jobs][0]!, alice.auth)).status).toBe('COMPLETED');
+    // Once it finished, the same request is a new generation.
+    const later = (await postQuiz(alice, { targetDate: DAY, quizTypes: ['SHORT_ANSWER'] })).json() as { generationId: string; jobId: string };
+    expect(ids.has(later.generationId)).toBe(false);
+    await waitForJob(stack, later.jobId, alice.auth);
+  });
+
   it('GET /recall-quizzes?date= lists the generations of that date, newest first, with their status', async () => {
     await waitForJob(stack, both.jobId, alice.auth);
     const res = await stack.app.inject({ method: 'GET', url: `/recall-quizzes?date=${DAY}`, headers: alice.auth });
