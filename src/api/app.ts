@@ -57,9 +57,13 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: deps.config.api.bodyLimitBytes,
-    requestIdHeader: 'x-request-id',
+    requestIdHeader: false,
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
-    genReqId: () => randomUUID(),
+    // A client's X-Request-Id is kept when it is a sane token, else replaced by a UUID.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+    },
     routerOptions: { ignoreTrailingSlash: true },
     // Router errors (an over-long path parameter …) answer problem+json like everything else.
     frameworkErrors: (err, _req, res) => {

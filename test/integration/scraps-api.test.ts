@@ -127,12 +127,20 @@ describe('auth and ownership', () => {
     }
   });
 
+  it('X-Request-Id is echoed when it is a sane token, replaced otherwise', async () => {
+    const kept = await stack.app.inject({ method: 'GET', url: '/health', headers: { 'x-request-id': 'req-123.abc' } });
+    expect(kept.headers['x-request-id']).toBe('req-123.abc');
+    const replaced = await stack.app.inject({ method: 'GET', url: '/health', headers: { 'x-request-id': `<script>${'x'.repeat(300)}` } });
+    expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
   it('health and docs need no token', async () => {
     expect((await stack.app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
     expect((await stack.app.inject({ method: 'GET', url: '/ready' })).json()).toEqual({ status: 'ok' });
     const doc = await stack.app.inject({ method: 'GET', url: '/openapi.json' });
     expect(doc.statusCode).toBe(200);
     expect(doc.json().openapi).toBe('3.1.0');
+    expect(doc.json().paths['/health'].get.security).toEqual([]);
     expect(Object.keys(doc.json().components.schemas)).toEqual(expect.arrayContaining(['Problem', 'AsyncJob', 'ScrapAccepted']));
     expect(Object.keys(doc.json().paths)).toEqual(expect.arrayContaining(['/scraps', '/async-jobs/{jobId}', '/cards/{id}', '/cards/{id}/similar-cards']));
     expect((await stack.app.inject({ method: 'GET', url: '/docs' })).statusCode).toBeLessThan(400);
