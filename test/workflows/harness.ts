@@ -1,6 +1,8 @@
 /** Time-skipping test environment and workflow bundle shared by the workflow tests. */
+import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, DefaultLogger, Runtime, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { JobType, JobWorkflowInput } from '../../src/shared/contracts';
 import { findTemporalTestServer } from '../../src/dev/temporal-server';
 
 try {
@@ -18,4 +20,27 @@ export function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
 /** Bundles `src/workflows` (or another workflows module) once. */
 export function bundle(workflowsPath = require.resolve('../../src/workflows')): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') });
+}
+
+/**
+ * Runs one job workflow to its end on a fresh worker with `activities` on a unique task queue (all
+ * three logical queues map to it). Returns the input and the result, or the error it failed with.
+ */
+export async function runJobWorkflow(
+  env: TestWorkflowEnvironment,
+  workflowBundle: WorkflowBundleWithSourceMap,
+  workflow: string,
+  jobType: JobType,
+  activities: object,
+): Promise<{ input: JobWorkflowInput; result: unknown }> {
+  const taskQueue = `wf-${randomUUID()}`;
+  const input: JobWorkflowInput = {
+    jobId: randomUUID(), jobType, targetId: randomUUID(), userId: randomUUID(),
+    queues: { jobs: taskQueue, ai: taskQueue, github: taskQueue },
+  };
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities });
+  const result = await worker.runUntil(
+    env.client.workflow.execute(workflow, { workflowId: `${jobType}:${input.targetId}`, taskQueue, args: [input] }).catch((e: unknown) => e),
+  );
+  return { input, result };
 }

@@ -1,11 +1,10 @@
 /** SAN-9 tilGenerationWorkflow and SAN-11 recallQuizGenerationWorkflow on the time-skipping server. */
-import { randomUUID } from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { ActivityFailure, ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure as CommonFailure } from '@temporalio/common';
-import type { JobType, JobWorkflowInput } from '../../src/shared/contracts';
-import { bundle, createTimeSkippingEnv } from './harness';
+import type { JobType } from '../../src/shared/contracts';
+import { bundle, createTimeSkippingEnv, runJobWorkflow } from './harness';
 import { fakeActivities, QUIZ_JOB, QUIZZES, retryableAiFailure, TIL, TIL_CARD_IDS } from './fakes';
 
 let env: TestWorkflowEnvironment;
@@ -16,18 +15,8 @@ beforeAll(async () => {
 });
 afterAll(async () => env?.teardown());
 
-async function run(workflow: string, jobType: JobType, acts: ReturnType<typeof fakeActivities>) {
-  const taskQueue = `wf-${randomUUID()}`;
-  const input: JobWorkflowInput = {
-    jobId: randomUUID(), jobType, targetId: randomUUID(), userId: randomUUID(),
-    queues: { jobs: taskQueue, ai: taskQueue, github: taskQueue },
-  };
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities: acts });
-  const result = await worker.runUntil(
-    env.client.workflow.execute(workflow, { workflowId: `${jobType}:${input.targetId}`, taskQueue, args: [input] }).catch((e: unknown) => e),
-  );
-  return { input, result };
-}
+const run = (workflow: string, jobType: JobType, acts: ReturnType<typeof fakeActivities>) =>
+  runJobWorkflow(env, workflowBundle, workflow, jobType, acts);
 
 describe('tilGenerationWorkflow', () => {
   it("collects the day's cards, generates on the ai queue, stores, then starts the automatic quiz job", async () => {
