@@ -47,6 +47,7 @@ import { startGithubEmulator } from '../test/support/github-emulator';
 import { createJobsWorker } from '../src/workers/jobs';
 import type { noopWorkflow } from '../src/workflows/maintenance';
 import { createTestDatabase, startPostgres } from '../test/support/postgres';
+import { prng } from '../test/support/seeded';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -213,17 +214,6 @@ async function readmeCorpus(n: number): Promise<string[]> {
   return picked;
 }
 
-/** mulberry32: small deterministic PRNG. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * `n` unit vectors (1536-d) in topic clusters of about 25 with varying spread, so the 0.5 threshold

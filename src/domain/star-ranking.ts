@@ -46,14 +46,8 @@ export interface RepoMatch {
 }
 
 /** One recommendation as stored in github_star_recommendations.items. */
-export interface StarRecommendationItem {
+export interface StarRecommendationItem extends StarredRepoInput {
   rank: number;
-  fullName: string;
-  htmlUrl: string;
-  description: string | null;
-  language: string | null;
-  stars: number;
-  topics: string[];
   score: number;
   relevance: number;
   /** Why: the best-matching knowledge cards, most similar first. */

@@ -7,18 +7,7 @@
 import type { Prisma } from '@prisma/client';
 import type { DbClient, TransitionResult } from '../jobs/projection';
 import type { JobStatus } from '../shared/contracts';
-
-const COMMIT_NEXT: Record<JobStatus, readonly JobStatus[]> = {
-  PENDING: ['PROCESSING', 'FAILED'],
-  PROCESSING: ['COMPLETED', 'FAILED'],
-  COMPLETED: [],
-  FAILED: [],
-};
-
-/** The commit states from which `to` may be entered. Pure. */
-export function commitSourcesOf(to: JobStatus): JobStatus[] {
-  return (Object.keys(COMMIT_NEXT) as JobStatus[]).filter((from) => COMMIT_NEXT[from].includes(to));
-}
+import { workflowSourcesOf } from '../shared/job-state';
 
 /** Result recorded with COMPLETED. */
 export interface CommitOutcome {
@@ -43,7 +32,7 @@ export async function transitionCommit(
     data.htmlUrl = extra.outcome.htmlUrl;
   }
   if (to === 'FAILED') data.errorMessage = extra.errorMessage ?? 'failed';
-  const { count } = await db.tilGithubCommit.updateMany({ where: { id: commitId, status: { in: commitSourcesOf(to) } }, data });
+  const { count } = await db.tilGithubCommit.updateMany({ where: { id: commitId, status: { in: workflowSourcesOf(to) } /* commits never re-open */ }, data });
   if (count === 1) return { changed: true, status: to };
   const row = await db.tilGithubCommit.findUnique({ where: { id: commitId }, select: { status: true } });
   return { changed: false, status: row?.status ?? null };

@@ -35,6 +35,14 @@ export function sourcesOf(to: JobStatus): JobStatus[] {
   return (Object.keys(NEXT) as JobStatus[]).filter((from) => canTransition(from, to));
 }
 
+/**
+ * The states from which a job workflow may move a row to `to`, without recovery edges. Also the
+ * whole state machine of projections that never re-open (til_github_commits, SAN-10).
+ */
+export function workflowSourcesOf(to: JobStatus): JobStatus[] {
+  return (Object.keys(NEXT) as JobStatus[]).filter((from) => NEXT[from].includes(to));
+}
+
 /** True for COMPLETED and FAILED: no job workflow moves them again (only recovery re-opens FAILED). */
 export function isTerminal(status: JobStatus): boolean {
   return NEXT[status].length === 0;

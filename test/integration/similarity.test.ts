@@ -20,6 +20,7 @@ import {
 } from '../../src/db/similarity';
 import { cosineDistance, encodeEmbedding } from '../../src/db/vectors';
 import { createTestDatabase, startPostgres, type TestDatabase, type TestPostgres } from '../support/postgres';
+import { prng } from '../support/seeded';
 
 jest.setTimeout(120_000);
 
@@ -27,17 +28,6 @@ const DIM = 1536;
 const THRESHOLD = 0.5;
 const TOLERANCE = 1e-5;
 
-/** mulberry32: small deterministic PRNG. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function gaussian(rand: () => number): number {
   return Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
