@@ -7,18 +7,18 @@ import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, val
 import type { PrismaClient } from '@prisma/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
-import type { CardSimilarity } from '../db/similarity';
-import type { JobStarter } from '../jobs/starter';
+import type { CardSimilarity } from '../services/san/similarity';
+import type { JobStarter } from '../core/starter';
 import { installAuth } from './auth';
 import { installProblemHandlers, ProblemError } from './problem';
-import { asyncJobRoutes } from './routes/async-jobs';
-import { cardRoutes } from './routes/cards';
-import { healthRoutes } from './routes/health';
-import { scrapRoutes } from './routes/scraps';
-import { starRecommendationRoutes } from './routes/star-recommendations';
-import { githubRoutes } from './routes/github';
-import { recallQuizRoutes } from './routes/recall-quizzes';
-import { tilRoutes } from './routes/til';
+import { asyncJobRoutes } from './routes/core/async-jobs';
+import { cardRoutes } from './routes/san/cards';
+import { healthRoutes } from './routes/core/health';
+import { scrapRoutes } from './routes/san/scraps';
+import { starRecommendationRoutes } from './routes/san/star-recommendations';
+import { githubRoutes } from './routes/san/github';
+import { recallQuizRoutes } from './routes/san/recall-quizzes';
+import { tilRoutes } from './routes/san/til';
 
 /**
  * Path (e.g. `.title`) of the first string PostgreSQL cannot store (a NUL character, or a lone

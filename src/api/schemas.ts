@@ -1,6 +1,6 @@
 /** zod schemas shared by routes; they drive validation, serialisation and the OpenAPI document. */
 import { z } from 'zod';
-import { JOB_STATUSES, JOB_TYPES } from '../shared/contracts';
+import { JOB_STATUSES, JOB_TYPES } from '../core/contracts';
 
 /** A UUID path parameter; anything else is a 400 VALIDATION_FAILED, never a database error. */
 export const Uuid = z.uuid({ message: 'must be a UUID' });

@@ -1,10 +1,10 @@
 /** API entry point: listen, and close cleanly on SIGINT/SIGTERM (in-flight requests finish). */
 import { loadConfig } from '../config';
-import { createCardSimilarity } from '../db/similarity';
-import { createTemporalJobStarter } from '../jobs/starter';
+import { createCardSimilarity } from '../services/san/similarity';
+import { createTemporalJobStarter } from '../core/starter';
 import { createLogger } from '../log';
 import { openDatabase, openTemporalClient } from '../runtime';
-import { taskQueues } from '../shared/contracts';
+import { taskQueues } from '../core/contracts';
 import { buildApp } from './app';
 
 async function main(): Promise<void> {

@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Connection, isGrpcServiceError, type ConnectionLike } from '@temporalio/client';
-import { SA_JOB_TYPE, SA_TARGET_ID, SA_USER_ID, SEARCH_ATTRIBUTE_NAMES } from '../shared/contracts';
+import { SA_JOB_TYPE, SA_TARGET_ID, SA_USER_ID, SEARCH_ATTRIBUTE_NAMES } from '../core/contracts';
 
 /** Options of {@link startTemporalDevServer}. */
 export interface TemporalDevServerOptions {

@@ -7,7 +7,7 @@
 import type { Octokit } from '@octokit/rest' with { 'resolution-mode': 'import' };
 import { ApplicationFailure } from '@temporalio/common';
 import type { Config } from '../config';
-import { encodeContentPath } from './paths';
+import { encodeContentPath } from '../domain/san/til-paths';
 
 /** A file read through the contents API: blob `sha` and its UTF-8 text. */
 export interface GithubFile {

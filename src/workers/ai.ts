@@ -5,11 +5,11 @@
 import { type NativeConnection, Worker } from '@temporalio/worker';
 import type { PrismaClient } from '@prisma/client';
 import type { Config } from '../config';
-import { createAiActivities } from '../activities/ai';
+import { createAiActivities } from '../activities/san/ai';
 import { createAiRuntime } from '../ai';
 import type { AiRuntime } from '../ai/types';
 import { runWorkerProcess } from './run';
-import { taskQueues } from '../shared/contracts';
+import { taskQueues } from '../core/contracts';
 
 /** Dependencies of {@link createAiWorker}; tests may inject a wrapped {@link AiRuntime}. */
 export interface AiWorkerDeps {

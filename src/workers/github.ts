@@ -6,12 +6,12 @@
 import { type NativeConnection, Worker } from '@temporalio/worker';
 import type { PrismaClient } from '@prisma/client';
 import type { Config } from '../config';
-import { createGithubActivities } from '../activities/github';
-import { createGithubStarActivities } from '../activities/github-stars';
+import { createGithubActivities } from '../activities/san/github';
+import { createGithubStarActivities } from '../activities/san/github-stars';
 import { tokenBoxFromConfig } from '../crypto/token-box';
 import { githubClientFactoryFromConfig, type GithubClientFactory } from '../github/client';
 import { runWorkerProcess } from './run';
-import { taskQueues } from '../shared/contracts';
+import { taskQueues } from '../core/contracts';
 
 /** Dependencies of {@link createGithubWorker}; tests may inject a client factory. */
 export interface GithubWorkerDeps {

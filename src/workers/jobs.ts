@@ -6,15 +6,15 @@ import { NativeConnection, Runtime, Worker, type WorkflowBundleOption } from '@t
 import type { Client } from '@temporalio/client';
 import type { PrismaClient } from '@prisma/client';
 import { loadConfig, type Config } from '../config';
-import { createJobActivities } from '../activities/jobs';
-import { createRecoveryActivities } from '../activities/recovery';
-import { createStarRecommendationActivities } from '../activities/github-stars';
-import { createGithubCommitActivities } from '../activities/github-commits';
-import { createTilActivities } from '../activities/til';
-import { createTemporalJobStarter } from '../jobs/starter';
+import { createJobActivities } from '../activities/core/jobs';
+import { createRecoveryActivities } from '../activities/core/recovery';
+import { createStarRecommendationActivities } from '../activities/san/github-stars';
+import { createGithubCommitActivities } from '../activities/san/github-commits';
+import { createTilActivities } from '../activities/san/til';
+import { createTemporalJobStarter } from '../core/starter';
 import { createLogger, temporalLogger } from '../log';
 import { openDatabase, openTemporalClient } from '../runtime';
-import { taskQueues } from '../shared/contracts';
+import { taskQueues } from '../core/contracts';
 import { ensureSearchAttributes } from '../dev/temporal-server';
 import { ensureReconcileSchedule, ensureRecoverySchedules } from './schedules';
 

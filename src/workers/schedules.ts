@@ -1,9 +1,9 @@
 /** Temporal Schedules created idempotently at `jobs` worker start-up (SAN-4 reconciler, SAN-6 recovery). */
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import type { Config } from '../config';
-import type { TaskQueues } from '../shared/contracts';
-import type { ReconcileInput } from '../workflows/maintenance';
-import type { RecoveryInput } from '../workflows/recovery';
+import type { TaskQueues } from '../core/contracts';
+import type { ReconcileInput } from '../workflows/core/maintenance';
+import type { RecoveryInput } from '../workflows/core/recovery';
 
 /** Schedule ID of the pending-job reconciler, prefixed like the task queues. */
 export function reconcileScheduleId(config: Config): string {

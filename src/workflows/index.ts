@@ -1,14 +1,14 @@
 /** Every workflow registered on the `jobs` task queue. */
-export { cardAnalysisWorkflow, scrapRefineWorkflow } from './scrap-jobs';
-export { reconcilePendingJobsWorkflow, noopWorkflow } from './maintenance';
-export { tilGithubCommitWorkflow } from './github-commit';
+export { cardAnalysisWorkflow, scrapRefineWorkflow } from './san/scrap-jobs';
+export { reconcilePendingJobsWorkflow, noopWorkflow } from './core/maintenance';
+export { tilGithubCommitWorkflow } from './san/github-commit';
 export {
   recoverStaleJobsWorkflow,
   retryFailedJobsWorkflow,
   recoverMissingCardsWorkflow,
   recoverUnrefinedScrapsWorkflow,
   retryJobWorkflow,
-} from './recovery';
-export { githubStarRecommendationWorkflow } from './star-recommendation';
-export { tilGenerationWorkflow } from './til';
-export { recallQuizGenerationWorkflow } from './recall-quiz';
+} from './core/recovery';
+export { githubStarRecommendationWorkflow } from './san/star-recommendation';
+export { tilGenerationWorkflow } from './san/til';
+export { recallQuizGenerationWorkflow } from './san/recall-quiz';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { findTemporalTestServer, startTemporalDevServer, type TemporalDevServer } from '../../src/dev/temporal-server';
-import { taskQueues, type TaskQueues } from '../../src/shared/contracts';
+import { taskQueues, type TaskQueues } from '../../src/core/contracts';
 
 /** Starts the shared test dev server; `stop()` also deletes its SQLite file and log. */
 export async function startTestTemporal(): Promise<TemporalDevServer> {

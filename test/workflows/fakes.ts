@@ -1,8 +1,8 @@
 /** Typed jest fakes of every activity, for workflow tests and history recording. */
 import { ApplicationFailure } from '@temporalio/common';
-import type { AiActivities } from '../../src/activities/ai';
-import type { JobActivities } from '../../src/activities/jobs';
-import type { TilActivities } from '../../src/activities/til';
+import type { AiActivities } from '../../src/activities/san/ai';
+import type { JobActivities } from '../../src/activities/core/jobs';
+import type { TilActivities } from '../../src/activities/san/til';
 import { EMBEDDING_DIMENSIONS, type CardAnalysis, type Quiz, type TilResult } from '../../src/ai/types';
 
 /** A valid analysis, as the AI runtime would answer. */

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import type { JobType, JobWorkflowInput } from '../../src/shared/contracts';
+import type { JobType, JobWorkflowInput } from '../../src/core/contracts';
 import { findTemporalTestServer } from '../../src/dev/temporal-server';
 
 try {

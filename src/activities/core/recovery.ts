@@ -1,0 +1,330 @@
+/**
+ * SAN-6 recovery activities on the `jobs` task queue. Each one repairs one kind of inconsistency
+ * between async_jobs, the scraps and Temporal, in bounded batches, and reports what it found and
+ * did. Every write is a guarded update or an idempotent enqueue, so a retried activity, a second
+ * run or two runs at once change nothing twice.
+ */
+import { log as activityLog } from '@temporalio/activity';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { Prisma, type AsyncJob, type PrismaClient } from '@prisma/client';
+import { transitionCommit } from '../../services/san/commit-projection';
+import { enqueueIfNoneActive } from '../../core/projection';
+import { requeueFailedJob } from '../../core/retry';
+import type { JobStarter } from '../../core/starter';
+import { JOB_TYPES, SA_JOB_TYPE, SA_TARGET_ID, jobWorkflowId, type JobType } from '../../core/contracts';
+import { isTerminal } from '../../core/job-state';
+import { mirrorJobTarget } from '../../services/san/generation-status';
+
+/** Dependencies of the recovery activities: the worker's Prisma and Temporal clients. */
+export interface RecoveryActivityDeps {
+  db: PrismaClient;
+  client: Client;
+  starter: JobStarter;
+}
+
+/** What a recovery did to one job, scrap or workflow run. */
+export type RecoveryAction =
+  /** Stale row, but Temporal says its workflow is running: left alone. */
+  | 'left-running'
+  /** Stale row whose workflow is closed or missing: FAILED with `recovered: workflow <status>`. */
+  | 'marked-failed'
+  /** The row moved while we looked (a live run or another recovery got there first): untouched. */
+  | 'changed-concurrently'
+  /** FAILED → PENDING with retry_count + 1 (SAN-6 recovery edge). */
+  | 'requeued'
+  /** FAILED with retry_count at the limit: stays FAILED for a human. */
+  | 'limit-reached'
+  /** Another job of the same target is active or newer: this one is not re-run (SAN-2). */
+  | 'superseded'
+  /** The row is not FAILED (retry of a job that is pending, running or completed). */
+  | 'not-failed'
+  /** TIL_GITHUB_COMMIT whose commit row is closed: not re-run (a new request makes a new commit). */
+  | 'target-closed'
+  | 'not-found'
+  /** A new PENDING job was enqueued for a scrap (rules 3 and 4). */
+  | 'enqueued'
+  /** The scrap already had an active job of that type (a concurrent enqueue won). */
+  | 'already-active'
+  /** The workflow was started. */
+  | 'started'
+  /** A run with the job's workflow ID is still open; the reconciler starts the job after it closes. */
+  | 'already-running'
+  /** Temporal was unreachable; the row is PENDING and the reconciler starts it. */
+  | 'start-failed'
+  /** A running job workflow whose row is terminal or missing was terminated. */
+  | 'terminated';
+
+/** One examined row or run and what was done, in order. */
+export interface RecoveryItem {
+  jobId: string | null;
+  jobType: JobType;
+  targetId: string;
+  workflowId: string;
+  actions: RecoveryAction[];
+  detail?: string;
+}
+
+/** Result of one recovery pass: counts per action over every examined row, and the rows. */
+export interface RecoveryReport {
+  rule: 'stale-jobs' | 'failed-jobs' | 'missing-cards' | 'unrefined-scraps' | 'retry-job';
+  examined: number;
+  counts: Partial<Record<RecoveryAction, number>>;
+  items: RecoveryItem[];
+}
+
+/** Input of {@link RecoveryActivities.recoverStaleJobs}; ages in minutes. */
+export interface StaleJobsArgs {
+  pendingStaleMinutes: number;
+  processingStaleMinutes: number;
+  maxRetries: number;
+  batchSize: number;
+}
+
+/** Input of {@link RecoveryActivities.terminateOrphanRuns}. */
+export interface OrphanRunsArgs {
+  /** The `jobs` task queue whose job workflows are examined (isolates prefixed deployments). */
+  jobsTaskQueue: string;
+  /** Only runs started longer ago than this are examined (a fresh run skips a terminal row itself). */
+  processingStaleMinutes: number;
+  batchSize: number;
+}
+
+/** Temporal's view of a job's workflow: running, or closed/missing with a status for the error. */
+interface WorkflowView {
+  running: boolean;
+  status: string;
+}
+
+function newReport(rule: RecoveryReport['rule']): RecoveryReport {
+  return { rule, examined: 0, counts: {}, items: [] };
+}
+
+function record(report: RecoveryReport, item: RecoveryItem): void {
+  report.examined += 1;
+  report.items.push(item);
+  for (const a of item.actions) report.counts[a] = (report.counts[a] ?? 0) + 1;
+}
+
+const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
+
+/** Builds the SAN-6 recovery activities (registered on the `jobs` worker). */
+export function createRecoveryActivities({ db, client, starter }: RecoveryActivityDeps) {
+  /** Describes the job's workflow by ID; a latest run that belongs to another job counts as missing. */
+  async function workflowView(job: AsyncJob): Promise<WorkflowView> {
+    try {
+      const d = await client.workflow.getHandle(jobWorkflowId(job.jobType, job.targetId)).describe();
+      if (d.status.name === 'RUNNING') return { running: true, status: 'RUNNING' };
+      const memoJobId = d.memo?.jobId;
+      if (typeof memoJobId === 'string' && memoJobId !== job.jobId) return { running: false, status: 'not found' };
+      return { running: false, status: d.status.name };
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return { running: false, status: 'not found' };
+      throw err;
+    }
+  }
+
+  /** Starts a job's workflow after an enqueue; a failed start is left to the SAN-4 reconciler. */
+  async function start(job: AsyncJob, actions: RecoveryAction[]): Promise<void> {
+    try {
+      actions.push((await starter.start(job)) === 'started' ? 'started' : 'already-running');
+    } catch (err) {
+      actions.push('start-failed');
+      activityLog.warn('recovery start failed', { jobId: job.jobId, error: String(err) });
+    }
+  }
+
+  /** Re-enqueues a FAILED job within the limit and starts it; the outcome is appended to `actions`. */
+  async function requeueAndStart(jobId: string, maxRetries: number, actions: RecoveryAction[]): Promise<void> {
+    const r = await requeueFailedJob(db, jobId, maxRetries);
+    actions.push(r.outcome);
+    if (r.outcome === 'requeued') await start(r.job, actions);
+  }
+
+  function itemOf(job: Pick<AsyncJob, 'jobId' | 'jobType' | 'targetId'>, actions: RecoveryAction[], detail?: string): RecoveryItem {
+    const item: RecoveryItem = { jobId: job.jobId, jobType: job.jobType, targetId: job.targetId, workflowId: jobWorkflowId(job.jobType, job.targetId), actions };
+    if (detail !== undefined) item.detail = detail;
+    return item;
+  }
+
+  /**
+   * Rules 3 and 4: scraps missing a card / a refinement, with no active job of `jobType` and whose
+   * latest job of that type is not FAILED (FAILED ones belong to the bounded retry rule, so a poison
+   * scrap is not re-run forever), get a new PENDING job, then its workflow.
+   */
+  async function enqueueForScraps(rule: RecoveryReport['rule'], jobType: JobType, missing: Prisma.Sql, batchSize: number): Promise<RecoveryReport> {
+    const scraps = await db.$queryRaw<{ id: string; user_id: string }[]>`
+      SELECT s.id, s.user_id FROM scraps s
+       WHERE ${missing}
+         AND NOT EXISTS (SELECT 1 FROM async_jobs j
+                          WHERE j.target_id = s.id AND j.job_type = ${jobType}::"JobType"
+                            AND j.status IN ('PENDING', 'PROCESSING', 'FAILED')
+                            AND NOT EXISTS (SELECT 1 FROM async_jobs n
+                                             WHERE n.target_id = j.target_id AND n.job_type = j.job_type
+                                               AND n.created_at > j.created_at))
+       ORDER BY s.created_at
+       LIMIT ${batchSize}`;
+    const report = newReport(rule);
+    for (const s of scraps) {
+      const { job, created } = await enqueueIfNoneActive(db, { jobType, targetId: s.id, userId: s.user_id });
+      const actions: RecoveryAction[] = [created ? 'enqueued' : 'already-active'];
+      if (created) await start(job, actions);
+      record(report, itemOf(job, actions));
+    }
+    activityLog.info('recovery pass', { rule, examined: report.examined, counts: report.counts });
+    return report;
+  }
+
+  return {
+    /**
+     * SAN-6 rule 1: PENDING rows older than `pendingStaleMinutes` (since entering PENDING) and
+     * PROCESSING rows older than `processingStaleMinutes` (since starting) are compared with
+     * Temporal. Workflow running → left alone. Closed or missing → FAILED with `recovered: workflow
+     * <status>` (compare-and-set on the row as read, so a run that just moved it wins), then
+     * re-enqueued within the retry limit and started. Idempotency: guarded updates. Retryable.
+     */
+    async recoverStaleJobs(args: StaleJobsArgs): Promise<RecoveryReport> {
+      const pendingCutoff = minutesAgo(args.pendingStaleMinutes);
+      const processingCutoff = minutesAgo(args.processingStaleMinutes);
+      const rows = await db.asyncJob.findMany({
+        where: {
+          OR: [
+            { status: 'PENDING', updatedAt: { lte: pendingCutoff } },
+            { status: 'PROCESSING', startedAt: { lte: processingCutoff } },
+            { status: 'PROCESSING', startedAt: null, updatedAt: { lte: processingCutoff } },
+          ],
+        },
+        orderBy: { updatedAt: 'asc' },
+        take: args.batchSize,
+      });
+      const report = newReport('stale-jobs');
+      for (const row of rows) {
+        const view = await workflowView(row);
+        if (view.running) {
+          record(report, itemOf(row, ['left-running'], `${row.status}; workflow RUNNING`));
+          continue;
+        }
+        const errorMessage = `recovered: workflow ${view.status}`;
+        const count = await db.$transaction(async (tx) => {
+          const r = await tx.asyncJob.updateMany({
+            where: { jobId: row.jobId, status: row.status, updatedAt: row.updatedAt },
+            data: { status: 'FAILED', errorMessage, finishedAt: new Date() },
+          });
+          if (r.count === 1) await mirrorJobTarget(tx, row, 'FAILED');
+          return r.count;
+        });
+        if (count === 0) {
+          record(report, itemOf(row, ['changed-concurrently'], `${row.status}; workflow ${view.status}`));
+          continue;
+        }
+        const actions: RecoveryAction[] = ['marked-failed'];
+        await requeueAndStart(row.jobId, args.maxRetries, actions);
+        // SAN-10: a commit job that stays FAILED takes its live til_github_commits row with it.
+        if (row.jobType === 'TIL_GITHUB_COMMIT' && !actions.includes('requeued')) {
+          await transitionCommit(db, row.targetId, 'FAILED', { errorMessage });
+        }
+        record(report, itemOf(row, actions, `${row.status} → ${errorMessage}`));
+      }
+      activityLog.info('recovery pass', { rule: report.rule, examined: report.examined, counts: report.counts });
+      return report;
+    },
+
+    /**
+     * SAN-6 rule 1, reverse case: a job workflow still RUNNING (started longer ago than
+     * `processingStaleMinutes`) whose row is terminal or missing can only do work nobody will see
+     * (its result write is guarded and would be a no-op), so it is terminated with the reason.
+     * Idempotency: terminating a closed run is skipped. Retryable.
+     */
+    async terminateOrphanRuns(args: OrphanRunsArgs): Promise<RecoveryReport> {
+      const startedBefore = minutesAgo(args.processingStaleMinutes).toISOString();
+      const types = JOB_TYPES.map((t) => `'${t}'`).join(', ');
+      const query = `ExecutionStatus = 'Running' AND TaskQueue = '${args.jobsTaskQueue}' AND JobType IN (${types}) AND StartTime < '${startedBefore}'`;
+      const report = newReport('stale-jobs');
+      let seen = 0;
+      for await (const wf of client.workflow.list({ query })) {
+        if (seen++ >= args.batchSize) break;
+        const jobId = typeof wf.memo?.jobId === 'string' ? wf.memo.jobId : null;
+        const row = jobId ? await db.asyncJob.findUnique({ where: { jobId } }) : null;
+        if (row && !isTerminal(row.status)) continue;
+        const jobType = (wf.typedSearchAttributes.get(SA_JOB_TYPE) as JobType | undefined) ?? row?.jobType ?? 'CARD_ANALYSIS';
+        const targetId = wf.typedSearchAttributes.get(SA_TARGET_ID) ?? row?.targetId ?? '';
+        const reason = `recovery: job ${jobId ?? '?'} row ${row ? row.status : 'missing'}`;
+        const actions: RecoveryAction[] = [];
+        try {
+          await client.workflow.getHandle(wf.workflowId, wf.runId).terminate(reason);
+          actions.push('terminated');
+        } catch (err) {
+          if (!(err instanceof WorkflowNotFoundError)) throw err;
+          actions.push('not-found'); // closed between list and terminate
+        }
+        record(report, { jobId, jobType, targetId, workflowId: wf.workflowId, actions, detail: reason });
+      }
+      activityLog.info('recovery pass', { rule: 'orphan-runs', examined: report.examined, counts: report.counts });
+      return report;
+    },
+
+    /**
+     * SAN-6 rule 2: FAILED jobs (the latest of their target and type) under `maxRetries` are
+     * re-enqueued (FAILED → PENDING, retry_count + 1) and started; those at the limit are reported
+     * as `limit-reached` and left FAILED. Idempotency: the guarded re-enqueue update. Retryable.
+     */
+    async retryFailedJobs(args: { maxRetries: number; batchSize: number }): Promise<RecoveryReport> {
+      type FailedRow = Pick<AsyncJob, 'jobId' | 'jobType' | 'targetId' | 'retryCount'>;
+      const latestFailed = (underLimit: boolean) => db.$queryRaw<FailedRow[]>`
+        SELECT j.job_id AS "jobId", j.job_type AS "jobType", j.target_id AS "targetId", j.retry_count AS "retryCount"
+          FROM async_jobs j
+         WHERE j.status = 'FAILED'
+           AND (j.retry_count < ${args.maxRetries}) = ${underLimit}
+           AND NOT EXISTS (SELECT 1 FROM async_jobs o
+                            WHERE o.target_id = j.target_id AND o.job_type = j.job_type AND o.job_id <> j.job_id
+                              AND (o.status IN ('PENDING', 'PROCESSING') OR o.created_at > j.created_at))
+         ORDER BY j.updated_at
+         LIMIT ${args.batchSize}`;
+      const report = newReport('failed-jobs');
+      for (const row of await latestFailed(true)) {
+        const actions: RecoveryAction[] = [];
+        await requeueAndStart(row.jobId, args.maxRetries, actions);
+        record(report, itemOf(row, actions, `retry ${row.retryCount + 1} of ${args.maxRetries}`));
+      }
+      for (const row of await latestFailed(false)) {
+        record(report, itemOf(row, ['limit-reached'], `retry_count ${row.retryCount} of ${args.maxRetries}`));
+      }
+      activityLog.info('recovery pass', { rule: report.rule, examined: report.examined, counts: report.counts });
+      return report;
+    },
+
+    /**
+     * SAN-6 rule 3: scraps with no knowledge card and no active CARD_ANALYSIS get one.
+     * Idempotency: enqueue by the SAN-2 index. Retryable.
+     */
+    async enqueueMissingCardAnalyses(args: { batchSize: number }): Promise<RecoveryReport> {
+      const missing = Prisma.sql`NOT EXISTS (SELECT 1 FROM knowledge_cards c WHERE c.scrap_id = s.id)`;
+      return enqueueForScraps('missing-cards', 'CARD_ANALYSIS', missing, args.batchSize);
+    },
+
+    /**
+     * SAN-6 rule 4: scraps never refined (refined_at null) and no active SCRAP_REFINE get one.
+     * Idempotency: enqueue by the SAN-2 index. Retryable.
+     */
+    async enqueueMissingRefinements(args: { batchSize: number }): Promise<RecoveryReport> {
+      return enqueueForScraps('unrefined-scraps', 'SCRAP_REFINE', Prisma.sql`s.refined_at IS NULL`, args.batchSize);
+    },
+
+    /**
+     * SAN-6 single retry (operator path without the API, e.g. `temporal workflow start`): same
+     * rule and limit as `POST /async-jobs/{jobId}/retry`. Idempotency: the guarded update.
+     */
+    async retryJob(args: { jobId: string; maxRetries: number }): Promise<RecoveryReport> {
+      const report = newReport('retry-job');
+      const actions: RecoveryAction[] = [];
+      const r = await requeueFailedJob(db, args.jobId, args.maxRetries);
+      actions.push(r.outcome);
+      if (r.outcome === 'not-found') return report;
+      if (r.outcome === 'requeued') await start(r.job, actions);
+      record(report, itemOf(r.job, actions, `retry_count ${r.job.retryCount} of ${args.maxRetries}`));
+      return report;
+    },
+  };
+}
+
+/** Type of the recovery activities, for `proxyActivities` in workflows. */
+export type RecoveryActivities = ReturnType<typeof createRecoveryActivities>;

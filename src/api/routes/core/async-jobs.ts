@@ -1,0 +1,90 @@
+/** `GET /async-jobs/{jobId}` (SAN-5) and `POST /async-jobs/{jobId}/retry` (SAN-6). */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { requeueFailedJob } from '../../../core/retry';
+import { JOB_TYPES } from '../../../core/contracts';
+import type { ApiDeps } from '../../app';
+import { notFound, ProblemError, ProblemSchema } from '../../problem';
+import { AsyncJobSchema, Uuid } from '../../schemas';
+
+/** SAN-6 answer of a retry: the same job, PENDING again, with its re-run count. */
+const RetriedJobSchema = z
+  .object({
+    jobId: z.uuid(),
+    jobType: z.enum(JOB_TYPES),
+    targetId: z.uuid(),
+    status: z.literal('PENDING'),
+    retryCount: z.number().int(),
+    maxRetries: z.number().int(),
+  })
+  .meta({ id: 'RetriedJob' });
+
+/** SAN-5 status poll; the owner only (another user's job is a 404). */
+export const asyncJobRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) => {
+  app.get(
+    '/async-jobs/:jobId',
+    {
+      schema: {
+        tags: ['jobs'],
+        summary: 'Poll an async job',
+        params: z.object({ jobId: Uuid }),
+        response: { 200: AsyncJobSchema, 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema },
+      },
+    },
+    async (req) => {
+      const job = await deps.db.asyncJob.findFirst({ where: { jobId: req.params.jobId, userId: req.userId } });
+      if (!job) throw notFound(`job ${req.params.jobId}`);
+      return {
+        jobId: job.jobId,
+        jobType: job.jobType,
+        targetId: job.targetId,
+        status: job.status,
+        errorMessage: job.errorMessage,
+        createdAt: job.createdAt.toISOString(),
+        updatedAt: job.updatedAt.toISOString(),
+      };
+    },
+  );
+
+  app.post(
+    '/async-jobs/:jobId/retry',
+    {
+      schema: {
+        tags: ['jobs'],
+        summary: 'Re-run a FAILED job (SAN-6; counts toward the re-run limit)',
+        description:
+          'FAILED → PENDING with retryCount + 1, then the job workflow starts again. 409 JOB_NOT_RETRYABLE when the job is ' +
+          'not FAILED or a newer job of the same target exists; 409 RETRY_LIMIT_REACHED at RECOVERY_MAX_RETRIES re-runs.',
+        params: z.object({ jobId: Uuid }),
+        response: { 202: RetriedJobSchema, 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema },
+      },
+    },
+    async (req, reply) => {
+      const owned = await deps.db.asyncJob.findFirst({ where: { jobId: req.params.jobId, userId: req.userId }, select: { jobId: true } });
+      if (!owned) throw notFound(`job ${req.params.jobId}`);
+      const maxRetries = deps.config.recovery.maxRetries;
+      const r = await requeueFailedJob(deps.db, owned.jobId, maxRetries);
+      switch (r.outcome) {
+        case 'not-found':
+          throw notFound(`job ${req.params.jobId}`);
+        case 'not-failed':
+          throw new ProblemError(409, 'JOB_NOT_RETRYABLE', 'Job Not Retryable', `job is ${r.job.status}; only a FAILED job can be retried`);
+        case 'target-closed':
+          throw new ProblemError(409, 'JOB_NOT_RETRYABLE', 'Job Not Retryable', 'its GitHub commit is closed; request a new commit: POST /til/{summaryId}/github-commits');
+        case 'superseded':
+          throw new ProblemError(409, 'JOB_NOT_RETRYABLE', 'Job Not Retryable', `job ${r.supersededBy} of the same target is active or newer`);
+        case 'limit-reached':
+          throw new ProblemError(409, 'RETRY_LIMIT_REACHED', 'Retry Limit Reached', `job was already re-run ${r.job.retryCount} of ${maxRetries} times`);
+        case 'requeued':
+          break;
+      }
+      try {
+        await deps.starter.start(r.job);
+      } catch (err) {
+        req.log.warn({ err, jobId: r.job.jobId }, 'workflow start failed; reconciler will start it');
+      }
+      reply.code(202).header('location', `/async-jobs/${r.job.jobId}`);
+      return { jobId: r.job.jobId, jobType: r.job.jobType, targetId: r.job.targetId, status: 'PENDING' as const, retryCount: r.job.retryCount, maxRetries };
+    },
+  );
+};

@@ -1,0 +1,92 @@
+/** `POST|GET /github-star-recommendations` (SAN-12). */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { enqueueIfNoneActive } from '../../../core/projection';
+import type { ApiDeps } from '../../app';
+import { notFound, ProblemError, ProblemSchema } from '../../problem';
+
+const Accepted = z.object({ jobId: z.uuid(), targetId: z.uuid() }).meta({ id: 'StarRecommendationAccepted' });
+
+const Item = z.object({
+  rank: z.number().int(),
+  fullName: z.string().describe('owner/name'),
+  htmlUrl: z.string(),
+  description: z.string().nullable(),
+  language: z.string().nullable(),
+  stars: z.number().int(),
+  topics: z.array(z.string()),
+  score: z.number().describe('relevance + log-stars prior (at most 0.05)'),
+  relevance: z.number().describe('0.7 × max cosine similarity to a card + 0.3 × mean of the top 3'),
+  reasons: z.array(z.object({ cardId: z.uuid(), title: z.string(), similarity: z.number() })).describe('best-matching knowledge cards'),
+});
+
+const Recommendations = z
+  .object({
+    recommendationId: z.uuid(),
+    jobId: z.uuid(),
+    starredCount: z.number().int().describe('starred repositories analysed'),
+    createdAt: z.iso.datetime(),
+    totalItems: z.number().int(),
+    items: z.array(Item),
+  })
+  .meta({ id: 'StarRecommendations' });
+
+/** SAN-12 routes; the target of the job is the caller's user id (one active job per user, SAN-2). */
+export const starRecommendationRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) => {
+  app.post(
+    '/github-star-recommendations',
+    {
+      schema: {
+        tags: ['github'],
+        summary: "Recommend the caller's starred GitHub repositories that fit their knowledge cards",
+        description:
+          'Enqueues GITHUB_STAR_RECOMMENDATION (target: the user id). 400 GITHUB_ACCOUNT_NOT_LINKED without a linked ' +
+          'account; 409 DUPLICATE_RESOURCE while one is PENDING or PROCESSING (Location: that job).',
+        response: { 202: Accepted, 400: ProblemSchema, 401: ProblemSchema, 409: ProblemSchema },
+      },
+    },
+    async (req, reply) => {
+      const account = await deps.db.githubAccount.findUnique({ where: { userId: req.userId }, select: { id: true } });
+      if (!account) {
+        throw new ProblemError(400, 'GITHUB_ACCOUNT_NOT_LINKED', 'GitHub Account Not Linked', 'link a GitHub account first: PUT /github/account');
+      }
+      const { job, created } = await enqueueIfNoneActive(deps.db, { jobType: 'GITHUB_STAR_RECOMMENDATION', targetId: req.userId, userId: req.userId });
+      reply.header('location', `/async-jobs/${job.jobId}`);
+      if (!created) {
+        throw new ProblemError(409, 'DUPLICATE_RESOURCE', 'Duplicate Resource', `star recommendation job ${job.jobId} is already ${job.status}`);
+      }
+      try {
+        await deps.starter.start(job);
+      } catch (err) {
+        req.log.warn({ err, jobId: job.jobId }, 'workflow start failed; reconciler will start it');
+      }
+      reply.code(202);
+      return { jobId: job.jobId, targetId: job.targetId };
+    },
+  );
+
+  app.get(
+    '/github-star-recommendations',
+    {
+      schema: {
+        tags: ['github'],
+        summary: 'The latest completed star recommendations of the caller, best first',
+        querystring: z.object({ limit: z.coerce.number().int().min(1).max(1000).default(20) }),
+        response: { 200: Recommendations, 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema },
+      },
+    },
+    async (req) => {
+      const row = await deps.db.githubStarRecommendation.findFirst({ where: { userId: req.userId }, orderBy: { createdAt: 'desc' } });
+      if (!row) throw notFound('star recommendations');
+      const items = Array.isArray(row.items) ? (row.items as unknown as z.infer<typeof Item>[]) : [];
+      return {
+        recommendationId: row.id,
+        jobId: row.jobId,
+        starredCount: row.starredCount,
+        createdAt: row.createdAt.toISOString(),
+        totalItems: items.length,
+        items: items.slice(0, req.query.limit),
+      };
+    },
+  );
+};

@@ -1,0 +1,75 @@
+/**
+ * Guarded writes to the async_jobs projection (SAN-1, SAN-2, SAN-4, DC-3). Every transition is a
+ * conditional update, so a late or repeated call is a no-op that reports the current status.
+ */
+import { Prisma, type PrismaClient, type AsyncJob } from '@prisma/client';
+import type { JobStatus, JobType } from './contracts';
+import { sourcesOf } from './job-state';
+
+/** A Prisma client or an interactive-transaction client. */
+export type DbClient = PrismaClient | Prisma.TransactionClient;
+
+/** Outcome of a guarded transition: `changed` false means it was not legal from `status`. */
+export interface TransitionResult {
+  changed: boolean;
+  status: JobStatus | null;
+}
+
+/**
+ * Moves job `jobId` to `to` when its current status allows it (DC-3), stamping started/finished
+ * times; `errorMessage` is stored with FAILED. Returns the status after the call (null: no row).
+ */
+export async function transitionJob(
+  db: DbClient,
+  jobId: string,
+  to: JobStatus,
+  errorMessage?: string,
+): Promise<TransitionResult> {
+  const now = new Date();
+  const data: Prisma.AsyncJobUpdateManyMutationInput = { status: to };
+  if (to === 'PROCESSING') data.startedAt = now;
+  if (to === 'COMPLETED' || to === 'FAILED') data.finishedAt = now;
+  if (to === 'FAILED') data.errorMessage = errorMessage ?? 'failed';
+  const { count } = await db.asyncJob.updateMany({ where: { jobId, status: { in: sourcesOf(to) } }, data });
+  if (count === 1) return { changed: true, status: to };
+  const row = await db.asyncJob.findUnique({ where: { jobId }, select: { status: true } });
+  return { changed: false, status: row?.status ?? null };
+}
+
+/** Identity of a job to enqueue. */
+export interface JobKey {
+  jobType: JobType;
+  targetId: string;
+  userId: string;
+}
+
+/**
+ * SAN-2: inserts a PENDING job unless one is already active for (targetId, jobType); concurrent
+ * callers serialise on the unique partial index. Returns the active job and whether it is new.
+ */
+export async function enqueueIfNoneActive(
+  db: DbClient,
+  key: JobKey,
+): Promise<{ job: AsyncJob; created: boolean }> {
+  const inserted = await db.$queryRaw<{ job_id: string }[]>`
+    INSERT INTO async_jobs (job_id, job_type, target_id, user_id, status, updated_at)
+    VALUES (gen_random_uuid(), ${key.jobType}::"JobType", ${key.targetId}::uuid, ${key.userId}::uuid,
+            'PENDING', now())
+    ON CONFLICT (target_id, job_type) WHERE status IN ('PENDING', 'PROCESSING') DO NOTHING
+    RETURNING job_id`;
+  const insertedId = inserted[0]?.job_id;
+  if (insertedId) {
+    return { job: await db.asyncJob.findUniqueOrThrow({ where: { jobId: insertedId } }), created: true };
+  }
+  const active = await db.asyncJob.findFirst({
+    where: { targetId: key.targetId, jobType: key.jobType, status: { in: ['PENDING', 'PROCESSING'] } },
+  });
+  if (active) return { job: active, created: false };
+  // The active job finished between our insert and read: the target is free again.
+  return enqueueIfNoneActive(db, key);
+}
+
+/** The most recent job of a type for a target, or null. */
+export function latestJob(db: DbClient, targetId: string, jobType: JobType): Promise<AsyncJob | null> {
+  return db.asyncJob.findFirst({ where: { targetId, jobType }, orderBy: { createdAt: 'desc' } });
+}

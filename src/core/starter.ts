@@ -1,0 +1,63 @@
+/**
+ * Starts the Temporal workflow of a committed async_jobs row (SAN-4, DC-1, DC-4). Idempotent: the
+ * workflow ID is derived from job type and target, so a second start of a running job is a no-op.
+ */
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { TypedSearchAttributes, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
+import {
+  JOB_WORKFLOW_TYPES,
+  SA_JOB_TYPE,
+  SA_TARGET_ID,
+  SA_USER_ID,
+  jobWorkflowId,
+  type JobType,
+  type JobWorkflowInput,
+  type TaskQueues,
+} from './contracts';
+
+/** A committed job to start. */
+export interface StartableJob {
+  jobId: string;
+  jobType: JobType;
+  targetId: string;
+  userId: string;
+}
+
+/** Outcome of a start: `started` (new run) or `already-running` (same workflow ID open). */
+export type StartOutcome = 'started' | 'already-running';
+
+/** Starts job workflows; implemented over Temporal, replaceable for fault-injection tests. */
+export interface JobStarter {
+  /** @throws when Temporal is unreachable; the row stays PENDING and the reconciler starts it. */
+  start(job: StartableJob): Promise<StartOutcome>;
+}
+
+/** Temporal-backed {@link JobStarter}: workflow ID `<job-type>:<targetId>`, search attributes set. */
+export function createTemporalJobStarter(client: Client, queues: TaskQueues): JobStarter {
+  return {
+    async start(job) {
+      const workflowType = JOB_WORKFLOW_TYPES[job.jobType];
+      if (!workflowType) throw new Error(`no workflow registered for job type ${job.jobType}`);
+      const input: JobWorkflowInput = { ...job, queues };
+      try {
+        await client.workflow.start(workflowType, {
+          workflowId: jobWorkflowId(job.jobType, job.targetId),
+          taskQueue: queues.jobs,
+          args: [input],
+          workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+          typedSearchAttributes: new TypedSearchAttributes([
+            { key: SA_JOB_TYPE, value: job.jobType },
+            { key: SA_TARGET_ID, value: job.targetId },
+            { key: SA_USER_ID, value: job.userId },
+          ]),
+          memo: { jobId: job.jobId },
+        });
+        return 'started';
+      } catch (err) {
+        if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already-running';
+        throw err;
+      }
+    },
+  };
+}

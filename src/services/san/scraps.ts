@@ -1,0 +1,81 @@
+/**
+ * SAN-7 scrap submission: normalise, deduplicate per user by SHA-256, enqueue CARD_ANALYSIS and
+ * SCRAP_REFINE in the scrap's transaction, start their workflows after commit (SAN-4).
+ */
+import type { PrismaClient } from '@prisma/client';
+import { contentHash, normaliseContent } from '../../domain/san/scrap';
+import { enqueueIfNoneActive, latestJob } from '../../core/projection';
+import type { JobStarter, StartableJob } from '../../core/starter';
+
+/** Validated request body of `POST /scraps`. */
+export interface ScrapInput {
+  content: string;
+  sourceUrl?: string | undefined;
+  title?: string | undefined;
+}
+
+/** SAN-7 answer: the scrap and its analysis and refine jobs; `created` is false for a duplicate. */
+export interface ScrapSubmission {
+  scrapId: string;
+  analysisJobId: string;
+  refineJobId: string | null;
+  created: boolean;
+}
+
+/** Dependencies of {@link submitScrap}. */
+export interface ScrapDeps {
+  db: PrismaClient;
+  starter: JobStarter;
+  log: { warn(obj: object, msg: string): void };
+}
+
+/**
+ * SAN-7: stores (or finds) the user's scrap and its jobs. New scrap → scrap + two PENDING jobs in
+ * one transaction; existing scrap without card and without an active analysis job → a new
+ * CARD_ANALYSIS job. Workflows of jobs created here are started after commit; a failed start is
+ * logged and left to the reconciler (the row is durable). Safe under concurrent identical calls.
+ */
+export async function submitScrap(deps: ScrapDeps, userId: string, input: ScrapInput): Promise<ScrapSubmission> {
+  const content = normaliseContent(input.content);
+  const hash = contentHash(content);
+  const toStart: StartableJob[] = [];
+
+  const result = await deps.db.$transaction(async (tx) => {
+    const inserted = await tx.$queryRaw<{ id: string }[]>`
+      INSERT INTO scraps (id, user_id, content, content_hash, source_url, title)
+      VALUES (gen_random_uuid(), ${userId}::uuid, ${content}, ${hash}, ${input.sourceUrl ?? null}, ${input.title ?? null})
+      ON CONFLICT (user_id, content_hash) DO NOTHING
+      RETURNING id`;
+    const newId = inserted[0]?.id;
+    if (newId) {
+      const analysis = await enqueueIfNoneActive(tx, { jobType: 'CARD_ANALYSIS', targetId: newId, userId });
+      const refine = await enqueueIfNoneActive(tx, { jobType: 'SCRAP_REFINE', targetId: newId, userId });
+      toStart.push(analysis.job, refine.job);
+      return { scrapId: newId, analysisJobId: analysis.job.jobId, refineJobId: refine.job.jobId, created: true };
+    }
+    const scrap = await tx.scrap.findUniqueOrThrow({
+      where: { userId_contentHash: { userId, contentHash: hash } },
+      select: { id: true, card: { select: { id: true } } },
+    });
+    let analysisJobId: string | undefined;
+    if (!scrap.card) {
+      const analysis = await enqueueIfNoneActive(tx, { jobType: 'CARD_ANALYSIS', targetId: scrap.id, userId });
+      if (analysis.created) toStart.push(analysis.job);
+      analysisJobId = analysis.job.jobId;
+    } else {
+      analysisJobId = (await latestJob(tx, scrap.id, 'CARD_ANALYSIS'))?.jobId;
+    }
+    const refine = await latestJob(tx, scrap.id, 'SCRAP_REFINE');
+    if (!analysisJobId) throw new Error(`scrap ${scrap.id} has a card but no CARD_ANALYSIS job`);
+    return { scrapId: scrap.id, analysisJobId, refineJobId: refine?.jobId ?? null, created: false };
+  });
+
+  for (const job of toStart) {
+    try {
+      await deps.starter.start(job);
+    } catch (err) {
+      deps.log.warn({ err, jobId: job.jobId, jobType: job.jobType }, 'workflow start failed; reconciler will start it');
+    }
+  }
+  return result;
+}

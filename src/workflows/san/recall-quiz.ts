@@ -1,0 +1,33 @@
+/** RECALL_QUIZ_GENERATION (SAN-11): quizzes over one date's cards, stored with their generation. */
+import { ApplicationFailure } from '@temporalio/workflow';
+import type { JobWorkflowInput, JobWorkflowResult } from '../../core/contracts';
+import { formatCauseChain } from '../../core/errors';
+import { generationActivities, tilProjectionActivities } from './til';
+
+/**
+ * SAN-11 RECALL_QUIZ_GENERATION, workflow ID `recall-quiz-generation:<generationId>`: reads date and
+ * quiz types from recall_quiz_generations, collects that date's cards, asks the AI runtime for
+ * quizzes (re-validated), stores them and completes. Same shape as `runJob`, but every job
+ * transition (PROCESSING, COMPLETED, FAILED) moves the generation's status in the same
+ * transaction. A terminal job (late duplicate start) returns SKIPPED. Retry: AI up to 4 attempts.
+ */
+export async function recallQuizGenerationWorkflow(input: JobWorkflowInput): Promise<JobWorkflowResult> {
+  const quiz = tilProjectionActivities(input);
+  const generationId = input.targetId;
+  const begin = await quiz.beginRecallQuizJob({ jobId: input.jobId, generationId });
+  if (!begin.proceed) return { jobId: input.jobId, status: 'SKIPPED' };
+  try {
+    const { cardIds, types } = await quiz.collectQuizCards({ generationId });
+    const quizzes = await generationActivities(input).generateQuizzes({ cardIds, types });
+    await quiz.storeRecallQuizzes({ jobId: input.jobId, generationId, quizzes });
+  } catch (err) {
+    await quiz.failRecallQuizJob({ jobId: input.jobId, generationId, errorMessage: formatCauseChain(err) });
+    throw ApplicationFailure.create({
+      message: `${input.jobType} job ${input.jobId} failed`,
+      type: 'JOB_FAILED',
+      nonRetryable: true,
+      cause: err instanceof Error ? err : undefined,
+    });
+  }
+  return { jobId: input.jobId, status: 'COMPLETED' };
+}

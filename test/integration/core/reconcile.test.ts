@@ -1,0 +1,98 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { createTemporalJobStarter } from '../../../src/core/starter';
+import { jobWorkflowId } from '../../../src/core/contracts';
+import { ensureReconcileSchedule } from '../../../src/workers/schedules';
+import type { ReconcileReport } from '../../../src/activities/core/jobs';
+import { PG_PARTIAL, SOURDOUGH } from '../../fixtures/texts';
+import { startStack, waitForJob, type Stack } from '../../support/stack';
+
+/** The API process "dies" after committing the rows and before starting the workflow. */
+const crashingStarter = {
+  start: jest.fn(async () => {
+    throw new Error('simulated crash: process died before client.workflow.start');
+  }),
+};
+
+let stack: Stack;
+let user: Awaited<ReturnType<Stack['newUser']>>;
+beforeAll(async () => {
+  stack = await startStack({ apiStarter: crashingStarter, env: { RECONCILE_GRACE_SECONDS: '0' } });
+  user = await stack.newUser();
+});
+afterAll(async () => stack?.stop());
+
+async function submitWithCrash(content: string) {
+  const res = await stack.app.inject({ method: 'POST', url: '/scraps', headers: user.auth, payload: { content } });
+  expect(res.statusCode).toBe(202); // committed rows are durable; the client may poll
+  return res.json() as { scrapId: string; analysisJobId: string; refineJobId: string };
+}
+
+async function expectNoWorkflow(workflowId: string) {
+  await expect(stack.client.workflow.getHandle(workflowId).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+}
+
+it('a job committed without its workflow is started by the reconciler, exactly once', async () => {
+  const ids = await submitWithCrash(PG_PARTIAL);
+  expect(crashingStarter.start).toHaveBeenCalledTimes(2);
+  const jobs = await stack.db.asyncJob.findMany({ where: { targetId: ids.scrapId } });
+  expect(jobs.map((j) => j.status)).toEqual(['PENDING', 'PENDING']);
+  await expectNoWorkflow(jobWorkflowId('CARD_ANALYSIS', ids.scrapId));
+
+  const run = () =>
+    stack.client.workflow.execute('reconcilePendingJobsWorkflow', {
+      taskQueue: stack.queues.jobs,
+      workflowId: `reconcile-test-${ids.scrapId}-${Date.now()}`,
+      args: [{ queues: stack.queues, graceSeconds: 0 }],
+    }) as Promise<ReconcileReport>;
+
+  const first = await run();
+  expect(first).toMatchObject({ examined: 2, started: 2, failedToStart: 0 });
+  expect((await waitForJob(stack, ids.analysisJobId, user.auth)).status).toBe('COMPLETED');
+  expect((await waitForJob(stack, ids.refineJobId, user.auth)).status).toBe('COMPLETED');
+
+  const second = await run();
+  expect(second).toMatchObject({ examined: 0, started: 0 });
+  expect(await stack.db.knowledgeCard.count({ where: { scrapId: ids.scrapId } })).toBe(1);
+  const runs = [];
+  for await (const wf of stack.client.workflow.list({ query: `WorkflowId = '${jobWorkflowId('CARD_ANALYSIS', ids.scrapId)}'` })) runs.push(wf);
+  expect(runs).toHaveLength(1);
+});
+
+it('a reconcile racing a live start does not run the job twice', async () => {
+  const ids = await submitWithCrash(`${SOURDOUGH} race probe`);
+  const job = await stack.db.asyncJob.findUniqueOrThrow({ where: { jobId: ids.analysisJobId } });
+  const starter = createTemporalJobStarter(stack.client, stack.queues);
+  const outcomes = await Promise.all([starter.start(job), starter.start(job), starter.start(job)]);
+  expect(outcomes.filter((o) => o === 'started')).toHaveLength(1);
+  expect((await waitForJob(stack, ids.analysisJobId, user.auth)).status).toBe('COMPLETED');
+  // A late start after completion runs a new execution that sees the terminal row and skips.
+  expect(await starter.start(job)).toBe('started');
+  const late = await stack.client.workflow.getHandle(jobWorkflowId('CARD_ANALYSIS', ids.scrapId)).result();
+  expect(late).toEqual({ jobId: ids.analysisJobId, status: 'SKIPPED' });
+  expect(await stack.db.knowledgeCard.count({ where: { scrapId: ids.scrapId } })).toBe(1);
+  expect((await stack.db.asyncJob.findUniqueOrThrow({ where: { jobId: ids.analysisJobId } })).status).toBe('COMPLETED');
+});
+
+it('the reconcile Schedule is created idempotently and can be triggered by hand', async () => {
+  const ids = await submitWithCrash(`schedule probe ${Date.now()} ${PG_PARTIAL}`);
+  const config = { ...stack.config, reconcile: { ...stack.config.reconcile, intervalSeconds: 3600 } };
+  const id = await ensureReconcileSchedule(stack.client, config, stack.queues);
+  expect(await ensureReconcileSchedule(stack.client, config, stack.queues)).toBe(id);
+  const handle = stack.client.schedule.getHandle(id);
+  try {
+    expect((await handle.describe()).spec.intervals?.[0]?.every).toBe(3_600_000);
+    await handle.trigger();
+    const deadline = Date.now() + 20_000;
+    let wfId: string | undefined;
+    while (!wfId && Date.now() < deadline) {
+      const d = await handle.describe();
+      wfId = d.info.recentActions[0]?.action.workflow.workflowId;
+    }
+    expect(wfId).toBeDefined();
+    const report = (await stack.client.workflow.getHandle(wfId!).result()) as ReconcileReport;
+    expect(report.started).toBeGreaterThanOrEqual(2);
+    expect((await waitForJob(stack, ids.analysisJobId, user.auth)).status).toBe('COMPLETED');
+  } finally {
+    await handle.delete();
+  }
+});

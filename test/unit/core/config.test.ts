@@ -1,0 +1,25 @@
+import { ConfigError, loadConfig } from '../../../src/config';
+
+describe('config', () => {
+  it('has working defaults with an empty environment', () => {
+    const c = loadConfig({});
+    expect(c.database.url).toBeUndefined();
+    expect(c.ai.provider).toBe('local');
+    expect(c.similarity).toEqual({ threshold: 0.5, fallbackK: 5, vectorSearch: 'auto' });
+    expect(c.temporal.address).toBe('127.0.0.1:7233');
+  });
+  it('coerces numbers and treats empty strings as unset', () => {
+    const c = loadConfig({ API_PORT: '8080', SIMILAR_CARDS_FALLBACK_K: '7', DATABASE_URL: '' });
+    expect(c.api.port).toBe(8080);
+    expect(c.similarity.fallbackK).toBe(7);
+    expect(c.database.url).toBeUndefined();
+  });
+  it('fails fast naming every bad variable', () => {
+    expect(() => loadConfig({ API_PORT: 'eighty', AI_PROVIDER: 'gpt' })).toThrow(ConfigError);
+    expect(() => loadConfig({ API_PORT: 'eighty', AI_PROVIDER: 'gpt' })).toThrow(/API_PORT[\s\S]*AI_PROVIDER|AI_PROVIDER[\s\S]*API_PORT/);
+  });
+  it('requires an API key for the openai provider', () => {
+    expect(() => loadConfig({ AI_PROVIDER: 'openai' })).toThrow(/OPENAI_API_KEY/);
+    expect(loadConfig({ AI_PROVIDER: 'openai', OPENAI_API_KEY: 'k' }).ai.provider).toBe('openai');
+  });
+});

@@ -1,0 +1,280 @@
+/**
+ * docker-compose.yml, Dockerfile and .env.example checked without a Docker engine: structure,
+ * pinned images, the dependency graph, ports, the variables the app reads (src/config.ts's
+ * EnvSchema) and the entry points the commands name.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+import YAML from 'yaml';
+import { z } from 'zod';
+import { loadConfig } from '../../../src/config';
+import { SEARCH_ATTRIBUTE_NAMES, taskQueues } from '../../../src/core/contracts';
+
+const root = path.resolve(__dirname, '..', '..', '..');
+const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
+
+const Command = z.union([z.string(), z.array(z.string())]);
+const Environment = z.union([
+  z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+  z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*(=.*)?$/)),
+]);
+const Condition = z.enum(['service_started', 'service_healthy', 'service_completed_successfully']);
+const Duration = z.string().regex(/^(\d+(\.\d+)?(us|ms|s|m|h))+$/);
+const Service = z
+  .object({
+    image: z.string().optional(),
+    build: z
+      .union([z.string(), z.strictObject({ context: z.string(), target: z.string().optional(), dockerfile: z.string().optional() })])
+      .optional(),
+    command: Command.optional(),
+    entrypoint: Command.optional(),
+    environment: Environment.optional(),
+    ports: z.array(z.string().regex(/^(\d+:)?\d+(\/(tcp|udp))?$/)).optional(),
+    volumes: z.array(z.string()).optional(),
+    depends_on: z
+      .union([z.array(z.string()), z.record(z.string(), z.strictObject({ condition: Condition, restart: z.boolean().optional() }))])
+      .optional(),
+    healthcheck: z
+      .strictObject({
+        test: z.union([z.string(), z.array(z.string()).min(2)]),
+        interval: Duration.optional(),
+        timeout: Duration.optional(),
+        retries: z.number().int().positive().optional(),
+        start_period: Duration.optional(),
+      })
+      .optional(),
+    restart: z.enum(['no', 'always', 'on-failure', 'unless-stopped']).or(z.string().regex(/^on-failure:\d+$/)).optional(),
+    init: z.boolean().optional(),
+    stop_grace_period: Duration.optional(),
+  })
+  .strict()
+  .refine((s) => s.image !== undefined || s.build !== undefined, 'a service needs an image or a build');
+const ComposeFile = z
+  .object({
+    name: z.string().optional(),
+    services: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]*$/), Service),
+    volumes: z.record(z.string(), z.null().or(z.object({}).passthrough())).optional(),
+  })
+  .catchall(z.unknown())
+  .superRefine((doc, ctx) => {
+    for (const key of Object.keys(doc)) {
+      if (!['name', 'services', 'volumes', 'networks'].includes(key) && !key.startsWith('x-')) {
+        ctx.addIssue({ code: 'custom', message: `unknown top-level key ${key}` });
+      }
+    }
+  });
+type Compose = z.infer<typeof ComposeFile>;
+type ServiceDef = z.infer<typeof Service>;
+
+/** Keys of `EnvSchema` in src/config.ts, read from its source (the schema is not exported). */
+function configEnvKeys(): string[] {
+  const source = ts.createSourceFile('config.ts', read('src/config.ts'), ts.ScriptTarget.ES2022, true);
+  let keys: string[] | undefined;
+  const visit = (node: ts.Node): void => {
+    if (ts.isVariableDeclaration(node) && node.name.getText() === 'EnvSchema' && node.initializer) {
+      const call = node.initializer;
+      const arg = ts.isCallExpression(call) ? call.arguments[0] : undefined;
+      if (arg && ts.isObjectLiteralExpression(arg)) {
+        keys = arg.properties.map((p) => (p.name ? p.name.getText() : '')).filter(Boolean);
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  if (!keys?.length) throw new Error('EnvSchema = z.object({...}) not found in src/config.ts');
+  return keys;
+}
+
+/** Resolves `${VAR:-default}` / `${VAR-default}` to the default, as compose does with VAR unset. */
+function withDefaults(value: string): string {
+  return value.replace(/\$\{[A-Za-z_][A-Za-z0-9_]*(:?-([^}]*))?\}/g, (_m, _d, def: string | undefined) => def ?? '');
+}
+
+function envOf(service: ServiceDef): Record<string, string> {
+  const env = service.environment ?? {};
+  if (Array.isArray(env)) {
+    return Object.fromEntries(env.map((e) => [e.split('=')[0], e.includes('=') ? e.slice(e.indexOf('=') + 1) : '']));
+  }
+  return Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v === null ? '' : String(v)]));
+}
+
+function dependsOn(service: ServiceDef): Record<string, z.infer<typeof Condition>> {
+  const deps = service.depends_on ?? {};
+  if (Array.isArray(deps)) return Object.fromEntries(deps.map((d) => [d, 'service_started' as const]));
+  return Object.fromEntries(Object.entries(deps).map(([k, v]) => [k, v.condition]));
+}
+
+/** Long-running services without a healthcheck: nothing depends on the UI being healthy. */
+const UNPROBED = new Set(['temporal-ui']);
+
+const commandText = (c: ServiceDef['command']) => (c === undefined ? '' : Array.isArray(c) ? c.join(' ') : c);
+
+let compose: Compose;
+let services: Array<[string, ServiceDef]>;
+const appServices = () => services.filter(([, s]) => s.build !== undefined);
+
+beforeAll(() => {
+  const parsed: unknown = YAML.parse(read('docker-compose.yml'), { merge: true });
+  compose = ComposeFile.parse(parsed);
+  services = Object.entries(compose.services);
+});
+
+describe('docker-compose.yml', () => {
+  test('has the database, Temporal, its UI and setup jobs, the migration, the API and a worker per queue', () => {
+    const names = Object.keys(compose.services);
+    for (const name of ['postgres', 'temporal', 'temporal-ui', 'temporal-setup', 'migrate', 'api', 'worker-jobs', 'worker-ai', 'worker-github']) {
+      expect(names).toContain(name);
+    }
+    expect(compose.services.postgres?.image).toMatch(/^pgvector\/pgvector:/);
+    expect(compose.services['temporal-ui']?.image).toMatch(/^temporalio\/ui:/);
+    expect(commandText(compose.services.migrate?.command)).toBe('bash scripts/prisma.sh migrate deploy');
+    expect(commandText(compose.services.api?.command)).toBe('node dist/api/server.js');
+  });
+
+  test('every image is pinned to a version tag', () => {
+    for (const [name, s] of services) {
+      if (s.image === undefined) continue;
+      const tag = /^[^:@]+(?::([^@]+))?(@sha256:[0-9a-f]{64})?$/.exec(s.image);
+      expect({ name, tag: tag?.[1] }).toEqual({ name, tag: expect.stringMatching(/\d/) });
+      expect(tag?.[1]).not.toMatch(/latest/);
+    }
+  });
+
+  test('depends_on names existing services, waits on healthchecks and one-shot jobs, and has no cycle', () => {
+    for (const [name, s] of services) {
+      for (const [dep, condition] of Object.entries(dependsOn(s))) {
+        const target = compose.services[dep];
+        expect({ name, dep, exists: target !== undefined }).toEqual({ name, dep, exists: true });
+        if (condition === 'service_healthy') expect({ dep, healthcheck: target?.healthcheck !== undefined }).toEqual({ dep, healthcheck: true });
+        if (condition === 'service_completed_successfully') {
+          expect({ dep, restart: target?.restart ?? 'no' }).toEqual({ dep, restart: expect.stringMatching(/^(no|on-failure(:\d+)?)$/) });
+        }
+      }
+    }
+    const state = new Map<string, 'visiting' | 'done'>();
+    const visit = (name: string, trail: string[]): void => {
+      if (state.get(name) === 'done') return;
+      if (state.get(name) === 'visiting') throw new Error(`depends_on cycle: ${[...trail, name].join(' -> ')}`);
+      state.set(name, 'visiting');
+      const s = compose.services[name];
+      for (const dep of s ? Object.keys(dependsOn(s)) : []) visit(dep, [...trail, name]);
+      state.set(name, 'done');
+    };
+    for (const [name] of services) visit(name, []);
+  });
+
+  test('long-running services have healthchecks; app services wait for the migration and the search attributes', () => {
+    for (const [name, s] of services) {
+      const oneShot = s.restart === 'no' || /^on-failure/.test(s.restart ?? '');
+      if (oneShot || UNPROBED.has(name)) continue;
+      expect({ name, healthcheck: s.healthcheck !== undefined }).toEqual({ name, healthcheck: true });
+    }
+    for (const name of ['api', 'worker-jobs', 'worker-ai', 'worker-github']) {
+      const deps = dependsOn(compose.services[name] as ServiceDef);
+      expect(deps.migrate).toBe('service_completed_successfully');
+      expect(deps['temporal-setup']).toBe('service_completed_successfully');
+    }
+  });
+
+  test('published host ports do not clash', () => {
+    const hostPorts = services.flatMap(([name, s]) =>
+      (s.ports ?? []).filter((p) => p.includes(':')).map((p) => ({ name, port: Number(p.split(':')[0]) })),
+    );
+    const seen = new Map<number, string>();
+    for (const { name, port } of hostPorts) {
+      expect({ port, owner: seen.get(port) ?? name }).toEqual({ port, owner: name });
+      seen.set(port, name);
+    }
+    expect(seen.get(Number(withDefaults(envOf(compose.services.api as ServiceDef).API_PORT ?? '')))).toBe('api');
+  });
+
+  test('app services set only variables that src/config.ts reads, and those values load', () => {
+    const keys = new Set(configEnvKeys());
+    for (const [name, s] of appServices()) {
+      const env = envOf(s);
+      for (const key of Object.keys(env)) expect({ name, key, known: keys.has(key) }).toEqual({ name, key, known: true });
+      const resolved = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, withDefaults(v)]));
+      expect(() => loadConfig(resolved)).not.toThrow();
+    }
+  });
+
+  test('app services reach the database and Temporal through compose service names', () => {
+    for (const [name, s] of appServices()) {
+      const env = envOf(s);
+      const dbHost = new URL(env.DATABASE_URL ?? '').hostname;
+      const temporalHost = (env.TEMPORAL_ADDRESS ?? '').split(':')[0] ?? '';
+      expect({ name, dbHost: compose.services[dbHost] ? dbHost : undefined }).toEqual({ name, dbHost });
+      expect({ name, temporalHost: compose.services[temporalHost] ? temporalHost : undefined }).toEqual({ name, temporalHost });
+    }
+    const temporal = envOf(compose.services.temporal as ServiceDef);
+    expect(temporal.DB).toBe('postgres12');
+    expect(compose.services[temporal.POSTGRES_SEEDS ?? '']).toBeDefined();
+  });
+
+  test('the setup job registers every search attribute as Keyword', () => {
+    const script = commandText(compose.services['temporal-setup']?.command);
+    expect(script).toContain('search-attribute create');
+    expect(script).toContain('--type Keyword');
+    for (const name of SEARCH_ATTRIBUTE_NAMES) expect(script).toContain(name);
+  });
+
+  test('every node entry point exists in src, and worker healthchecks name real queues', () => {
+    const queues = Object.keys(taskQueues());
+    for (const [name, s] of services) {
+      const cmd = commandText(s.command);
+      const entry = /^node (dist\/\S+)\.js$/.exec(cmd)?.[1];
+      if (entry) {
+        const source = entry.replace(/^dist\//, 'src/') + '.ts';
+        expect({ name, source, exists: existsSync(path.join(root, source)) }).toEqual({ name, source, exists: true });
+      }
+      if (cmd.includes('dist/workers/')) {
+        const queue = (s.healthcheck?.test as string[] | undefined)?.at(-1);
+        expect({ name, queue: queues.includes(queue ?? '') ? queue : undefined }).toEqual({ name, queue });
+      }
+    }
+  });
+
+  test('shell text escapes its own variables from compose interpolation ($$)', () => {
+    for (const [name, s] of services) {
+      const texts = [s.command, s.entrypoint, s.healthcheck?.test].flatMap((c) => (c === undefined ? [] : Array.isArray(c) ? c : [c]));
+      for (const text of texts) {
+        const bare = text.replace(/\$\$/g, '').match(/\$(?!\{[A-Za-z_][A-Za-z0-9_]*(:?-[^}]*)?\})\S*/g);
+        expect({ name, bare }).toEqual({ name, bare: null });
+      }
+    }
+  });
+
+  test('build targets exist in the Dockerfile, whose base image is pinned', () => {
+    const dockerfile = read('Dockerfile');
+    const stages = [...dockerfile.matchAll(/^FROM\s+\S+\s+AS\s+(\S+)/gim)].map((m) => m[1]);
+    for (const [name, s] of appServices()) {
+      const target = typeof s.build === 'object' ? s.build.target : undefined;
+      expect({ name, target: target && stages.includes(target) ? target : undefined }).toEqual({ name, target });
+    }
+    const base = /^ARG NODE_IMAGE=(\S+)$/m.exec(dockerfile)?.[1];
+    expect(base).toMatch(/^node:\d+\.\d+\.\d+-/);
+  });
+});
+
+describe('.env.example', () => {
+  test('lists every variable of src/config.ts once, with its default and a comment', () => {
+    const lines = read('.env.example').split('\n');
+    const vars = lines.flatMap((l, i) => {
+      const m = /^#?\s*([A-Z][A-Z0-9_]*)=/.exec(l);
+      return m ? [{ key: m[1] as string, comment: lines[i - 1]?.startsWith('#') && !/^#\s*[A-Z][A-Z0-9_]*=/.test(lines[i - 1] ?? '') }] : [];
+    });
+    expect(vars.map((v) => v.key).sort()).toEqual(configEnvKeys().sort());
+    for (const v of vars) expect(v).toEqual({ key: v.key, comment: true });
+  });
+
+  test('its values load', () => {
+    const env = Object.fromEntries(
+      read('.env.example')
+        .split('\n')
+        .filter((l) => /^[A-Z][A-Z0-9_]*=/.test(l))
+        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+    );
+    expect(() => loadConfig(env)).not.toThrow();
+  });
+});

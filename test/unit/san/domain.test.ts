@@ -1,0 +1,73 @@
+import { contentHash, normaliseContent } from '../../../src/domain/san/scrap';
+import { canTransition, isRecoveryEdge, isTerminal, retryDecision, sourcesOf } from '../../../src/core/job-state';
+import { formatCauseChain, MAX_CAUSE_CHAIN_CHARS } from '../../../src/core/errors';
+import { jobWorkflowId, taskQueues } from '../../../src/core/contracts';
+import { JOB_STATUSES, type JobStatus } from '../../../src/core/contracts';
+
+describe('SAN-7 normalisation and hashing', () => {
+  it('turns CRLF and lone CR into LF and trims', () => {
+    expect(normaliseContent('  \r\nline one\r\nline two\rline three \n\t')).toBe('line one\nline two\nline three');
+  });
+  it('keeps inner whitespace and Korean text as is', () => {
+    expect(normaliseContent('운영체제  스케줄링\n\n  들여쓰기')).toBe('운영체제  스케줄링\n\n  들여쓰기');
+  });
+  it('hashes the normalised text as SHA-256 hex', () => {
+    expect(contentHash('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(contentHash(normaliseContent('x\r\n'))).toBe(contentHash(normaliseContent(' x')));
+    expect(contentHash('x')).not.toBe(contentHash('X'));
+  });
+});
+
+describe('SAN-1 projection state machine', () => {
+  it('allows only PENDING → PROCESSING → COMPLETED | FAILED, PENDING → FAILED and the SAN-6 re-enqueue FAILED → PENDING', () => {
+    const legal = JOB_STATUSES.flatMap((from) => JOB_STATUSES.filter((to) => canTransition(from, to)).map((to) => `${from}->${to}`));
+    expect(legal.sort()).toEqual(['FAILED->PENDING', 'PENDING->FAILED', 'PENDING->PROCESSING', 'PROCESSING->COMPLETED', 'PROCESSING->FAILED']);
+    expect(legal.filter((e) => isRecoveryEdge(...(e.split('->') as [JobStatus, JobStatus])))).toEqual(['FAILED->PENDING']);
+  });
+  it('never leaves a terminal state', () => {
+    expect(isTerminal('COMPLETED')).toBe(true);
+    expect(isTerminal('FAILED')).toBe(true);
+    expect(isTerminal('PROCESSING')).toBe(false);
+    expect(canTransition('COMPLETED', 'PROCESSING')).toBe(false);
+  });
+  it('derives the guard of each target state', () => {
+    expect(sourcesOf('PROCESSING')).toEqual(['PENDING']);
+    expect(sourcesOf('COMPLETED')).toEqual(['PROCESSING']);
+    expect(sourcesOf('FAILED').sort()).toEqual(['PENDING', 'PROCESSING']);
+    expect(sourcesOf('PENDING')).toEqual(['FAILED']);
+  });
+  it('SAN-6: only a FAILED job under the retry limit may be re-enqueued', () => {
+    expect(retryDecision({ status: 'FAILED', retryCount: 0 }, 3)).toBe('retry');
+    expect(retryDecision({ status: 'FAILED', retryCount: 2 }, 3)).toBe('retry');
+    expect(retryDecision({ status: 'FAILED', retryCount: 3 }, 3)).toBe('limit-reached');
+    expect(retryDecision({ status: 'COMPLETED', retryCount: 0 }, 3)).toBe('not-failed');
+    expect(retryDecision({ status: 'PENDING', retryCount: 0 }, 3)).toBe('not-failed');
+    expect(retryDecision({ status: 'PROCESSING', retryCount: 5 }, 3)).toBe('not-failed');
+  });
+});
+
+describe('cause chain', () => {
+  it('lists the error and its causes outermost first, with failure types', () => {
+    const root = Object.assign(new Error('model answered invalid JSON'), { name: 'ApplicationFailure', type: 'AI_MALFORMED_OUTPUT' });
+    const mid = new Error('Activity task failed', { cause: root });
+    mid.name = 'ActivityFailure';
+    expect(formatCauseChain(mid)).toBe('ActivityFailure: Activity task failed <- ApplicationFailure[AI_MALFORMED_OUTPUT]: model answered invalid JSON');
+  });
+  it('survives cycles, non-errors and huge messages', () => {
+    const a = new Error('a');
+    (a as { cause?: unknown }).cause = a;
+    expect(formatCauseChain(a)).toBe('Error: a');
+    expect(formatCauseChain('boom')).toBe('boom');
+    expect(formatCauseChain(new Error('x'.repeat(10_000))).length).toBe(MAX_CAUSE_CHAIN_CHARS);
+  });
+});
+
+describe('DC-1 workflow ids and DC-2 task queues', () => {
+  it('derives workflow ids from job type and target', () => {
+    expect(jobWorkflowId('CARD_ANALYSIS', 'abc')).toBe('card-analysis:abc');
+    expect(jobWorkflowId('GITHUB_STAR_RECOMMENDATION', 'u1')).toBe('github-star-recommendation:u1');
+  });
+  it('prefixes task queues', () => {
+    expect(taskQueues('t1-')).toEqual({ jobs: 't1-jobs', ai: 't1-ai', github: 't1-github' });
+  });
+});

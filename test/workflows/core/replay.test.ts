@@ -1,0 +1,33 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DeterminismViolationError } from '@temporalio/workflow';
+import { Worker } from '@temporalio/worker';
+import * as workflows from '../../../src/workflows';
+import { bundle } from '../harness';
+
+const dir = join(__dirname, '..', '..', 'histories');
+const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+const load = (f: string) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as unknown;
+
+it('has a history for every workflow type', () => {
+  const types = new Set(files.map((f) => {
+    const h = load(f) as { events: { workflowExecutionStartedEventAttributes?: { workflowType: { name: string } } }[] };
+    return h.events[0]?.workflowExecutionStartedEventAttributes?.workflowType.name;
+  }));
+  const exported = Object.keys(workflows).filter((name) => name !== 'noopWorkflow');
+  expect([...types].sort()).toEqual(exported.sort());
+});
+
+it('replays every checked-in history against the current workflow code', async () => {
+  const workflowBundle = await bundle();
+  const histories = files.map((f) => ({ workflowId: f, history: load(f) }));
+  const results = [];
+  for await (const r of Worker.runReplayHistories({ workflowBundle }, histories)) results.push(r);
+  expect(results).toHaveLength(files.length);
+  for (const r of results) expect({ id: r.workflowId, error: r.error }).toEqual({ id: r.workflowId, error: undefined });
+}, 60_000);
+
+it('rejects an incompatible change with DeterminismViolationError', async () => {
+  const workflowBundle = await bundle(require.resolve('../fixtures/changed-workflows'));
+  await expect(Worker.runReplayHistory({ workflowBundle }, load('card-analysis-completed.json'))).rejects.toBeInstanceOf(DeterminismViolationError);
+}, 60_000);
