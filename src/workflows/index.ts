@@ -5,10 +5,9 @@ export { tilGithubCommitWorkflow } from './san/github-commit';
 export {
   recoverStaleJobsWorkflow,
   retryFailedJobsWorkflow,
-  recoverMissingCardsWorkflow,
-  recoverUnrefinedScrapsWorkflow,
   retryJobWorkflow,
 } from './core/recovery';
+export { recoverMissingCardsWorkflow, recoverUnrefinedScrapsWorkflow } from './san/recovery';
 export { githubStarRecommendationWorkflow } from './san/star-recommendation';
 export { tilGenerationWorkflow } from './san/til';
 export { recallQuizGenerationWorkflow } from './san/recall-quiz';
