@@ -192,8 +192,13 @@ export async function createTestDatabase(adminUrl: string): Promise<TestDatabase
     await admin.end();
   }
 
+  return { url: withDatabase(adminUrl, name), drop: dropper(adminUrl, name) };
+}
+
+/** `drop()` of a {@link TestDatabase}: runs once however often it is called. */
+function dropper(adminUrl: string, name: string): () => Promise<void> {
   let dropping: Promise<void> | undefined;
-  const drop = () =>
+  return () =>
     (dropping ??= (async () => {
       const c = new Client({ connectionString: adminUrl });
       c.on('error', () => undefined);
@@ -204,5 +209,22 @@ export async function createTestDatabase(adminUrl: string): Promise<TestDatabase
         await c.end();
       }
     })());
-  return { url: withDatabase(adminUrl, name), drop };
+}
+
+/**
+ * Creates `<prefix>_<random>` with no tables at all (no migration applied): for tests that migrate
+ * a database themselves, or that need an empty shadow database for `prisma migrate diff`.
+ */
+export async function createEmptyDatabase(adminUrl: string, prefix = 'empty'): Promise<TestDatabase> {
+  if (!/^[a-z][a-z0-9_]{0,40}$/.test(prefix)) throw new Error(`bad database name prefix ${JSON.stringify(prefix)}`);
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  const admin = new Client({ connectionString: adminUrl });
+  admin.on('error', () => undefined);
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  return { url: withDatabase(adminUrl, name), drop: dropper(adminUrl, name) };
 }
