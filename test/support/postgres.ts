@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { migrateDeploy, repoRoot } from '../../src/db/migrate';
+import { pollUntil, PollTimeoutError } from './poll';
 
 const TEMPLATE_DB = 'app_template';
 /** pg_advisory_lock key serialising template creation and cloning across jest workers. */
@@ -42,21 +43,28 @@ function postgresUser(): { uid: number; gid: number } | undefined {
 }
 
 async function waitUntilReady(url: string, child: ChildProcess, log: () => string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`postgres exited with ${child.exitCode}:\n${log()}`);
-    const client = new Client({ connectionString: url, connectionTimeoutMillis: 1000 });
-    client.on('error', () => undefined);
-    try {
-      await client.connect();
-      await client.query('SELECT 1');
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw new Error(`postgres not ready after ${timeoutMs} ms: ${String(err)}\n${log()}`);
-    } finally {
-      await client.end().catch(() => undefined);
-    }
-    await new Promise((r) => setTimeout(r, 100));
+  try {
+    await pollUntil(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`postgres exited with ${child.exitCode}:\n${log()}`);
+        const client = new Client({ connectionString: url, connectionTimeoutMillis: 1000 });
+        client.on('error', () => undefined);
+        try {
+          await client.connect();
+          await client.query('SELECT 1');
+          return 'ready';
+        } catch (err) {
+          return String(err); // still starting: try again
+        } finally {
+          await client.end().catch(() => undefined);
+        }
+      },
+      (outcome) => outcome === 'ready',
+      { describe: 'postgres to accept connections', timeoutMs, intervalMs: 100, maxIntervalMs: 250 },
+    );
+  } catch (err) {
+    if (err instanceof PollTimeoutError) throw new Error(`postgres not ready after ${timeoutMs} ms: ${String(err.lastValue)}\n${log()}`);
+    throw err;
   }
 }
 
