@@ -81,6 +81,12 @@ interface Message {
 
 class Connection {
   buffer: Buffer = Buffer.alloc(0);
+  /** Chunks received after `buffer`, joined only once the next message is complete. */
+  readonly chunks: Buffer[] = [];
+  /** Bytes in `buffer` and `chunks`. */
+  size = 0;
+  /** Bytes needed before framing can make progress (the next message's end, or its header). */
+  need = 0;
   started = false;
   readonly pending: Message[] = [];
   queued = false;
@@ -191,7 +197,7 @@ export async function startPgliteWireServer(opts: PgliteWireServerOptions): Prom
       const o = owner;
       if (!o || o.pending.length > 0 || waiting.length === 0) return;
       if (Date.now() - o.lastActivity >= ownerIdleTimeoutMs) {
-        terminate(o, '25P03', `terminating connection: it held the embedded database idle in a transaction for ${ownerIdleTimeoutMs} ms while ${waiting.length} other connection(s) waited`);
+        terminate(o, '25P03', `terminating connection: it held the embedded database in an open transaction (or an unfinished query) without a message for ${ownerIdleTimeoutMs} ms while ${waiting.length} other connection(s) waited`);
       } else {
         armOwnerTimer();
       }
@@ -259,16 +265,19 @@ export async function startPgliteWireServer(opts: PgliteWireServerOptions): Prom
     for (;;) {
       const buf = c.buffer;
       if (!c.started) {
+        c.need = 8;
         if (buf.length < 8) return true;
         const length = buf.readInt32BE(0);
         if (length < 8 || length > MAX_STARTUP_LENGTH) {
           terminate(c, '08P01', 'invalid startup packet length');
           return false;
         }
+        c.need = length;
         if (buf.length < length) return true;
         const code = buf.readInt32BE(4);
         const packet = new Uint8Array(buf.subarray(0, length));
         c.buffer = buf.subarray(length);
+        c.size -= length;
         if (code === SSL_REQUEST || code === GSSENC_REQUEST) {
           c.socket.write('N'); // no TLS or GSS on the loopback server: the client goes on in plain text
           continue;
@@ -282,16 +291,19 @@ export async function startPgliteWireServer(opts: PgliteWireServerOptions): Prom
         c.pending.push({ type: 'startup', bytes: packet });
         continue;
       }
+      c.need = 5;
       if (buf.length < 5) return true;
       const length = buf.readInt32BE(1);
       if (length < 4 || length > MAX_MESSAGE_LENGTH) {
         terminate(c, '08P01', 'invalid message length');
         return false;
       }
+      c.need = 1 + length;
       if (buf.length < 1 + length) return true;
       const type = String.fromCharCode(buf[0]!);
       const bytes = new Uint8Array(buf.subarray(0, 1 + length));
       c.buffer = buf.subarray(1 + length);
+      c.size -= 1 + length;
       if (type === 'X') {
         c.socket.end(); // Terminate: nothing for the shared session to do
         dropped(c);
@@ -318,7 +330,10 @@ export async function startPgliteWireServer(opts: PgliteWireServerOptions): Prom
     socket.on('data', (chunk: Buffer) => {
       if (c.closed) return;
       c.lastActivity = Date.now();
-      c.buffer = c.buffer.length === 0 ? chunk : Buffer.concat([c.buffer, chunk]);
+      c.chunks.push(chunk);
+      c.size += chunk.length;
+      if (c.size < c.need) return; // a large message still arriving: join its chunks once, at the end
+      c.buffer = Buffer.concat([c.buffer, ...c.chunks.splice(0)]);
       if (!frame(c)) return;
       enqueue(c);
       void pump();
