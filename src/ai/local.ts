@@ -21,6 +21,8 @@ import {
   type SourceCard,
   type TilResult,
 } from './types';
+import { clipText, isSpaceCode } from '../core/text';
+import { headingContent, splitSentences, stripEmphasis, stripLinks, stripTags, trimEndWhere } from './plain-text';
 
 // ---------------------------------------------------------------------------------------------
 // Tokenisation
@@ -257,20 +259,18 @@ export function localEmbedding(text: string): number[] {
 // ---------------------------------------------------------------------------------------------
 
 const FENCE_RE = /^\s{0,3}(`{3,}|~{3,})/;
-const HEADING_RE = /^\s{0,3}(#{1,6})\s*(.*?)\s*#*\s*$/;
+/** An ATX heading's opening `#` run (at most 6, not followed by another `#`). */
+const HEADING_OPEN_RE = /^\s{0,3}#{1,6}(?!#)/;
 const BULLET_RE = /^\s*(?:[-*+]|\d+[.)])\s+/;
 
-/** Inline markdown to plain text: images, links, code spans, emphasis, HTML tags, URLs. */
+/**
+ * Inline markdown to plain text: images, links, HTML tags, URLs, code spans, emphasis, in that
+ * order. Linear in the length of `s` (the bracket, tag and emphasis rules are scanners, see
+ * `plain-text.ts`; the remaining expressions cannot backtrack).
+ */
 function inlinePlain(s: string): string {
-  return s
-    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/<[^>\n]+>/g, ' ')
-    .replace(URL_RE, ' ')
-    .replace(/`+/g, '')
-    .replace(/(\*{1,3}|_{2,3})(\S(?:.*?\S)?)\1/g, '$2')
-    .replace(/\s+/g, ' ')
-    .trim();
+  const plain = stripTags(stripLinks(s)).replace(URL_RE, ' ').replace(/`+/g, '');
+  return stripEmphasis(plain).replace(/\s+/g, ' ').trim();
 }
 
 interface Structure {
@@ -300,10 +300,10 @@ function structure(markdown: string): Structure {
       fence = f[1] ?? '```';
       continue;
     }
-    const h = HEADING_RE.exec(raw);
-    if (h && /^\s{0,3}#{1,6}(?!#)/.test(raw)) {
+    const h = HEADING_OPEN_RE.exec(raw);
+    if (h) {
       flush();
-      const text = inlinePlain(h[2] ?? '');
+      const text = inlinePlain(headingContent(raw.slice(h[0].length)));
       if (text) headings.push(text);
       continue;
     }
@@ -322,27 +322,27 @@ function structure(markdown: string): Structure {
   return { headings, blocks };
 }
 
-const SENTENCE_SPLIT_RE = /(?<=[.!?。！？]["')\]]*)\s+(?=\S)/u;
-
+/** Sentences of the prose blocks, in order (see {@link splitSentences}). */
 function sentences(blocks: string[]): string[] {
-  const out: string[] = [];
-  for (const b of blocks) {
-    for (const s of b.split(SENTENCE_SPLIT_RE)) {
-      const t = s.trim();
-      if (t) out.push(t);
-    }
-  }
-  return out;
+  return blocks.flatMap(splitSentences);
 }
 
-/** Clips `s` to at most `max` characters at a word boundary when one is near, marking the cut with `…`. */
+/**
+ * Clips trimmed `s` to at most `max` UTF-16 code units, `…` included, at a word boundary when one is
+ * near and never inside a surrogate pair or grapheme cluster ({@link clipText}).
+ */
 function clip(s: string, max: number): string {
-  const t = s.trim();
-  if (t.length <= max) return t;
-  const hard = t.slice(0, max - 1);
-  const space = hard.lastIndexOf(' ');
-  const cut = space >= max * 0.6 ? hard.slice(0, space) : hard;
-  return `${cut.replace(/[\s,;:.-]+$/u, '')}…`;
+  return clipText(s, max, '…');
+}
+
+const isTitleFinalPunctuation = (c: number): boolean => c === 0x2e || c === 0x21 || c === 0x3f || c === 0x3002;
+
+/** `s` without a trailing run of `.!?。` that follows a non-space (the rules of `/(?<=\S)[.!?。]+$/u`), linear. */
+function stripFinalPunctuation(s: string): string {
+  const kept = trimEndWhere(s, isTitleFinalPunctuation);
+  if (kept.length === s.length) return s;
+  if (kept.length > 0 && !isSpaceCode(kept.charCodeAt(kept.length - 1))) return kept;
+  return s.length - kept.length >= 2 ? s.slice(0, kept.length + 1) : s;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -366,7 +366,7 @@ function extractTitle(input: ScrapText, s: Structure, sents: string[]): string {
   const given = input.title?.trim();
   if (given) return clip(given.replace(/\s+/g, ' '), TITLE_MAX);
   const first = s.headings[0] ?? sents[0] ?? s.blocks[0] ?? input.content.replace(/\s+/g, ' ');
-  return clip(first.replace(/(?<=\S)[.!?。]+$/u, ''), TITLE_MAX);
+  return clip(stripFinalPunctuation(first), TITLE_MAX);
 }
 
 function extractSummary(sents: string[], weights: Map<string, number>, fallback: string): string {
@@ -533,6 +533,8 @@ function classify(allWords: string[]): Category {
 // Refinement (SAN-8)
 // ---------------------------------------------------------------------------------------------
 
+const isRefineTrailingSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0xa0 || c === 0x3000;
+
 /**
  * SAN-8 rule-based clean-up: CRLF/CR → LF, trailing whitespace stripped, runs of two or more blank
  * lines collapsed to one, `*`/`+` bullets → `-`, a space after the `#`s of an ATX heading, trimmed.
@@ -543,7 +545,7 @@ export function refineMarkdown(content: string): string {
   const out: string[] = [];
   let fence: string | null = null;
   for (const raw of lines) {
-    let line = raw.replace(/[ \t\u00a0\u3000]+$/u, '');
+    let line = trimEndWhere(raw, isRefineTrailingSpace);
     const f = FENCE_RE.exec(line);
     if (fence !== null) {
       if (f && f[1]?.[0] === fence[0] && (f[1]?.length ?? 0) >= fence.length) fence = null;
@@ -866,13 +868,29 @@ const RIEUL_DROPPED: Record<string, string> = {
   든: '들', 연: '열', 푼: '풀', 판: '팔', 운: '울', 민: '밀', 분: '불', 논: '놀', 건: '걸', 번: '벌', 단: '달', 썬: '썰',
 };
 
+const HANGUL_CHAR_RE = /^\p{Script=Hangul}$/u;
+
+/**
+ * The last Hangul run of `s` when only an optional `.!。` and white space follow it (the rules of
+ * `/(\p{Script=Hangul}+)([.!。]?)\s*$/u`, scanned from the end): the run, what precedes it and the
+ * punctuation; undefined when `s` does not end that way.
+ */
+function finalHangulWord(s: string): { word: string; head: string; end: string } | undefined {
+  let i = trimEndWhere(s, isSpaceCode).length;
+  const punct = s.charAt(i - 1);
+  const end = punct === '.' || punct === '!' || punct === '。' ? punct : '';
+  i -= end.length;
+  const wordEnd = i;
+  while (i > 0 && HANGUL_CHAR_RE.test(s.charAt(i - 1))) i--;
+  if (i === wordEnd) return undefined;
+  return { word: s.slice(i, wordEnd), head: s.slice(0, i), end };
+}
+
 /** Negates the final predicate of a Korean declarative sentence (`…한다.` → `…하지 않는다.`), or undefined. */
 export function negateKorean(s: string): string | undefined {
-  const m = /(\p{Script=Hangul}+)([.!。]?)\s*$/u.exec(s);
+  const m = finalHangulWord(s);
   if (!m) return undefined;
-  const word = m[1] ?? '';
-  const head = s.slice(0, m.index);
-  const end = m[2] ?? '';
+  const { word, head, end } = m;
   const swap = (w: string) => `${head}${w}${end}`;
   if (/(?:않는다|않다|않았다|않습니다|못한다|아니다)$/u.test(word)) return undefined;
   const pairs: [string, string][] = [['있습니다', '없습니다'], ['없습니다', '있습니다'], ['있다', '없다'], ['없다', '있다']];
