@@ -572,6 +572,12 @@ export function refineMarkdown(content: string): string {
 const TIL_KEYWORDS = 3;
 const TIL_BULLETS_MIN = 2;
 const TIL_BULLETS_MAX = 4;
+/**
+ * SAN-9 size bounds of a local TIL, in UTF-16 code units (the schema allows 100,000): the whole
+ * markdown, one card's section, and the `## Sources` list. A day whose sections do not all fit gets
+ * sections for its first cards (card order) and lists every card under Sources.
+ */
+export const TIL_LIMITS = { markdownMax: 60_000, sectionMax: 1_500, sourcesMax: 20_000 } as const;
 /** Keywords kept per card for TIL titles, cloze answers and OX term swaps. */
 const CARD_KEYWORDS = 12;
 /** Sentences usable as quiz statements: at most this long, with at least this many content words. */
@@ -710,7 +716,8 @@ function prepareCards(cards: readonly SourceCard[]): PreparedCard[] {
       .sort((x, y) => y.score - x.score || (x.term < y.term ? -1 : x.term > y.term ? 1 : 0))
       .slice(0, CARD_KEYWORDS);
     const written = b.sents.map((x) => x.text);
-    const surfaces = new Map(keywords.map((k) => [k.term, writtenForm(written, k.term) ?? surface(b.title, k.term) ?? k.term]));
+    const lowered = written.map((t) => t.toLowerCase());
+    const surfaces = new Map(keywords.map((k) => [k.term, writtenForm(written, lowered, k.term) ?? surface(b.title, k.term) ?? k.term]));
     return {
       card: b.card,
       title: b.title,
@@ -741,34 +748,71 @@ function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** Compiled term regexes, bounded; global flag, so callers use `matchAll` or reset `lastIndex`. */
+/**
+ * Compiled case-insensitive literals of terms, bounded. Only the literal is a regular expression:
+ * word boundaries are checked in code, because a `[\p{L}\p{N}]` class under the `iu` flags costs
+ * milliseconds to compile, once per distinct term (seconds for a day of 170 cards).
+ */
 const TERM_RES = new Map<string, RegExp>();
 const TERM_RES_MAX = 4096;
+const LETTER_OR_DIGIT_RE = /^[\p{L}\p{N}]$/u;
 
-/**
- * Occurrences of `term` in `text`, case-insensitive: a Latin term as a whole word, a Hangul term at
- * the start of a Hangul run (a particle may follow).
- */
-function termRegExp(term: string): RegExp {
+function termLiteral(term: string): RegExp {
   let re = TERM_RES.get(term);
   if (!re) {
-    const body = escapeRegExp(term);
-    re = isHangul(term)
-      ? new RegExp(`(?<!\\p{Script=Hangul})${body}`, 'giu')
-      : new RegExp(`(?<![\\p{L}\\p{N}])${body}(?![\\p{L}\\p{N}])`, 'giu');
+    re = new RegExp(escapeRegExp(term), 'giu');
     if (TERM_RES.size >= TERM_RES_MAX) TERM_RES.clear();
     TERM_RES.set(term, re);
   }
   return re;
 }
 
+/** The code point of `text` ending at `i` (exclusive), or '' at the start. */
+function codePointBefore(text: string, i: number): string {
+  if (i <= 0) return '';
+  const c = text.charCodeAt(i - 1);
+  return c >= 0xdc00 && c <= 0xdfff && i >= 2 ? text.slice(i - 2, i) : text.charAt(i - 1);
+}
+
+/** The code point of `text` starting at `i`, or '' at the end. */
+function codePointFrom(text: string, i: number): string {
+  const c = text.codePointAt(i);
+  return c === undefined ? '' : String.fromCodePoint(c);
+}
+
+/**
+ * Occurrences of `term` in `text`, case-insensitive, left to right and not overlapping: a Latin term
+ * as a whole word (no letter or digit on either side), a Hangul term at the start of a Hangul run (a
+ * particle may follow). The rules of `(?<![\p{L}\p{N}])term(?![\p{L}\p{N}])` and
+ * `(?<!\p{Script=Hangul})term` with the `giu` flags.
+ */
+function* termMatches(text: string, term: string): Generator<{ index: number; match: string }> {
+  const re = termLiteral(term);
+  const hangul = isHangul(term);
+  let from = 0;
+  while (from <= text.length) {
+    re.lastIndex = from;
+    const m = re.exec(text);
+    if (!m) return;
+    const at = m.index;
+    const end = at + m[0].length;
+    const before = codePointBefore(text, at);
+    const ok = hangul
+      ? !HANGUL_CHAR_RE.test(before)
+      : !LETTER_OR_DIGIT_RE.test(before) && !LETTER_OR_DIGIT_RE.test(codePointFrom(text, end));
+    if (ok) {
+      yield { index: at, match: m[0] };
+      from = end;
+    } else {
+      from = at + codePointFrom(text, at).length;
+    }
+  }
+}
+
 /** The first occurrence of `term` in `text` as written there, or undefined. */
 function surface(text: string, term: string): string | undefined {
-  const re = termRegExp(term);
-  re.lastIndex = 0;
-  const found = re.exec(text)?.[0];
-  re.lastIndex = 0;
-  return found;
+  for (const m of termMatches(text, term)) return m.match;
+  return undefined;
 }
 
 /**
@@ -776,12 +820,14 @@ function surface(text: string, term: string): string | undefined {
  * (lower-cased when only its capital comes from the sentence start, so `Monitor` → `monitor` but
  * `PostgreSQL` stays). Undefined when absent.
  */
-function writtenForm(texts: readonly string[], term: string): string | undefined {
+function writtenForm(texts: readonly string[], lowered: readonly string[], term: string): string | undefined {
   let initial: string | undefined;
-  for (const text of texts) {
-    for (const m of text.matchAll(termRegExp(term))) {
-      if (m.index > 0) return m[0];
-      initial ??= /^\p{Lu}\p{Ll}*$/u.test(m[0]) ? m[0].toLowerCase() : m[0];
+  for (const [i, text] of texts.entries()) {
+    // A text whose lower-cased form lacks the (lower-case) term cannot match; skip it without the regex.
+    if (!(lowered[i] ?? text.toLowerCase()).includes(term)) continue;
+    for (const m of termMatches(text, term)) {
+      if (m.index > 0) return m.match;
+      initial ??= /^\p{Lu}\p{Ll}*$/u.test(m.match) ? m.match.toLowerCase() : m.match;
     }
   }
   return initial;
@@ -807,19 +853,18 @@ function fixParticle(noun: string, rest: string): string {
 
 /** Replaces every occurrence of `term` in `text` with `by`, fixing Korean particles and sentence-initial capitals. */
 function replaceTerm(text: string, term: string, by: string): string {
-  const re = termRegExp(term);
   let out = '';
   let last = 0;
-  for (const m of text.matchAll(re)) {
+  for (const m of termMatches(text, term)) {
     const at = m.index;
     let word = by;
     let before = text.slice(last, at);
-    if (by !== BLANK && at === 0 && /^\p{Lu}/u.test(m[0]) && /^\p{Ll}/u.test(by)) word = by.charAt(0).toUpperCase() + by.slice(1);
+    if (by !== BLANK && at === 0 && /^\p{Lu}/u.test(m.match) && /^\p{Ll}/u.test(by)) word = by.charAt(0).toUpperCase() + by.slice(1);
     if (by !== BLANK && !isHangul(by)) {
       before = before.replace(/(?<![\p{L}\p{N}])([Aa])n?(\s+)$/u, (_all, a: string, space: string) => `${a}${/^[aeiou]/i.test(by) ? 'n' : ''}${space}`);
     }
     out += before + word;
-    last = at + m[0].length;
+    last = at + m.match.length;
     if (by !== BLANK && isHangul(term)) {
       const rest = fixParticle(by, text.slice(last));
       out += rest;
@@ -1024,7 +1069,10 @@ function nearestFirst(p: PreparedCard, prepared: PreparedCard[], vectors: Map<Pr
   const own = vectors.get(p);
   const sim = (o: PreparedCard) => {
     const v = vectors.get(o);
-    return own && v ? own.reduce((sum, x, i) => sum + x * (v[i] ?? 0), 0) : 0;
+    if (!own || !v) return 0;
+    let sum = 0;
+    for (let i = 0; i < own.length; i++) sum += (own[i] ?? 0) * (v[i] ?? 0);
+    return sum;
   };
   return prepared
     .filter((o) => o !== p)
@@ -1131,9 +1179,9 @@ export function generateTilLocally(input: { targetDate: string; cards: readonly 
   const topic = prepared.length === 1 ? (prepared[0]?.title ?? '') : keywords.join(', ');
   const title = clip(`TIL ${input.targetDate}: ${topic}`.replace(/\s+/g, ' '), TITLE_MAX);
 
-  const shared = [...new Set(prepared.flatMap((p) => p.keywords.map((k) => k.term)))]
-    .filter((t) => prepared.filter((p) => p.keywords.some((k) => k.term === t)).length >= 2)
-    .slice(0, 3);
+  const cardsWith = new Map<string, number>();
+  for (const p of prepared) for (const t of new Set(p.keywords.map((k) => k.term))) count(cardsWith, t);
+  const shared = [...cardsWith.keys()].filter((t) => (cardsWith.get(t) ?? 0) >= 2).slice(0, 3);
   const n = prepared.length;
   const overview = korean
     ? `${input.targetDate}에 저장한 카드 ${n}개의 주제: ${listJoin(tilKeywords(prepared, 5), true)}.` +
@@ -1141,14 +1189,74 @@ export function generateTilLocally(input: { targetDate: string; cards: readonly 
     : `${n} card${n === 1 ? '' : 's'} saved on ${input.targetDate}, about ${listJoin(tilKeywords(prepared, 5), false)}.` +
       (shared.length > 0 ? ` Common thread: ${listJoin(shared, false)}.` : '');
 
-  const sections = prepared.map((p) => {
-    const bullets = keySentences(p).map((s) => `- ${s}`);
-    const summary = p.card.summary.trim().replace(/\s+/g, ' ');
-    return [`## ${p.title}`, summary, bullets.join('\n')].filter(Boolean).join('\n\n');
-  });
-  const sources = ['## Sources', prepared.map((p) => `- ${p.title}`).join('\n')].join('\n\n');
-  const tilMarkdown = [`# ${title}`, overview, ...sections, sources].join('\n\n');
+  const sources = sourcesList(prepared, korean);
+  const head = `# ${title}`;
+  // Room for the sections: the budget less the header, the overview (and its overflow note) and Sources.
+  let room = TIL_LIMITS.markdownMax - head.length - overview.length - sources.length - OVERFLOW_NOTE_MAX - 6;
+  const sections: string[] = [];
+  for (const p of prepared) {
+    const section = tilSection(p);
+    if (section.length + 2 > room) break;
+    sections.push(section);
+    room -= section.length + 2;
+  }
+  const note = sections.length < n ? ` ${overflowNote(sections.length, n, korean)}` : '';
+  const tilMarkdown = [head, overview + note, ...sections, sources].join('\n\n');
   return TilResultSchema.parse({ title, tilMarkdown, embedding: localEmbedding(tilMarkdown) });
+}
+
+/** A line of prose that cannot open a code fence (a leading ``` or ~~~ is escaped). */
+function proseLine(s: string): string {
+  return FENCE_RE.test(s) ? s.replace(/^(\s*)([`~])/, '$1\\$2') : s;
+}
+
+/**
+ * One card's TIL section, at most {@link TIL_LIMITS}.sectionMax: `## title`, the summary, 2–4 key
+ * sentences as bullets; bullets are dropped from the end, then the summary clipped, until it fits.
+ */
+function tilSection(p: PreparedCard): string {
+  const heading = `## ${clip(p.title, TITLE_MAX)}`;
+  let summary = proseLine(p.card.summary.trim().replace(/\s+/g, ' '));
+  const bullets = keySentences(p).map((s) => `- ${s}`);
+  const render = () => [heading, summary, bullets.join('\n')].filter(Boolean).join('\n\n');
+  let section = render();
+  while (section.length > TIL_LIMITS.sectionMax && bullets.length > 0) {
+    bullets.pop();
+    section = render();
+  }
+  if (section.length > TIL_LIMITS.sectionMax) {
+    summary = clip(summary, Math.max(1, TIL_LIMITS.sectionMax - heading.length - 2));
+    section = render();
+  }
+  return section;
+}
+
+/** `## Sources`: every card's title, one per line, at most {@link TIL_LIMITS}.sourcesMax (then `… and N more`). */
+function sourcesList(prepared: readonly PreparedCard[], korean: boolean): string {
+  const lines: string[] = [];
+  let used = 0;
+  for (const [i, p] of prepared.entries()) {
+    const line = `- ${clip(p.title, TITLE_MAX)}`;
+    if (used + line.length + 1 > TIL_LIMITS.sourcesMax - MORE_LINE_MAX) {
+      const more = prepared.length - i;
+      lines.push(korean ? `- … 외 카드 ${more}개` : `- … and ${more} more card${more === 1 ? '' : 's'}`);
+      break;
+    }
+    lines.push(line);
+    used += line.length + 1;
+  }
+  return `## Sources\n\n${lines.join('\n')}`;
+}
+
+/** Upper bounds of the generated overflow texts, reserved in the budget. */
+const OVERFLOW_NOTE_MAX = 120;
+const MORE_LINE_MAX = 40;
+
+/** The overview's note when only the first `shown` of `n` cards have a section. */
+function overflowNote(shown: number, n: number, korean: boolean): string {
+  return korean
+    ? `아래에는 처음 ${shown}개 카드를 정리했고, 나머지 ${n - shown}개는 Sources에 제목만 있습니다.`
+    : `The first ${shown} are summarised below; the other ${n - shown} are listed by title under Sources.`;
 }
 
 // ---------------------------------------------------------------------------------------------
