@@ -1266,12 +1266,12 @@ function overflowNote(shown: number, n: number, korean: boolean): string {
 /** The answer's fields except the embedding, which {@link localEmbedding} builds valid by construction. */
 const AnalysisFieldsSchema = CardAnalysisSchema.omit({ embedding: true });
 
-function assertNotAborted(signal?: AbortSignal): void {
+/** TIMEOUT (retryable) when the caller's signal is already aborted. */
+export function assertNotAborted(signal?: AbortSignal): void {
   if (signal?.aborted) throw new AiRuntimeError('TIMEOUT', 'local AI call aborted by the caller', true);
 }
 
-function assertUsable(input: ScrapText, signal?: AbortSignal): void {
-  assertNotAborted(signal);
+function assertUsable(input: ScrapText): void {
   if (!input.content.trim()) throw new AiRuntimeError('BAD_REQUEST', 'scrap content is empty', false);
 }
 
@@ -1298,35 +1298,78 @@ export function analyzeLocally(input: ScrapText): CardAnalysis {
 }
 
 /**
- * Creates the offline `local` provider (SAN-7, SAN-8, SAN-9, SAN-11). Deterministic; embeddings are
- * {@link localEmbedding} (1536-d, unit length); TILs are {@link generateTilLocally}, quizzes
- * {@link generateQuizzesLocally}. Methods reject with {@link AiRuntimeError}: BAD_REQUEST (not
+ * One call of the local runtime as plain data (structured-cloneable), so that it can run in this
+ * thread or in a worker thread with the same code: {@link runLocalTask}.
+ */
+export type LocalTask =
+  | { op: 'analyzeCard'; input: ScrapText }
+  | { op: 'refineScrap'; input: ScrapText }
+  | { op: 'generateTil'; input: { targetDate: string; cards: SourceCard[] } }
+  | { op: 'generateQuizzes'; input: { cards: SourceCard[]; types: QuizTypeName[] } }
+  | { op: 'embed'; input: string[] };
+
+/** What each {@link LocalTask} answers. */
+export interface LocalTaskResults {
+  analyzeCard: CardAnalysis;
+  refineScrap: RefineResult;
+  generateTil: TilResult;
+  generateQuizzes: Quiz[];
+  embed: number[][];
+}
+
+/**
+ * Runs one task synchronously (CPU only, no I/O). Rejects as the runtime does: BAD_REQUEST (not
  * retryable) for empty content, a TIL without cards, quizzes without cards or types or with a
- * non-UUID card id; TIMEOUT when the signal is already aborted.
+ * non-UUID card id; any other failure (e.g. its own answer failing validation, which would fail
+ * the same way on every attempt) becomes MALFORMED_OUTPUT, not retryable.
+ * @throws AiRuntimeError only.
+ */
+export function runLocalTask(task: LocalTask): LocalTaskResults[LocalTask['op']] {
+  try {
+    switch (task.op) {
+      case 'analyzeCard':
+        assertUsable(task.input);
+        return analyzeLocally(task.input);
+      case 'refineScrap':
+        assertUsable(task.input);
+        return RefineResultSchema.parse({ refinedContent: refineMarkdown(task.input.content) });
+      case 'generateTil':
+        return generateTilLocally(task.input);
+      case 'generateQuizzes':
+        assertQuizInput(task.input);
+        return generateQuizzesLocally(task.input);
+      case 'embed':
+        return task.input.map(localEmbedding);
+      default: {
+        const unknown: never = task;
+        throw new AiRuntimeError('BAD_REQUEST', `unknown local AI task: ${JSON.stringify((unknown as { op?: unknown }).op)}`, false);
+      }
+    }
+  } catch (err) {
+    if (err instanceof AiRuntimeError) throw err;
+    throw new AiRuntimeError('MALFORMED_OUTPUT', `local ${task.op} failed: ${err instanceof Error ? err.message : String(err)}`, false, undefined, { cause: err });
+  }
+}
+
+/**
+ * Creates the offline `local` provider running in the calling thread (SAN-7, SAN-8, SAN-9, SAN-11).
+ * Deterministic; embeddings are {@link localEmbedding} (1536-d, unit length); TILs are
+ * {@link generateTilLocally}, quizzes {@link generateQuizzesLocally}. Each call's CPU work blocks
+ * the event loop while it runs: services use the worker-thread runtime (`createThreadedLocalAiRuntime`
+ * in `./threaded`), which answers the same. Methods reject with {@link AiRuntimeError} as
+ * {@link runLocalTask} does, and TIMEOUT when the signal is already aborted.
  */
 export function createLocalAiRuntime(): AiRuntime {
+  const run = async <K extends LocalTask['op']>(task: Extract<LocalTask, { op: K }>, signal?: AbortSignal): Promise<LocalTaskResults[K]> => {
+    assertNotAborted(signal);
+    return runLocalTask(task) as LocalTaskResults[K];
+  };
   return {
     provider: 'local',
-    async analyzeCard(input: ScrapText, signal?: AbortSignal): Promise<CardAnalysis> {
-      assertUsable(input, signal);
-      return analyzeLocally(input);
-    },
-    async refineScrap(input: ScrapText, signal?: AbortSignal): Promise<RefineResult> {
-      assertUsable(input, signal);
-      return RefineResultSchema.parse({ refinedContent: refineMarkdown(input.content) });
-    },
-    async generateTil(input: { targetDate: string; cards: SourceCard[] }, signal?: AbortSignal): Promise<TilResult> {
-      assertNotAborted(signal);
-      return generateTilLocally(input);
-    },
-    async generateQuizzes(input: { cards: SourceCard[]; types: QuizTypeName[] }, signal?: AbortSignal): Promise<Quiz[]> {
-      assertNotAborted(signal);
-      assertQuizInput(input);
-      return generateQuizzesLocally(input);
-    },
-    async embed(texts: string[], signal?: AbortSignal): Promise<number[][]> {
-      assertNotAborted(signal);
-      return texts.map(localEmbedding);
-    },
+    analyzeCard: (input, signal) => run({ op: 'analyzeCard', input }, signal),
+    refineScrap: (input, signal) => run({ op: 'refineScrap', input }, signal),
+    generateTil: (input, signal) => run({ op: 'generateTil', input }, signal),
+    generateQuizzes: (input, signal) => run({ op: 'generateQuizzes', input }, signal),
+    embed: (texts, signal) => run({ op: 'embed', input: texts }, signal),
   };
 }
