@@ -1167,6 +1167,9 @@ function listJoin(items: string[], korean: boolean): string {
  * `TIL <targetDate>: <first card title>` for one card, else `TIL <targetDate>: <top keywords>` (≤ 120
  * characters). Markdown: `# <title>`, an overview paragraph, one `## <card title>` section per card
  * (its summary and 2–4 key sentences as bullets), then `## Sources` listing the card titles.
+ * Bounded for a day of any size ({@link TIL_LIMITS}): sections in card order while they fit (the
+ * overview then names how many are summarised), each section capped, Sources cut with
+ * `… and N more cards`; linear in the cards' total length.
  * Embedding: {@link localEmbedding} of the markdown, so the TIL is near its cards and their topic.
  * @throws AiRuntimeError BAD_REQUEST when no card has a title, summary or content.
  */
