@@ -26,6 +26,8 @@ export interface LocalThreadOptions {
   idleTimeoutMs?: number;
   /** Old-generation heap limit per thread in MiB (default 1,024): a runaway input fails its call, not the process. */
   maxHeapMb?: number;
+  /** The module the threads load (default: `local-thread` next to this file); tests name a broken one. */
+  workerModule?: string;
 }
 
 /** The `local` runtime with how it executes; `close()` stops its threads (idle threads never keep the process alive). */
@@ -37,9 +39,9 @@ export interface ThreadedLocalAiRuntime extends AiRuntime {
 type Entry = { filename: string; execArgv?: string[] } | { unavailable: string };
 
 /** Where the worker threads load the runtime from (see the module comment). */
-function threadEntry(): Entry {
+function threadEntry(workerModule?: string): Entry {
   const ext = path.extname(__filename);
-  const filename = path.join(__dirname, `local-thread${ext}`);
+  const filename = workerModule ?? path.join(__dirname, `local-thread${ext}`);
   if (ext !== '.ts') return { filename };
   try {
     return { filename, execArgv: ['--require', require.resolve('tsx/cjs')] };
@@ -48,8 +50,11 @@ function threadEntry(): Entry {
   }
 }
 
-/** A failure of the pool or thread (not of the task itself) as the runtime's error. */
-function threadFailure(err: unknown, signal?: AbortSignal): AiRuntimeError {
+/**
+ * A failure of the pool or thread (not of the task itself) as the runtime's error; `poolError` is
+ * why the pool was discarded, when it was.
+ */
+function threadFailure(err: unknown, signal?: AbortSignal, poolError?: string): AiRuntimeError {
   const e = err as { name?: unknown; code?: unknown; message?: unknown } | null;
   const message = typeof e?.message === 'string' ? e.message : String(err);
   if (signal?.aborted || e?.name === 'AbortError') {
@@ -58,7 +63,8 @@ function threadFailure(err: unknown, signal?: AbortSignal): AiRuntimeError {
   if (e?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
     return new AiRuntimeError('BAD_REQUEST', `input too large for the local AI runtime: ${message}`, false, undefined, { cause: err });
   }
-  return new AiRuntimeError('UPSTREAM_UNAVAILABLE', `local AI worker thread failed: ${message}`, true, undefined, { cause: err });
+  const why = poolError ? ` (${poolError})` : '';
+  return new AiRuntimeError('UPSTREAM_UNAVAILABLE', `local AI worker thread failed: ${message}${why}`, true, undefined, { cause: err });
 }
 
 /**
@@ -70,13 +76,14 @@ function threadFailure(err: unknown, signal?: AbortSignal): AiRuntimeError {
  * Threads start on the first call.
  */
 export function createThreadedLocalAiRuntime(opts: LocalThreadOptions = {}): ThreadedLocalAiRuntime {
-  const entry = threadEntry();
+  const entry = threadEntry(opts.workerModule);
   if ('unavailable' in entry) return { ...createLocalAiRuntime(), execution: 'in-process', close: async () => undefined };
 
   let pool: Piscina | undefined;
+  let poolError: string | undefined;
   const getPool = (): Piscina => {
     if (!pool) {
-      pool = new Piscina({
+      const p = new Piscina({
         filename: entry.filename,
         execArgv: entry.execArgv,
         minThreads: 0,
@@ -84,8 +91,14 @@ export function createThreadedLocalAiRuntime(opts: LocalThreadOptions = {}): Thr
         idleTimeout: opts.idleTimeoutMs ?? 30_000,
         resourceLimits: { maxOldGenerationSizeMb: opts.maxHeapMb ?? 1024 },
       });
-      // A thread that dies outside a task is replaced by the pool; without a listener the event would throw.
-      pool.on('error', () => undefined);
+      // A thread failing outside any task could not load the runtime: the calls queued for it would
+      // wait forever. Discard the pool (its queued calls reject, retryable); the next call makes a new one.
+      p.on('error', (err: unknown) => {
+        poolError = err instanceof Error ? err.message : String(err);
+        if (pool === p) pool = undefined;
+        void p.destroy().catch(() => undefined);
+      });
+      pool = p;
     }
     return pool;
   };
@@ -96,7 +109,7 @@ export function createThreadedLocalAiRuntime(opts: LocalThreadOptions = {}): Thr
     try {
       reply = (await getPool().run(task, signal ? { signal } : {})) as LocalReply;
     } catch (err) {
-      throw threadFailure(err, signal);
+      throw threadFailure(err, signal, poolError);
     }
     if (reply.ok) return reply.value as LocalTaskResults[K];
     const { code, message, retryable, retryAfterMs } = reply.error;

@@ -117,6 +117,19 @@ describe('errors cross the thread as AiRuntimeError with their code and retry cl
   });
 });
 
+describe('a thread that cannot load the runtime', () => {
+  test('fails the call UPSTREAM_UNAVAILABLE (retryable) with the cause, instead of leaving it queued', async () => {
+    const broken = createThreadedLocalAiRuntime({ workerModule: `${__dirname}/no-such-module.js` });
+    try {
+      const err = await rejection(broken.analyzeCard({ content: PG_INDEX_A }));
+      expect({ code: err.code, retryable: err.retryable }).toEqual({ code: 'UPSTREAM_UNAVAILABLE', retryable: true });
+      expect(err.message).toContain('no-such-module');
+    } finally {
+      await broken.close();
+    }
+  });
+});
+
 describe('the event loop stays free (heartbeats and HTTP keep being served)', () => {
   test('while one heavy input is analysed in a thread, the loop keeps turning', async () => {
     const turns = await turnsDuring(() => threaded.analyzeCard({ content: HEAVY }));
