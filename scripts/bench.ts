@@ -9,6 +9,10 @@
  *   (c) GET /async-jobs/{id} req/s, 32 connections     vs GET /health req/s, 32 connections
  *   (d) GET /cards/{id}/similar-cards p50/p95, 2,000 cards: PostgreSQL 15 (bytea, scored in JS)
  *       vs PGlite + pgvector
+ *   (e) POST /til → TIL committed to GitHub                 vs `noopWorkflow` start → result
+ *   (f) local AI pass over adversarial input               vs ordinary prose of the same length;
+ *       longest event-loop stall with the runtime in worker threads vs in the event-loop thread
+ *       (`scripts/bench-local-ai.ts`; `--only f` runs just this part, without any server)
  *
  * Speed is only ever reported as a ratio against a baseline from the same run: the machine is
  * shared and noisy (docs/benchmarks.md). Loads stay well below the dev server's SQLite limit
@@ -48,6 +52,7 @@ import { createJobsWorker } from '../src/workers/jobs';
 import type { noopWorkflow } from '../src/workflows/core/maintenance';
 import { createTestDatabase, startPostgres } from '../test/support/postgres';
 import { prng } from '../test/support/seeded';
+import { benchLocalAi } from './bench-local-ai';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -56,8 +61,8 @@ const ROOT = path.resolve(__dirname, '..');
  * submitting after latencyCapSeconds (and says so) so that a heavily loaded machine still finishes.
  */
 const SIZES = {
-  full: { posts: 64, latencyScraps: 200, latencyCapSeconds: 150, latencyConcurrency: 8, readSeconds: 10, cards: 2000, similarRuns: 60, chains: 8 },
-  quick: { posts: 32, latencyScraps: 24, latencyCapSeconds: 40, latencyConcurrency: 8, readSeconds: 2, cards: 300, similarRuns: 10, chains: 2 },
+  full: { posts: 64, latencyScraps: 200, latencyCapSeconds: 150, latencyConcurrency: 8, readSeconds: 10, cards: 2000, similarRuns: 60, chains: 8, aiChars: 100_000, aiRuns: 5 },
+  quick: { posts: 32, latencyScraps: 24, latencyCapSeconds: 40, latencyConcurrency: 8, readSeconds: 2, cards: 300, similarRuns: 10, chains: 2, aiChars: 20_000, aiRuns: 1 },
 };
 type Sizes = (typeof SIZES)['full'];
 const POST_CLIENTS = 16;
@@ -318,15 +323,21 @@ function machine(): string[] {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } });
   const sizes: Sizes = values.quick ? SIZES.quick : SIZES.full;
   const runId = randomBytes(4).toString('hex');
   const t0 = performance.now();
   const rows: Row[] = [];
 
-  say(`# durable-jobs benchmark${values.quick ? ' (--quick: smoke-test sizes, figures not comparable)' : ''}`);
+  say(`# durable-jobs benchmark${values.quick ? ' (--quick: smoke-test sizes, figures not comparable)' : ''}${values.only ? ` (--only ${values.only})` : ''}`);
   for (const line of machine()) say(line);
   say();
+  if (values.only !== undefined && values.only !== 'f') throw new Error(`--only takes f (the part that needs no server), not ${values.only}`);
+  if (values.only === 'f') {
+    rows.push(...(await sectionF(sizes)));
+    summary(rows, `--only f run ${runId}, ${fmt((performance.now() - t0) / 1000, 0)} s`);
+    return;
+  }
 
   // 1. Servers, started side by side (each registers its stop as soon as it runs): PostgreSQL 15
   // with a migrated database, the Temporal dev server on SQLite in a temp dir, and for (d) the
@@ -705,15 +716,30 @@ async function main(): Promise<void> {
     ratio: ratio(chain.p50 / chainB.p50),
   });
 
-  // Summary -------------------------------------------------------------------------------------
+  // (f) -----------------------------------------------------------------------------------------
+  rows.push(...(await sectionF(sizes)));
+
+  summary(rows, `${values.quick ? '--quick' : 'full'} run ${runId}, ${fmt((performance.now() - t0) / 1000, 0)} s`);
+}
+
+/** (f): the local AI runtime's text processing and the event loop (no server needed). */
+async function sectionF(sizes: Sizes): Promise<Row[]> {
   say();
-  say(`## Summary (${values.quick ? '--quick' : 'full'} run ${runId}, ${fmt((performance.now() - t0) / 1000, 0)} s, load average now ${os.loadavg().map((x) => x.toFixed(2)).join(' ')})`);
+  say(`## (f) local AI runtime: adversarial vs ordinary input of ${sizes.aiChars} characters, and the event loop ${elapsed()}`);
+  const prose = (await readmeCorpus(24)).join('\n\n');
+  return benchLocalAi({ chars: sizes.aiChars, runs: sizes.aiRuns, prose, say });
+}
+
+/** Prints the summary table of `rows`. */
+function summary(rows: Row[], run: string): void {
+  say();
+  say(`## Summary (${run}, load average now ${os.loadavg().map((x) => x.toFixed(2)).join(' ')})`);
   say();
   say('| Measure | Subject | Baseline (same run) | Ratio |');
   say('|---|---|---|---|');
   for (const r of rows) say(`| ${r.measure} | ${r.subject} | ${r.baseline} | ${r.ratio} |`);
   say();
-  say('Ratios: (a), (c) subject rate / baseline rate; (b), (e) subject latency / baseline latency; (d) bytea / pgvector latency.');
+  say('Ratios: (a), (c) subject rate / baseline rate; (b), (e) subject latency / baseline latency; (d) bytea / pgvector latency; (f) subject time / baseline time.');
   const warnings = [...sdkWarnings].filter(([m]) => !m.startsWith('No workflows registered'));
   if (warnings.length > 0) {
     say();

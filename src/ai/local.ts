@@ -21,6 +21,8 @@ import {
   type SourceCard,
   type TilResult,
 } from './types';
+import { clipText, isSpaceCode } from '../core/text';
+import { headingContent, splitSentences, stripEmphasis, stripLinks, stripTags, trimEndWhere } from './plain-text';
 
 // ---------------------------------------------------------------------------------------------
 // Tokenisation
@@ -257,20 +259,18 @@ export function localEmbedding(text: string): number[] {
 // ---------------------------------------------------------------------------------------------
 
 const FENCE_RE = /^\s{0,3}(`{3,}|~{3,})/;
-const HEADING_RE = /^\s{0,3}(#{1,6})\s*(.*?)\s*#*\s*$/;
+/** An ATX heading's opening `#` run (at most 6, not followed by another `#`). */
+const HEADING_OPEN_RE = /^\s{0,3}#{1,6}(?!#)/;
 const BULLET_RE = /^\s*(?:[-*+]|\d+[.)])\s+/;
 
-/** Inline markdown to plain text: images, links, code spans, emphasis, HTML tags, URLs. */
+/**
+ * Inline markdown to plain text: images, links, HTML tags, URLs, code spans, emphasis, in that
+ * order. Linear in the length of `s` (the bracket, tag and emphasis rules are scanners, see
+ * `plain-text.ts`; the remaining expressions cannot backtrack).
+ */
 function inlinePlain(s: string): string {
-  return s
-    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/<[^>\n]+>/g, ' ')
-    .replace(URL_RE, ' ')
-    .replace(/`+/g, '')
-    .replace(/(\*{1,3}|_{2,3})(\S(?:.*?\S)?)\1/g, '$2')
-    .replace(/\s+/g, ' ')
-    .trim();
+  const plain = stripTags(stripLinks(s)).replace(URL_RE, ' ').replace(/`+/g, '');
+  return stripEmphasis(plain).replace(/\s+/g, ' ').trim();
 }
 
 interface Structure {
@@ -300,10 +300,10 @@ function structure(markdown: string): Structure {
       fence = f[1] ?? '```';
       continue;
     }
-    const h = HEADING_RE.exec(raw);
-    if (h && /^\s{0,3}#{1,6}(?!#)/.test(raw)) {
+    const h = HEADING_OPEN_RE.exec(raw);
+    if (h) {
       flush();
-      const text = inlinePlain(h[2] ?? '');
+      const text = inlinePlain(headingContent(raw.slice(h[0].length)));
       if (text) headings.push(text);
       continue;
     }
@@ -322,27 +322,27 @@ function structure(markdown: string): Structure {
   return { headings, blocks };
 }
 
-const SENTENCE_SPLIT_RE = /(?<=[.!?。！？]["')\]]*)\s+(?=\S)/u;
-
+/** Sentences of the prose blocks, in order (see {@link splitSentences}). */
 function sentences(blocks: string[]): string[] {
-  const out: string[] = [];
-  for (const b of blocks) {
-    for (const s of b.split(SENTENCE_SPLIT_RE)) {
-      const t = s.trim();
-      if (t) out.push(t);
-    }
-  }
-  return out;
+  return blocks.flatMap(splitSentences);
 }
 
-/** Clips `s` to at most `max` characters at a word boundary when one is near, marking the cut with `…`. */
+/**
+ * Clips trimmed `s` to at most `max` UTF-16 code units, `…` included, at a word boundary when one is
+ * near and never inside a surrogate pair or grapheme cluster ({@link clipText}).
+ */
 function clip(s: string, max: number): string {
-  const t = s.trim();
-  if (t.length <= max) return t;
-  const hard = t.slice(0, max - 1);
-  const space = hard.lastIndexOf(' ');
-  const cut = space >= max * 0.6 ? hard.slice(0, space) : hard;
-  return `${cut.replace(/[\s,;:.-]+$/u, '')}…`;
+  return clipText(s, max, '…');
+}
+
+const isTitleFinalPunctuation = (c: number): boolean => c === 0x2e || c === 0x21 || c === 0x3f || c === 0x3002;
+
+/** `s` without a trailing run of `.!?。` that follows a non-space (the rules of `/(?<=\S)[.!?。]+$/u`), linear. */
+function stripFinalPunctuation(s: string): string {
+  const kept = trimEndWhere(s, isTitleFinalPunctuation);
+  if (kept.length === s.length) return s;
+  if (kept.length > 0 && !isSpaceCode(kept.charCodeAt(kept.length - 1))) return kept;
+  return s.length - kept.length >= 2 ? s.slice(0, kept.length + 1) : s;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -366,7 +366,7 @@ function extractTitle(input: ScrapText, s: Structure, sents: string[]): string {
   const given = input.title?.trim();
   if (given) return clip(given.replace(/\s+/g, ' '), TITLE_MAX);
   const first = s.headings[0] ?? sents[0] ?? s.blocks[0] ?? input.content.replace(/\s+/g, ' ');
-  return clip(first.replace(/(?<=\S)[.!?。]+$/u, ''), TITLE_MAX);
+  return clip(stripFinalPunctuation(first), TITLE_MAX);
 }
 
 function extractSummary(sents: string[], weights: Map<string, number>, fallback: string): string {
@@ -533,6 +533,8 @@ function classify(allWords: string[]): Category {
 // Refinement (SAN-8)
 // ---------------------------------------------------------------------------------------------
 
+const isRefineTrailingSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0xa0 || c === 0x3000;
+
 /**
  * SAN-8 rule-based clean-up: CRLF/CR → LF, trailing whitespace stripped, runs of two or more blank
  * lines collapsed to one, `*`/`+` bullets → `-`, a space after the `#`s of an ATX heading, trimmed.
@@ -543,7 +545,7 @@ export function refineMarkdown(content: string): string {
   const out: string[] = [];
   let fence: string | null = null;
   for (const raw of lines) {
-    let line = raw.replace(/[ \t\u00a0\u3000]+$/u, '');
+    let line = trimEndWhere(raw, isRefineTrailingSpace);
     const f = FENCE_RE.exec(line);
     if (fence !== null) {
       if (f && f[1]?.[0] === fence[0] && (f[1]?.length ?? 0) >= fence.length) fence = null;
@@ -570,6 +572,12 @@ export function refineMarkdown(content: string): string {
 const TIL_KEYWORDS = 3;
 const TIL_BULLETS_MIN = 2;
 const TIL_BULLETS_MAX = 4;
+/**
+ * SAN-9 size bounds of a local TIL, in UTF-16 code units (the schema allows 100,000): the whole
+ * markdown, one card's section, and the `## Sources` list. A day whose sections do not all fit gets
+ * sections for its first cards (card order) and lists every card under Sources.
+ */
+export const TIL_LIMITS = { markdownMax: 60_000, sectionMax: 1_500, sourcesMax: 20_000 } as const;
 /** Keywords kept per card for TIL titles, cloze answers and OX term swaps. */
 const CARD_KEYWORDS = 12;
 /** Sentences usable as quiz statements: at most this long, with at least this many content words. */
@@ -708,7 +716,8 @@ function prepareCards(cards: readonly SourceCard[]): PreparedCard[] {
       .sort((x, y) => y.score - x.score || (x.term < y.term ? -1 : x.term > y.term ? 1 : 0))
       .slice(0, CARD_KEYWORDS);
     const written = b.sents.map((x) => x.text);
-    const surfaces = new Map(keywords.map((k) => [k.term, writtenForm(written, k.term) ?? surface(b.title, k.term) ?? k.term]));
+    const lowered = written.map((t) => t.toLowerCase());
+    const surfaces = new Map(keywords.map((k) => [k.term, writtenForm(written, lowered, k.term) ?? surface(b.title, k.term) ?? k.term]));
     return {
       card: b.card,
       title: b.title,
@@ -739,34 +748,71 @@ function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** Compiled term regexes, bounded; global flag, so callers use `matchAll` or reset `lastIndex`. */
+/**
+ * Compiled case-insensitive literals of terms, bounded. Only the literal is a regular expression:
+ * word boundaries are checked in code, because a `[\p{L}\p{N}]` class under the `iu` flags costs
+ * milliseconds to compile, once per distinct term (seconds for a day of 170 cards).
+ */
 const TERM_RES = new Map<string, RegExp>();
 const TERM_RES_MAX = 4096;
+const LETTER_OR_DIGIT_RE = /^[\p{L}\p{N}]$/u;
 
-/**
- * Occurrences of `term` in `text`, case-insensitive: a Latin term as a whole word, a Hangul term at
- * the start of a Hangul run (a particle may follow).
- */
-function termRegExp(term: string): RegExp {
+function termLiteral(term: string): RegExp {
   let re = TERM_RES.get(term);
   if (!re) {
-    const body = escapeRegExp(term);
-    re = isHangul(term)
-      ? new RegExp(`(?<!\\p{Script=Hangul})${body}`, 'giu')
-      : new RegExp(`(?<![\\p{L}\\p{N}])${body}(?![\\p{L}\\p{N}])`, 'giu');
+    re = new RegExp(escapeRegExp(term), 'giu');
     if (TERM_RES.size >= TERM_RES_MAX) TERM_RES.clear();
     TERM_RES.set(term, re);
   }
   return re;
 }
 
+/** The code point of `text` ending at `i` (exclusive), or '' at the start. */
+function codePointBefore(text: string, i: number): string {
+  if (i <= 0) return '';
+  const c = text.charCodeAt(i - 1);
+  return c >= 0xdc00 && c <= 0xdfff && i >= 2 ? text.slice(i - 2, i) : text.charAt(i - 1);
+}
+
+/** The code point of `text` starting at `i`, or '' at the end. */
+function codePointFrom(text: string, i: number): string {
+  const c = text.codePointAt(i);
+  return c === undefined ? '' : String.fromCodePoint(c);
+}
+
+/**
+ * Occurrences of `term` in `text`, case-insensitive, left to right and not overlapping: a Latin term
+ * as a whole word (no letter or digit on either side), a Hangul term at the start of a Hangul run (a
+ * particle may follow). The rules of `(?<![\p{L}\p{N}])term(?![\p{L}\p{N}])` and
+ * `(?<!\p{Script=Hangul})term` with the `giu` flags.
+ */
+function* termMatches(text: string, term: string): Generator<{ index: number; match: string }> {
+  const re = termLiteral(term);
+  const hangul = isHangul(term);
+  let from = 0;
+  while (from <= text.length) {
+    re.lastIndex = from;
+    const m = re.exec(text);
+    if (!m) return;
+    const at = m.index;
+    const end = at + m[0].length;
+    const before = codePointBefore(text, at);
+    const ok = hangul
+      ? !HANGUL_CHAR_RE.test(before)
+      : !LETTER_OR_DIGIT_RE.test(before) && !LETTER_OR_DIGIT_RE.test(codePointFrom(text, end));
+    if (ok) {
+      yield { index: at, match: m[0] };
+      from = end;
+    } else {
+      from = at + codePointFrom(text, at).length;
+    }
+  }
+}
+
 /** The first occurrence of `term` in `text` as written there, or undefined. */
 function surface(text: string, term: string): string | undefined {
-  const re = termRegExp(term);
-  re.lastIndex = 0;
-  const found = re.exec(text)?.[0];
-  re.lastIndex = 0;
-  return found;
+  for (const m of termMatches(text, term)) return m.match;
+  return undefined;
 }
 
 /**
@@ -774,12 +820,14 @@ function surface(text: string, term: string): string | undefined {
  * (lower-cased when only its capital comes from the sentence start, so `Monitor` → `monitor` but
  * `PostgreSQL` stays). Undefined when absent.
  */
-function writtenForm(texts: readonly string[], term: string): string | undefined {
+function writtenForm(texts: readonly string[], lowered: readonly string[], term: string): string | undefined {
   let initial: string | undefined;
-  for (const text of texts) {
-    for (const m of text.matchAll(termRegExp(term))) {
-      if (m.index > 0) return m[0];
-      initial ??= /^\p{Lu}\p{Ll}*$/u.test(m[0]) ? m[0].toLowerCase() : m[0];
+  for (const [i, text] of texts.entries()) {
+    // A text whose lower-cased form lacks the (lower-case) term cannot match; skip it without the regex.
+    if (!(lowered[i] ?? text.toLowerCase()).includes(term)) continue;
+    for (const m of termMatches(text, term)) {
+      if (m.index > 0) return m.match;
+      initial ??= /^\p{Lu}\p{Ll}*$/u.test(m.match) ? m.match.toLowerCase() : m.match;
     }
   }
   return initial;
@@ -805,19 +853,18 @@ function fixParticle(noun: string, rest: string): string {
 
 /** Replaces every occurrence of `term` in `text` with `by`, fixing Korean particles and sentence-initial capitals. */
 function replaceTerm(text: string, term: string, by: string): string {
-  const re = termRegExp(term);
   let out = '';
   let last = 0;
-  for (const m of text.matchAll(re)) {
+  for (const m of termMatches(text, term)) {
     const at = m.index;
     let word = by;
     let before = text.slice(last, at);
-    if (by !== BLANK && at === 0 && /^\p{Lu}/u.test(m[0]) && /^\p{Ll}/u.test(by)) word = by.charAt(0).toUpperCase() + by.slice(1);
+    if (by !== BLANK && at === 0 && /^\p{Lu}/u.test(m.match) && /^\p{Ll}/u.test(by)) word = by.charAt(0).toUpperCase() + by.slice(1);
     if (by !== BLANK && !isHangul(by)) {
       before = before.replace(/(?<![\p{L}\p{N}])([Aa])n?(\s+)$/u, (_all, a: string, space: string) => `${a}${/^[aeiou]/i.test(by) ? 'n' : ''}${space}`);
     }
     out += before + word;
-    last = at + m[0].length;
+    last = at + m.match.length;
     if (by !== BLANK && isHangul(term)) {
       const rest = fixParticle(by, text.slice(last));
       out += rest;
@@ -866,13 +913,29 @@ const RIEUL_DROPPED: Record<string, string> = {
   든: '들', 연: '열', 푼: '풀', 판: '팔', 운: '울', 민: '밀', 분: '불', 논: '놀', 건: '걸', 번: '벌', 단: '달', 썬: '썰',
 };
 
+const HANGUL_CHAR_RE = /^\p{Script=Hangul}$/u;
+
+/**
+ * The last Hangul run of `s` when only an optional `.!。` and white space follow it (the rules of
+ * `/(\p{Script=Hangul}+)([.!。]?)\s*$/u`, scanned from the end): the run, what precedes it and the
+ * punctuation; undefined when `s` does not end that way.
+ */
+function finalHangulWord(s: string): { word: string; head: string; end: string } | undefined {
+  let i = trimEndWhere(s, isSpaceCode).length;
+  const punct = s.charAt(i - 1);
+  const end = punct === '.' || punct === '!' || punct === '。' ? punct : '';
+  i -= end.length;
+  const wordEnd = i;
+  while (i > 0 && HANGUL_CHAR_RE.test(s.charAt(i - 1))) i--;
+  if (i === wordEnd) return undefined;
+  return { word: s.slice(i, wordEnd), head: s.slice(0, i), end };
+}
+
 /** Negates the final predicate of a Korean declarative sentence (`…한다.` → `…하지 않는다.`), or undefined. */
 export function negateKorean(s: string): string | undefined {
-  const m = /(\p{Script=Hangul}+)([.!。]?)\s*$/u.exec(s);
+  const m = finalHangulWord(s);
   if (!m) return undefined;
-  const word = m[1] ?? '';
-  const head = s.slice(0, m.index);
-  const end = m[2] ?? '';
+  const { word, head, end } = m;
   const swap = (w: string) => `${head}${w}${end}`;
   if (/(?:않는다|않다|않았다|않습니다|못한다|아니다)$/u.test(word)) return undefined;
   const pairs: [string, string][] = [['있습니다', '없습니다'], ['없습니다', '있습니다'], ['있다', '없다'], ['없다', '있다']];
@@ -1006,7 +1069,10 @@ function nearestFirst(p: PreparedCard, prepared: PreparedCard[], vectors: Map<Pr
   const own = vectors.get(p);
   const sim = (o: PreparedCard) => {
     const v = vectors.get(o);
-    return own && v ? own.reduce((sum, x, i) => sum + x * (v[i] ?? 0), 0) : 0;
+    if (!own || !v) return 0;
+    let sum = 0;
+    for (let i = 0; i < own.length; i++) sum += (own[i] ?? 0) * (v[i] ?? 0);
+    return sum;
   };
   return prepared
     .filter((o) => o !== p)
@@ -1101,6 +1167,9 @@ function listJoin(items: string[], korean: boolean): string {
  * `TIL <targetDate>: <first card title>` for one card, else `TIL <targetDate>: <top keywords>` (≤ 120
  * characters). Markdown: `# <title>`, an overview paragraph, one `## <card title>` section per card
  * (its summary and 2–4 key sentences as bullets), then `## Sources` listing the card titles.
+ * Bounded for a day of any size ({@link TIL_LIMITS}): sections in card order while they fit (the
+ * overview then names how many are summarised), each section capped, Sources cut with
+ * `… and N more cards`; linear in the cards' total length.
  * Embedding: {@link localEmbedding} of the markdown, so the TIL is near its cards and their topic.
  * @throws AiRuntimeError BAD_REQUEST when no card has a title, summary or content.
  */
@@ -1113,9 +1182,9 @@ export function generateTilLocally(input: { targetDate: string; cards: readonly 
   const topic = prepared.length === 1 ? (prepared[0]?.title ?? '') : keywords.join(', ');
   const title = clip(`TIL ${input.targetDate}: ${topic}`.replace(/\s+/g, ' '), TITLE_MAX);
 
-  const shared = [...new Set(prepared.flatMap((p) => p.keywords.map((k) => k.term)))]
-    .filter((t) => prepared.filter((p) => p.keywords.some((k) => k.term === t)).length >= 2)
-    .slice(0, 3);
+  const cardsWith = new Map<string, number>();
+  for (const p of prepared) for (const t of new Set(p.keywords.map((k) => k.term))) count(cardsWith, t);
+  const shared = [...cardsWith.keys()].filter((t) => (cardsWith.get(t) ?? 0) >= 2).slice(0, 3);
   const n = prepared.length;
   const overview = korean
     ? `${input.targetDate}에 저장한 카드 ${n}개의 주제: ${listJoin(tilKeywords(prepared, 5), true)}.` +
@@ -1123,14 +1192,74 @@ export function generateTilLocally(input: { targetDate: string; cards: readonly 
     : `${n} card${n === 1 ? '' : 's'} saved on ${input.targetDate}, about ${listJoin(tilKeywords(prepared, 5), false)}.` +
       (shared.length > 0 ? ` Common thread: ${listJoin(shared, false)}.` : '');
 
-  const sections = prepared.map((p) => {
-    const bullets = keySentences(p).map((s) => `- ${s}`);
-    const summary = p.card.summary.trim().replace(/\s+/g, ' ');
-    return [`## ${p.title}`, summary, bullets.join('\n')].filter(Boolean).join('\n\n');
-  });
-  const sources = ['## Sources', prepared.map((p) => `- ${p.title}`).join('\n')].join('\n\n');
-  const tilMarkdown = [`# ${title}`, overview, ...sections, sources].join('\n\n');
+  const sources = sourcesList(prepared, korean);
+  const head = `# ${title}`;
+  // Room for the sections: the budget less the header, the overview (and its overflow note) and Sources.
+  let room = TIL_LIMITS.markdownMax - head.length - overview.length - sources.length - OVERFLOW_NOTE_MAX - 6;
+  const sections: string[] = [];
+  for (const p of prepared) {
+    const section = tilSection(p);
+    if (section.length + 2 > room) break;
+    sections.push(section);
+    room -= section.length + 2;
+  }
+  const note = sections.length < n ? ` ${overflowNote(sections.length, n, korean)}` : '';
+  const tilMarkdown = [head, overview + note, ...sections, sources].join('\n\n');
   return TilResultSchema.parse({ title, tilMarkdown, embedding: localEmbedding(tilMarkdown) });
+}
+
+/** A line of prose that cannot open a code fence (a leading ``` or ~~~ is escaped). */
+function proseLine(s: string): string {
+  return FENCE_RE.test(s) ? s.replace(/^(\s*)([`~])/, '$1\\$2') : s;
+}
+
+/**
+ * One card's TIL section, at most {@link TIL_LIMITS}.sectionMax: `## title`, the summary, 2–4 key
+ * sentences as bullets; bullets are dropped from the end, then the summary clipped, until it fits.
+ */
+function tilSection(p: PreparedCard): string {
+  const heading = `## ${clip(p.title, TITLE_MAX)}`;
+  let summary = proseLine(p.card.summary.trim().replace(/\s+/g, ' '));
+  const bullets = keySentences(p).map((s) => `- ${s}`);
+  const render = () => [heading, summary, bullets.join('\n')].filter(Boolean).join('\n\n');
+  let section = render();
+  while (section.length > TIL_LIMITS.sectionMax && bullets.length > 0) {
+    bullets.pop();
+    section = render();
+  }
+  if (section.length > TIL_LIMITS.sectionMax) {
+    summary = clip(summary, Math.max(1, TIL_LIMITS.sectionMax - heading.length - 2));
+    section = render();
+  }
+  return section;
+}
+
+/** `## Sources`: every card's title, one per line, at most {@link TIL_LIMITS}.sourcesMax (then `… and N more`). */
+function sourcesList(prepared: readonly PreparedCard[], korean: boolean): string {
+  const lines: string[] = [];
+  let used = 0;
+  for (const [i, p] of prepared.entries()) {
+    const line = `- ${clip(p.title, TITLE_MAX)}`;
+    if (used + line.length + 1 > TIL_LIMITS.sourcesMax - MORE_LINE_MAX) {
+      const more = prepared.length - i;
+      lines.push(korean ? `- … 외 카드 ${more}개` : `- … and ${more} more card${more === 1 ? '' : 's'}`);
+      break;
+    }
+    lines.push(line);
+    used += line.length + 1;
+  }
+  return `## Sources\n\n${lines.join('\n')}`;
+}
+
+/** Upper bounds of the generated overflow texts, reserved in the budget. */
+const OVERFLOW_NOTE_MAX = 120;
+const MORE_LINE_MAX = 40;
+
+/** The overview's note when only the first `shown` of `n` cards have a section. */
+function overflowNote(shown: number, n: number, korean: boolean): string {
+  return korean
+    ? `아래에는 처음 ${shown}개 카드를 정리했고, 나머지 ${n - shown}개는 Sources에 제목만 있습니다.`
+    : `The first ${shown} are summarised below; the other ${n - shown} are listed by title under Sources.`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1140,12 +1269,12 @@ export function generateTilLocally(input: { targetDate: string; cards: readonly 
 /** The answer's fields except the embedding, which {@link localEmbedding} builds valid by construction. */
 const AnalysisFieldsSchema = CardAnalysisSchema.omit({ embedding: true });
 
-function assertNotAborted(signal?: AbortSignal): void {
+/** TIMEOUT (retryable) when the caller's signal is already aborted. */
+export function assertNotAborted(signal?: AbortSignal): void {
   if (signal?.aborted) throw new AiRuntimeError('TIMEOUT', 'local AI call aborted by the caller', true);
 }
 
-function assertUsable(input: ScrapText, signal?: AbortSignal): void {
-  assertNotAborted(signal);
+function assertUsable(input: ScrapText): void {
   if (!input.content.trim()) throw new AiRuntimeError('BAD_REQUEST', 'scrap content is empty', false);
 }
 
@@ -1172,35 +1301,78 @@ export function analyzeLocally(input: ScrapText): CardAnalysis {
 }
 
 /**
- * Creates the offline `local` provider (SAN-7, SAN-8, SAN-9, SAN-11). Deterministic; embeddings are
- * {@link localEmbedding} (1536-d, unit length); TILs are {@link generateTilLocally}, quizzes
- * {@link generateQuizzesLocally}. Methods reject with {@link AiRuntimeError}: BAD_REQUEST (not
+ * One call of the local runtime as plain data (structured-cloneable), so that it can run in this
+ * thread or in a worker thread with the same code: {@link runLocalTask}.
+ */
+export type LocalTask =
+  | { op: 'analyzeCard'; input: ScrapText }
+  | { op: 'refineScrap'; input: ScrapText }
+  | { op: 'generateTil'; input: { targetDate: string; cards: SourceCard[] } }
+  | { op: 'generateQuizzes'; input: { cards: SourceCard[]; types: QuizTypeName[] } }
+  | { op: 'embed'; input: string[] };
+
+/** What each {@link LocalTask} answers. */
+export interface LocalTaskResults {
+  analyzeCard: CardAnalysis;
+  refineScrap: RefineResult;
+  generateTil: TilResult;
+  generateQuizzes: Quiz[];
+  embed: number[][];
+}
+
+/**
+ * Runs one task synchronously (CPU only, no I/O). Rejects as the runtime does: BAD_REQUEST (not
  * retryable) for empty content, a TIL without cards, quizzes without cards or types or with a
- * non-UUID card id; TIMEOUT when the signal is already aborted.
+ * non-UUID card id; any other failure (e.g. its own answer failing validation, which would fail
+ * the same way on every attempt) becomes MALFORMED_OUTPUT, not retryable.
+ * @throws AiRuntimeError only.
+ */
+export function runLocalTask(task: LocalTask): LocalTaskResults[LocalTask['op']] {
+  try {
+    switch (task.op) {
+      case 'analyzeCard':
+        assertUsable(task.input);
+        return analyzeLocally(task.input);
+      case 'refineScrap':
+        assertUsable(task.input);
+        return RefineResultSchema.parse({ refinedContent: refineMarkdown(task.input.content) });
+      case 'generateTil':
+        return generateTilLocally(task.input);
+      case 'generateQuizzes':
+        assertQuizInput(task.input);
+        return generateQuizzesLocally(task.input);
+      case 'embed':
+        return task.input.map(localEmbedding);
+      default: {
+        const unknown: never = task;
+        throw new AiRuntimeError('BAD_REQUEST', `unknown local AI task: ${JSON.stringify((unknown as { op?: unknown }).op)}`, false);
+      }
+    }
+  } catch (err) {
+    if (err instanceof AiRuntimeError) throw err;
+    throw new AiRuntimeError('MALFORMED_OUTPUT', `local ${task.op} failed: ${err instanceof Error ? err.message : String(err)}`, false, undefined, { cause: err });
+  }
+}
+
+/**
+ * Creates the offline `local` provider running in the calling thread (SAN-7, SAN-8, SAN-9, SAN-11).
+ * Deterministic; embeddings are {@link localEmbedding} (1536-d, unit length); TILs are
+ * {@link generateTilLocally}, quizzes {@link generateQuizzesLocally}. Each call's CPU work blocks
+ * the event loop while it runs: services use the worker-thread runtime (`createThreadedLocalAiRuntime`
+ * in `./threaded`), which answers the same. Methods reject with {@link AiRuntimeError} as
+ * {@link runLocalTask} does, and TIMEOUT when the signal is already aborted.
  */
 export function createLocalAiRuntime(): AiRuntime {
+  const run = async <K extends LocalTask['op']>(task: Extract<LocalTask, { op: K }>, signal?: AbortSignal): Promise<LocalTaskResults[K]> => {
+    assertNotAborted(signal);
+    return runLocalTask(task) as LocalTaskResults[K];
+  };
   return {
     provider: 'local',
-    async analyzeCard(input: ScrapText, signal?: AbortSignal): Promise<CardAnalysis> {
-      assertUsable(input, signal);
-      return analyzeLocally(input);
-    },
-    async refineScrap(input: ScrapText, signal?: AbortSignal): Promise<RefineResult> {
-      assertUsable(input, signal);
-      return RefineResultSchema.parse({ refinedContent: refineMarkdown(input.content) });
-    },
-    async generateTil(input: { targetDate: string; cards: SourceCard[] }, signal?: AbortSignal): Promise<TilResult> {
-      assertNotAborted(signal);
-      return generateTilLocally(input);
-    },
-    async generateQuizzes(input: { cards: SourceCard[]; types: QuizTypeName[] }, signal?: AbortSignal): Promise<Quiz[]> {
-      assertNotAborted(signal);
-      assertQuizInput(input);
-      return generateQuizzesLocally(input);
-    },
-    async embed(texts: string[], signal?: AbortSignal): Promise<number[][]> {
-      assertNotAborted(signal);
-      return texts.map(localEmbedding);
-    },
+    analyzeCard: (input, signal) => run({ op: 'analyzeCard', input }, signal),
+    refineScrap: (input, signal) => run({ op: 'refineScrap', input }, signal),
+    generateTil: (input, signal) => run({ op: 'generateTil', input }, signal),
+    generateQuizzes: (input, signal) => run({ op: 'generateQuizzes', input }, signal),
+    embed: (texts, signal) => run({ op: 'embed', input: texts }, signal),
   };
 }

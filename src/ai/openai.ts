@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import type { Config } from '../config';
+import { cutToLength } from '../core/text';
 import {
   AiRuntimeError,
   CATEGORIES,
@@ -182,7 +183,7 @@ function clipToTokens(text: string, maxTokens: number): string {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     tokens += c < 0x80 ? 0.25 : c >= 0xac00 && c <= 0xd7a3 ? 1.5 : 1;
-    if (tokens > maxTokens) return text.slice(0, i);
+    if (tokens > maxTokens) return cutToLength(text, i);
   }
   return text;
 }
@@ -428,7 +429,7 @@ export function createOpenAiRuntime(cfg: Config['ai'], fetchImpl: typeof fetch =
       if (cards.length === 0) throw fail('BAD_REQUEST', false, 'no source card with content for the quizzes');
       if (types.length === 0) throw fail('BAD_REQUEST', false, 'no quiz type requested');
       const badId = cards.find((c) => !QuizSchema.shape.sourceCardId.safeParse(c.cardId).success);
-      if (badId) throw fail('BAD_REQUEST', false, `card id is not a UUID: ${excerpt(badId.cardId).slice(0, 60)}`);
+      if (badId) throw fail('BAD_REQUEST', false, `card id is not a UUID: ${cutToLength(excerpt(badId.cardId), 60)}`);
       const cardIds = cards.map((c) => c.cardId);
       const message = cardsMessage([`Quiz types: ${types.join(', ')}`], cards);
       const answer = await chatJson(QUIZ_SCHEMA_NAME, quizJsonSchema(types, cardIds), QUIZ_INSTRUCTIONS, message, signal);
@@ -509,7 +510,7 @@ function upstreamMessage(body: string): string {
 
 function excerpt(s: string): string {
   const flat = s.replace(/\s+/g, ' ').trim();
-  return flat.length > ERROR_EXCERPT_CHARS ? `${flat.slice(0, ERROR_EXCERPT_CHARS)}…` : flat;
+  return flat.length > ERROR_EXCERPT_CHARS ? `${cutToLength(flat, ERROR_EXCERPT_CHARS)}…` : flat;
 }
 
 function describe(err: unknown): string {

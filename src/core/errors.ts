@@ -1,11 +1,13 @@
 /** Failure formatting shared by workflows and activities. Workflow-safe, no I/O. */
+import { cutToLength } from '../core/text';
 
 /** Max length of a stored cause chain (async_jobs.error_message). */
 export const MAX_CAUSE_CHAIN_CHARS = 4000;
 
 /**
  * SAN-1/SAN-4: renders an error and its `cause` chain as `Name[type]: message <- Name[type]: …`,
- * outermost first, cut to {@link MAX_CAUSE_CHAIN_CHARS}. Temporal failures expose their failure type
+ * outermost first, cut to {@link MAX_CAUSE_CHAIN_CHARS} UTF-16 code units (`…` included), never
+ * inside a surrogate pair. Temporal failures expose their failure type
  * as `type`; it is shown when present.
  */
 export function formatCauseChain(err: unknown): string {
@@ -25,5 +27,5 @@ export function formatCauseChain(err: unknown): string {
     }
   }
   const text = parts.join(' <- ');
-  return text.length > MAX_CAUSE_CHAIN_CHARS ? `${text.slice(0, MAX_CAUSE_CHAIN_CHARS - 1)}…` : text;
+  return text.length > MAX_CAUSE_CHAIN_CHARS ? `${cutToLength(text, MAX_CAUSE_CHAIN_CHARS - 1)}…` : text;
 }

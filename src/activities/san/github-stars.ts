@@ -9,6 +9,7 @@
 import { Context, log as activityLog } from '@temporalio/activity';
 import type { Prisma, PrismaClient } from '@prisma/client';
 import type { AiRuntime } from '../../ai/types';
+import { cutToLength } from '../../core/text';
 import type { TokenBox } from '../../crypto/token-box';
 import { decodeEmbedding } from '../../db/vectors';
 import { matchRepo, prepareCards, rankRecommendations, STAR_RANKING, type RepoMatch, type StarredRepoInput } from '../../domain/san/star-ranking';
@@ -54,7 +55,7 @@ export function createGithubStarActivities({ db, tokens, github }: GithubStarAct
         return starred.map((r) => ({
           fullName: r.fullName,
           htmlUrl: r.htmlUrl,
-          description: r.description === null ? null : r.description.slice(0, STAR_RANKING.maxDescriptionChars),
+          description: r.description === null ? null : cutToLength(r.description, STAR_RANKING.maxDescriptionChars),
           language: r.language,
           stars: r.stargazers,
           topics: r.topics.slice(0, STAR_RANKING.maxTopics),

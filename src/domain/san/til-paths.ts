@@ -3,6 +3,8 @@
  * collision, and their encoding for the contents API. Pure, no I/O.
  */
 
+import { cutCodePoints } from '../../core/text';
+
 /** Longest slug, in code points. */
 export const MAX_SLUG_CHARS = 80;
 /** Slug of a title with no letters or digits. */
@@ -21,7 +23,7 @@ export function slugify(title: string): string {
     .replace(/[^\p{L}\p{M}\p{N}-]/gu, '')
     .replace(/-{2,}/g, '-')
     .replace(/^-+|-+$/g, '');
-  const cut = [...cleaned].slice(0, MAX_SLUG_CHARS).join('').replace(/-+$/, '');
+  const cut = cutCodePoints(cleaned, MAX_SLUG_CHARS).replace(/-+$/, '');
   return cut === '' ? FALLBACK_SLUG : cut;
 }
 

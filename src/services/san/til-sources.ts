@@ -5,6 +5,7 @@
  */
 import type { DbClient } from '../../db/client';
 import type { SourceCard } from '../../ai/types';
+import { cutToLength } from '../../core/text';
 
 /** Characters of scrap content sent per card; bounds the prompt of a day with many long scraps. */
 export const SOURCE_CONTENT_MAX_CHARS = 8_000;
@@ -52,7 +53,8 @@ export async function cardIdsForLocalDate(db: DbClient, userId: string, date: Is
 
 /**
  * Source text of the given cards, in the order of `cardIds`: title, summary and the scrap's
- * content (its refined content when SCRAP_REFINE has run), cut at {@link SOURCE_CONTENT_MAX_CHARS}.
+ * content (its refined content when SCRAP_REFINE has run), cut at {@link SOURCE_CONTENT_MAX_CHARS}
+ * UTF-16 code units, never inside a surrogate pair.
  * Ids that no longer exist are skipped.
  */
 export async function loadSourceCards(db: DbClient, cardIds: string[]): Promise<SourceCard[]> {
@@ -64,7 +66,7 @@ export async function loadSourceCards(db: DbClient, cardIds: string[]): Promise<
   return cardIds.flatMap((id) => {
     const c = byId.get(id);
     if (!c) return [];
-    const content = (c.scrap.refinedContent ?? c.scrap.content).slice(0, SOURCE_CONTENT_MAX_CHARS);
+    const content = cutToLength(c.scrap.refinedContent ?? c.scrap.content, SOURCE_CONTENT_MAX_CHARS);
     return [{ cardId: c.id, title: c.title, summary: c.summary, content }];
   });
 }

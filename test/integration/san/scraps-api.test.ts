@@ -88,6 +88,26 @@ describe('POST /scraps → CARD_ANALYSIS and SCRAP_REFINE', () => {
   });
 });
 
+describe('astral-plane text (SAN-7): emoji content and titles are analysed and stored', () => {
+  // 61 × 😀 is 122 UTF-16 code units: clipping the title to 120 used to cut a surrogate pair in
+  // half, and PostgreSQL refused the card on every attempt, leaving the job PROCESSING.
+  it.each([
+    ['content of 61 × 😀', '😀'.repeat(61), undefined],
+    ['a title of 61 × 😀', `Emoji titles: ${PG_PARTIAL}`, '😀'.repeat(61)],
+    ['Korean and emoji mixed, odd offsets', `a${'스케줄링 😀🚀 '.repeat(40)}`, `a${'🧵'.repeat(80)}`],
+  ])('%s → both jobs COMPLETED, the card well-formed', async (_name, content, title) => {
+    const res = await submit(content, alice.auth, title ? { title } : {});
+    expect(res.statusCode).toBe(202);
+    const { scrapId, analysisJobId, refineJobId } = res.json();
+    expect(await waitForJob(stack, analysisJobId, alice.auth)).toMatchObject({ status: 'COMPLETED', errorMessage: null });
+    expect(await waitForJob(stack, refineJobId, alice.auth)).toMatchObject({ status: 'COMPLETED', errorMessage: null });
+    const card = (await stack.app.inject({ method: 'GET', url: `/cards/${scrapId}`, headers: alice.auth })).json();
+    expect(card.title.isWellFormed()).toBe(true);
+    expect(card.title.length).toBeLessThanOrEqual(200);
+    expect(card.summary.isWellFormed()).toBe(true);
+  });
+});
+
 describe('concurrency', () => {
   it('20 concurrent identical POST /scraps → one scrap, one analysis job, one refine job, all answers naming them', async () => {
     const content = `${SOURDOUGH}\nconcurrency probe ${Date.now()}`;

@@ -155,6 +155,25 @@ describe('POST /til → TIL_GENERATION → GET /til', () => {
   });
 });
 
+describe('a day of emoji and astral-plane cards', () => {
+  it('TIL_GENERATION completes and stores well-formed markdown naming every card', async () => {
+    const user = await stack.newUser();
+    const day = '2026-03-20';
+    const cards = await Promise.all([
+      addCard(stack, user, '😀'.repeat(61), at(day, '08:00:00')),
+      addCard(stack, user, `a${'스케줄링 😀🚀 '.repeat(40)}`, at(day, '09:00:00')),
+      addCard(stack, user, `# ${'𝒳'.repeat(70)}\n\n${'👩‍💻 writes code. '.repeat(30)}`, at(day, '10:00:00')),
+    ]);
+    const res = await postTil(user, day);
+    expect(res.statusCode).toBe(202);
+    expect(await waitForJob(stack, res.json().jobId, user.auth)).toMatchObject({ status: 'COMPLETED', errorMessage: null });
+    const til = (await getTil(user, day)).json();
+    expect(til.title.isWellFormed()).toBe(true);
+    expect(til.tilMarkdown.isWellFormed()).toBe(true);
+    for (const c of cards) expect(til.tilMarkdown).toContain(c.title);
+  });
+});
+
 describe('one active TIL job per user (SAN-2, SAN-9)', () => {
   let user: User;
   beforeAll(async () => {

@@ -60,6 +60,14 @@ describe('cause chain', () => {
     expect(formatCauseChain('boom')).toBe('boom');
     expect(formatCauseChain(new Error('x'.repeat(10_000))).length).toBe(MAX_CAUSE_CHAIN_CHARS);
   });
+  it('cuts a huge message of astral characters without splitting a surrogate pair (storable in PostgreSQL)', () => {
+    for (const prefix of ['', 'a']) {
+      const chain = formatCauseChain(new Error(`${prefix}${'😀'.repeat(5_000)}`));
+      expect(chain.isWellFormed()).toBe(true);
+      expect(chain.length).toBeLessThanOrEqual(MAX_CAUSE_CHAIN_CHARS);
+      expect(chain.endsWith('😀…')).toBe(true);
+    }
+  });
 });
 
 describe('DC-1 workflow ids and DC-2 task queues', () => {

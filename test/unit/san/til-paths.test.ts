@@ -15,6 +15,9 @@ describe('TIL file paths (SAN-10)', () => {
     const s = slugify('가'.repeat(100));
     expect([...s]).toHaveLength(80);
     expect(slugify(`${'a'.repeat(79)} b`)).toBe('a'.repeat(79));
+    const astral = slugify(`a${'𝒳'.repeat(100)}`);
+    expect(astral.isWellFormed()).toBe(true);
+    expect([...astral]).toHaveLength(80);
   });
 
   it('builds <directory>/<date>-<slug>[-n].md', () => {
