@@ -116,7 +116,7 @@ describe('job metrics', () => {
     expect(await value('jobs_completed_total', { job_type: 'UNIT_TYPE' })).toBe(1);
     expect(await value('jobs_failed_total', { job_type: 'UNIT_TYPE' })).toBe(1);
     const m = await metricsRegistry.getSingleMetric('job_duration_seconds')?.get();
-    const sum = m?.values.find((v) => v.metricName === 'job_duration_seconds_sum' && v.labels.job_type === 'UNIT_TYPE' && v.labels.status === 'COMPLETED');
+    const sum = m?.values.find((v) => (v as { metricName?: string }).metricName === 'job_duration_seconds_sum' && v.labels.job_type === 'UNIT_TYPE' && v.labels.status === 'COMPLETED');
     expect(sum?.value).toBe(42);
   });
 
