@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { pollUntil } from '../../support/poll';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 let child: ChildProcess | undefined;
@@ -26,21 +26,17 @@ function freePort(): Promise<number> {
   });
 }
 
-/** GETs `url` every 200 ms until it answers 200 with a body matching `ready` (at most 30 s). */
+/** GETs `url` until it answers 200 with a body matching `ready` (the process may still be starting). */
 async function scrapeUntil(url: string, ready: RegExp): Promise<{ contentType: string | null; body: string }> {
-  const deadline = Date.now() + 30_000;
-  let last = '';
-  for (;;) {
+  const probe = async () => {
     try {
       const res = await fetch(url);
-      last = await res.text();
-      if (res.ok && ready.test(last)) return { contentType: res.headers.get('content-type'), body: last };
-    } catch {
-      // not listening yet
+      return { ok: res.ok, contentType: res.headers.get('content-type'), body: await res.text() };
+    } catch (err) {
+      return { ok: false, contentType: null, body: String(err) }; // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`${url} never matched ${ready}: ${last.slice(0, 500)}`);
-    await sleep(200);
-  }
+  };
+  return pollUntil(probe, (r) => r.ok && ready.test(r.body), { describe: `${url} to match ${ready}` });
 }
 
 const exited = (c: ChildProcess) => new Promise<number | null>((r) => (c.exitCode !== null ? r(c.exitCode) : c.once('exit', (code) => r(code))));

@@ -15,6 +15,7 @@ import { JOB_WORKFLOW_TYPES } from '../../../src/families';
 import { createLogger } from '../../../src/log';
 import { installTracing } from '../../../src/telemetry/tracing';
 import { PG_PARTIAL, SOURDOUGH } from '../../fixtures/texts';
+import { pollUntil } from '../../support/poll';
 import { startStack, waitForJob, type Stack } from '../../support/stack';
 
 const exporter = new InMemorySpanExporter();
@@ -38,16 +39,6 @@ afterAll(async () => {
   await stack?.stop();
   await tracing.shutdown();
 });
-
-/** Polls `get` every 100 ms until `done` holds (at most `ms`), returning the last value. */
-async function eventually<T>(get: () => T | Promise<T>, done: (v: T) => boolean, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await get();
-    if (done(v) || Date.now() > deadline) return v;
-    await sleep(100);
-  }
-}
 
 async function submit(content: string): Promise<{ scrapId: string; analysisJobId: string; refineJobId: string }> {
   const res = await stack.app.inject({ method: 'POST', url: '/scraps', headers: alice.auth, payload: { content } });
@@ -73,7 +64,9 @@ describe('tracing: one scrap, one trace', () => {
     const workflowId = jobWorkflowId('CARD_ANALYSIS', ids.scrapId);
     const inTrace = () => exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);
     // Workflow spans leave the sandbox through a sink after their activation: poll for them.
-    const spans = await eventually(inTrace, (s) => names(s).includes(`RunWorkflow:${workflowType}`) && names(s).includes('RunActivity:storeCard'));
+    const spans = await pollUntil(inTrace, (s) => names(s).includes(`RunWorkflow:${workflowType}`) && names(s).includes('RunActivity:storeCard'), {
+      describe: `the workflow and activity spans of trace ${traceId}`,
+    });
 
     const start = spans.find((s) => s.name === `StartWorkflow:${workflowType}` && s.attributes.temporalWorkflowId === workflowId);
     expect(start).toBeDefined();
@@ -120,7 +113,7 @@ describe('tracing: one scrap, one trace', () => {
     });
     expect(status).toBe(202);
     const ids = JSON.parse(text) as { scrapId: string; analysisJobId: string };
-    const http = await eventually(() => exporter.getFinishedSpans().find((s) => s.name === 'POST /scraps'), Boolean);
+    const http = await pollUntil(() => exporter.getFinishedSpans().find((s) => s.name === 'POST /scraps'), Boolean, { describe: 'the request span' });
     expect(http?.spanContext().traceId).toBe(callerTrace);
     expect(http?.parentSpanId).toBe('00f067aa0ba902b7');
     const start = exporter.getFinishedSpans().find((s) => s.name.startsWith('StartWorkflow:') && s.attributes.temporalWorkflowId === jobWorkflowId('CARD_ANALYSIS', ids.scrapId));
