@@ -38,6 +38,8 @@ import { createGithubWorker } from '../src/workers/github';
 import { selfServiceToken, startGithubEmulator, SELF_SERVICE_TOKEN_PREFIX } from '../test/support/github-emulator';
 import { createJobsWorker } from '../src/workers/jobs';
 import { ensureReconcileSchedule, ensureRecoverySchedules } from '../src/workers/schedules';
+import { installProcessTelemetry } from '../src/telemetry/process';
+import { clientInterceptors, runtimeTelemetryOptions, workerTelemetry } from '../src/telemetry/temporal';
 
 const ROOT = path.resolve(__dirname, '..');
 const DATA = path.join(ROOT, '.data');
@@ -192,12 +194,18 @@ async function main(): Promise<void> {
 
     const config = loadConfig({ ...process.env, GITHUB_API_URL: gh.url, DATABASE_URL: dbUrl, DATABASE_POOL_MAX: String(poolMax), TEMPORAL_ADDRESS: address, TEMPORAL_UI_URL: uiUrl });
     const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', 'demo');
-    Runtime.install({ logger: temporalLogger(createLogger(process.env.LOG_LEVEL ?? 'error', 'temporal-sdk')) });
+    // One process, one registry and one tracer provider: the API's /metrics shows the workers' job metrics too.
+    const tracing = installProcessTelemetry(config, 'demo');
+    stops.push(() => tracing.shutdown());
+    Runtime.install({
+      logger: temporalLogger(createLogger(process.env.LOG_LEVEL ?? 'error', 'temporal-sdk')),
+      ...runtimeTelemetryOptions(config.telemetry.temporalMetricsBind),
+    });
     const db = createPrisma(dbUrl, { poolMax });
     stops.push(() => db.$disconnect());
     const connection = await Connection.connect({ address });
     stops.push(() => connection.close());
-    const client = new Client({ connection, namespace: config.temporal.namespace });
+    const client = new Client({ connection, namespace: config.temporal.namespace, interceptors: clientInterceptors() });
     const native = await NativeConnection.connect({ address });
     stops.push(() => native.close());
     await ensureSearchAttributes(connection, config.temporal.namespace);
@@ -207,9 +215,9 @@ async function main(): Promise<void> {
 
     // 4. Workers (jobs, ai, github) and the API.
     const workers = [
-      await createJobsWorker({ config, db, client, connection: native }),
-      await createAiWorker({ config, db, connection: native }),
-      await createGithubWorker({ config, db, connection: native }),
+      await createJobsWorker({ config, db, client, connection: native, telemetry: workerTelemetry(tracing) }),
+      await createAiWorker({ config, db, connection: native, telemetry: workerTelemetry(tracing) }),
+      await createGithubWorker({ config, db, connection: native, telemetry: workerTelemetry(tracing) }),
     ];
     const runs = workers.map((w) => w.run());
     stops.unshift(async () => {
@@ -221,7 +229,7 @@ async function main(): Promise<void> {
     await app.listen({ host: config.api.host, port: await preferPort(config.api.port) });
     stops.unshift(() => app.close());
     const apiUrl = `http://${config.api.host}:${(app.server.address() as { port: number }).port}`;
-    say(`api: ${apiUrl} (docs ${apiUrl}/docs), similar-cards via ${similarity.strategy}`);
+    say(`api: ${apiUrl} (docs ${apiUrl}/docs, metrics ${apiUrl}/metrics), similar-cards via ${similarity.strategy}`);
 
     // 5. A user and the documents.
     const { token } = await createUserWithToken(db, `demo-${new Date().toISOString().replace(/[:.]/g, '-')}`);

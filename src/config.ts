@@ -51,6 +51,15 @@ const EnvSchema = z.object({
   RECOVERY_PROCESSING_STALE_MINUTES: z.coerce.number().min(0).default(60),
   RECOVERY_MAX_RETRIES: z.coerce.number().int().min(0).default(3),
   RECOVERY_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
+
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  TEMPORAL_METRICS_BIND: z
+    .string()
+    .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port, e.g. 127.0.0.1:9465')
+    .optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).optional(),
 });
 
 /** Parsed, typed configuration (see `.env.example` for every variable). */
@@ -114,6 +123,14 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
       processingStaleMinutes: e.RECOVERY_PROCESSING_STALE_MINUTES,
       maxRetries: e.RECOVERY_MAX_RETRIES,
       batchSize: e.RECOVERY_BATCH_SIZE,
+    },
+    /** Issue 7 §2 observability: worker metrics port, Temporal SDK metrics, OTLP trace export (all off by default). */
+    telemetry: {
+      metricsHost: e.METRICS_HOST,
+      metricsPort: e.METRICS_PORT,
+      temporalMetricsBind: e.TEMPORAL_METRICS_BIND,
+      otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
+      serviceName: e.OTEL_SERVICE_NAME,
     },
   };
 }

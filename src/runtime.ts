@@ -3,6 +3,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { PrismaClient } from '@prisma/client';
 import type { Config } from './config';
 import { createPrisma } from './db/client';
+import { clientInterceptors } from './telemetry/temporal';
 
 /** Returns DATABASE_URL or fails fast; only `npm run demo` starts an embedded database. */
 export function requireDatabaseUrl(config: Config): string {
@@ -17,8 +18,11 @@ export function openDatabase(config: Config): PrismaClient {
   return createPrisma(requireDatabaseUrl(config), { poolMax: config.database.poolMax });
 }
 
-/** Opens the process's one Temporal client (close it with `client.connection.close()`). */
+/**
+ * Opens the process's one Temporal client (close it with `client.connection.close()`); its workflow
+ * starts carry the caller's trace context (tracing interceptor, issue 7 §2).
+ */
 export async function openTemporalClient(config: Config): Promise<Client> {
   const connection = await Connection.connect({ address: config.temporal.address });
-  return new Client({ connection, namespace: config.temporal.namespace });
+  return new Client({ connection, namespace: config.temporal.namespace, interceptors: clientInterceptors() });
 }

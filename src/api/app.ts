@@ -8,6 +8,7 @@ import { FAMILIES, TARGET_HOOKS } from '../families';
 import { installAuth } from './auth';
 import type { ApiDeps, AppDeps } from './deps';
 import { installProblemHandlers, ProblemError } from './problem';
+import { installObservability } from './observability';
 import { asyncJobRoutes } from './routes/core/async-jobs';
 import { healthRoutes } from './routes/core/health';
 
@@ -59,6 +60,7 @@ export async function buildApp(appDeps: AppDeps): Promise<FastifyInstance> {
         .send({ type: 'urn:problem:validation-failed', title: 'Bad Request', status: err.statusCode ?? 400, code: 'VALIDATION_FAILED', detail: err.code });
     },
   });
+  installObservability(app); // first: the request span covers every later hook; GET /metrics
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.removeContentTypeParser('text/plain'); // JSON only: anything else is 415

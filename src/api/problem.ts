@@ -4,6 +4,7 @@ import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } fro
 import { Prisma } from '@prisma/client';
 import { z } from 'zod';
 import { DomainError, type DomainErrorKind } from '../core/domain-error';
+import { requestTraceId } from './observability';
 
 /**
  * Registry of the stable machine-readable problem codes: the API's own below; each family adds its
@@ -56,6 +57,8 @@ export const ProblemSchema = z
     detail: z.string().optional(),
     instance: z.string().optional(),
     errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    /** 5xx only: the request's OpenTelemetry trace id (32 hex digits). */
+    traceId: z.string().optional(),
   })
   .meta({ id: 'Problem' });
 
@@ -77,10 +80,12 @@ export function notFound(what: string): ProblemError {
 }
 
 function send(reply: FastifyReply, status: number, code: ProblemCode, title: string, detail?: string, extra?: object) {
+  // A 5xx names its trace, so an operator finds the request's spans and log lines (issue 7 §2).
+  const traceId = status >= 500 ? requestTraceId(reply.request) : undefined;
   return reply
     .code(status)
     .type('application/problem+json')
-    .send({ type: `urn:problem:${code.toLowerCase().replace(/_/g, '-')}`, title, status, code, detail, instance: reply.request.url, ...extra });
+    .send({ type: `urn:problem:${code.toLowerCase().replace(/_/g, '-')}`, title, status, code, detail, instance: reply.request.url, ...extra, ...(traceId ? { traceId } : {}) });
 }
 
 /** Installs the error and not-found handlers: every failure becomes problem+json; 5xx details hidden. */

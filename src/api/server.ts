@@ -5,10 +5,12 @@ import { createLogger } from '../log';
 import { openDatabase, openTemporalClient } from '../runtime';
 import { taskQueues } from '../core/contracts';
 import { buildApp } from './app';
+import { installProcessTelemetry } from '../telemetry/process';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, 'api');
+  const tracing = installProcessTelemetry(config, 'api');
   const db = openDatabase(config);
   const client = await openTemporalClient(config);
   const starter = createJobStarter(client, taskQueues(config.temporal.taskQueuePrefix));
@@ -23,6 +25,7 @@ async function main(): Promise<void> {
     await app.close();
     await client.connection.close();
     await db.$disconnect();
+    await tracing.shutdown();
     clearTimeout(force);
     process.exit(0);
   };

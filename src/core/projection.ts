@@ -6,6 +6,7 @@ import type { Prisma, AsyncJob } from '@prisma/client';
 import type { DbClient } from '../db/client';
 import type { JobStatus, JobType } from './contracts';
 import { sourcesOf } from './job-state';
+import { jobMetrics } from './metrics';
 
 export type { DbClient };
 
@@ -18,6 +19,9 @@ export interface TransitionResult {
 /**
  * Moves job `jobId` to `to` when its current status allows it (DC-3), stamping started/finished
  * times; `errorMessage` is stored with FAILED. Returns the status after the call (null: no row).
+ * Counted where it happens (issue 7 §2): COMPLETED/FAILED and their duration since enqueue, or a
+ * rejected (late/duplicate) transition. Inside a transaction the count is taken at the guarded
+ * UPDATE, so a transaction that rolls back afterwards and is retried counts that transition twice.
  */
 export async function transitionJob(
   db: DbClient,
@@ -30,9 +34,18 @@ export async function transitionJob(
   if (to === 'PROCESSING') data.startedAt = now;
   if (to === 'COMPLETED' || to === 'FAILED') data.finishedAt = now;
   if (to === 'FAILED') data.errorMessage = errorMessage ?? 'failed';
-  const { count } = await db.asyncJob.updateMany({ where: { jobId, status: { in: sourcesOf(to) } }, data });
-  if (count === 1) return { changed: true, status: to };
-  const row = await db.asyncJob.findUnique({ where: { jobId }, select: { status: true } });
+  const updated = await db.asyncJob.updateManyAndReturn({
+    where: { jobId, status: { in: sourcesOf(to) } },
+    data,
+    select: { jobType: true, createdAt: true },
+  });
+  const moved = updated[0];
+  if (moved) {
+    jobMetrics.transitioned(moved.jobType, to, moved.createdAt, now);
+    return { changed: true, status: to };
+  }
+  const row = await db.asyncJob.findUnique({ where: { jobId }, select: { status: true, jobType: true } });
+  jobMetrics.rejected(row?.jobType ?? null, to);
   return { changed: false, status: row?.status ?? null };
 }
 

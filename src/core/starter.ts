@@ -4,6 +4,7 @@
  */
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
+import { jobMetrics } from './metrics';
 import { jobSearchAttributes, jobWorkflowId, type JobType, type JobWorkflowInput, type JobWorkflowTypes, type TaskQueues } from './contracts';
 
 /** A committed job to start. */
@@ -25,7 +26,8 @@ export interface JobStarter {
 
 /**
  * Temporal-backed {@link JobStarter}: workflow ID `<job-type>:<targetId>`, search attributes set,
- * the workflow type from `workflowTypes` (the families' job type → workflow map).
+ * the workflow type from `workflowTypes` (the families' job type → workflow map). Every attempt is
+ * counted in `jobs_started_total` by job type and outcome (started, already-running, failed).
  */
 export function createTemporalJobStarter(client: Client, queues: TaskQueues, workflowTypes: JobWorkflowTypes): JobStarter {
   return {
@@ -43,9 +45,14 @@ export function createTemporalJobStarter(client: Client, queues: TaskQueues, wor
           typedSearchAttributes: jobSearchAttributes(job),
           memo: { jobId: job.jobId },
         });
+        jobMetrics.started(job.jobType, 'started');
         return 'started';
       } catch (err) {
-        if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already-running';
+        if (err instanceof WorkflowExecutionAlreadyStartedError) {
+          jobMetrics.started(job.jobType, 'already-running');
+          return 'already-running';
+        }
+        jobMetrics.started(job.jobType, 'failed');
         throw err;
       }
     },

@@ -10,6 +10,7 @@ import { createAiRuntime } from '../ai';
 import type { AiRuntime } from '../ai/types';
 import { runWorkerProcess } from './run';
 import { taskQueues } from '../core/contracts';
+import { telemetryWorkerOptions, type WorkerTelemetry } from '../telemetry/temporal';
 
 /** Dependencies of {@link createAiWorker}; tests may inject a wrapped {@link AiRuntime}. */
 export interface AiWorkerDeps {
@@ -17,6 +18,8 @@ export interface AiWorkerDeps {
   db: PrismaClient;
   connection: NativeConnection;
   ai?: AiRuntime;
+  /** Tracing interceptors (issue 7 §2); none when absent. */
+  telemetry?: WorkerTelemetry;
 }
 
 /** Builds (does not run) the `ai` worker; concurrency from AI_ACTIVITY_CONCURRENCY. */
@@ -29,6 +32,7 @@ export async function createAiWorker(deps: AiWorkerDeps): Promise<Worker> {
     activities: familyActivities('ai', { config: deps.config, db: deps.db, ai: deps.ai ?? createAiRuntime(deps.config.ai) }),
     maxConcurrentActivityTaskExecutions: deps.config.ai.activityConcurrency,
     shutdownGraceTime: '10s',
+    ...telemetryWorkerOptions(deps.telemetry, 'none'),
   });
 }
 

@@ -11,6 +11,7 @@ import { tokenBoxFromConfig } from '../crypto/token-box';
 import { githubClientFactoryFromConfig, type GithubClientFactory } from '../github/client';
 import { runWorkerProcess } from './run';
 import { taskQueues } from '../core/contracts';
+import { telemetryWorkerOptions, type WorkerTelemetry } from '../telemetry/temporal';
 
 /** Dependencies of {@link createGithubWorker}; tests may inject a client factory. */
 export interface GithubWorkerDeps {
@@ -18,6 +19,8 @@ export interface GithubWorkerDeps {
   db: PrismaClient;
   connection: NativeConnection;
   github?: GithubClientFactory;
+  /** Tracing interceptors (issue 7 §2); none when absent. */
+  telemetry?: WorkerTelemetry;
 }
 
 /** Builds (does not run) the `github` worker. */
@@ -35,6 +38,7 @@ export async function createGithubWorker(deps: GithubWorkerDeps): Promise<Worker
     }),
     maxConcurrentActivityTaskExecutions: deps.config.github.activityConcurrency,
     shutdownGraceTime: '10s',
+    ...telemetryWorkerOptions(deps.telemetry, 'none'),
   });
 }
 

@@ -3,18 +3,20 @@
  * recovery activities and every family's `jobs` activities (src/families). Creates the reconciler
  * and recovery schedules at start-up.
  */
-import { NativeConnection, Runtime, Worker, type WorkflowBundleOption } from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
 import type { PrismaClient } from '@prisma/client';
 import { loadConfig, type Config } from '../config';
 import { createJobActivities } from '../activities/core/jobs';
 import { createRecoveryActivities } from '../activities/core/recovery';
 import { createJobStarter, familyActivities, JOB_TYPES, TARGET_HOOKS } from '../families';
-import { createLogger, temporalLogger } from '../log';
+import { createLogger } from '../log';
 import { openDatabase, openTemporalClient } from '../runtime';
 import { taskQueues } from '../core/contracts';
 import { ensureSearchAttributes } from '../dev/temporal-server';
 import { ensureReconcileSchedule, ensureRecoverySchedules } from './schedules';
+import { startWorkerTelemetry } from './run';
+import { telemetryWorkerOptions, type WorkerTelemetry } from '../telemetry/temporal';
 
 /** Dependencies of {@link createJobsWorker}; tests pass a prebuilt workflow bundle. */
 export interface JobsWorkerDeps {
@@ -22,7 +24,10 @@ export interface JobsWorkerDeps {
   db: PrismaClient;
   client: Client;
   connection: NativeConnection;
+  /** A prebuilt bundle; with `telemetry` it must include WORKFLOW_INTERCEPTOR_MODULES (src/telemetry/temporal.ts). */
   workflowBundle?: WorkflowBundleOption;
+  /** Tracing interceptors and the workflow-span sink (issue 7 §2); none when absent. */
+  telemetry?: WorkerTelemetry;
 }
 
 /** Builds (does not run) the `jobs` worker. */
@@ -38,13 +43,14 @@ export async function createJobsWorker(deps: JobsWorkerDeps): Promise<Worker> {
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
     activities: { ...createJobActivities({ db: deps.db, starter }), ...recovery, ...families },
     shutdownGraceTime: '10s',
+    ...telemetryWorkerOptions(deps.telemetry, deps.workflowBundle ? 'bundle' : 'path'),
   });
 }
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.logLevel, 'worker-jobs');
-  Runtime.install({ logger: temporalLogger(log) });
+  const telemetry = await startWorkerTelemetry(config, 'worker-jobs', log);
   const db = openDatabase(config);
   const client = await openTemporalClient(config);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
@@ -56,7 +62,7 @@ async function main(): Promise<void> {
       const recoveryIds = await ensureRecoverySchedules(client, config, taskQueues(config.temporal.taskQueuePrefix));
       log.info({ scheduleIds: recoveryIds }, 'recovery schedules ready');
     }
-    const worker = await createJobsWorker({ config, db, client, connection });
+    const worker = await createJobsWorker({ config, db, client, connection, telemetry: telemetry.worker });
     log.info({ taskQueue: worker.options.taskQueue }, 'jobs worker running');
     await worker.run();
     log.info('jobs worker stopped');
@@ -64,6 +70,7 @@ async function main(): Promise<void> {
     await connection.close();
     await client.connection.close();
     await db.$disconnect();
+    await telemetry.close();
   }
 }
 

@@ -1,21 +1,63 @@
-/** Shared process wiring of the activity-only worker entry points (`ai`, `github`). */
+/** Shared process wiring of the worker entry points: telemetry (all), and the whole process of `ai` and `github`. */
 import { NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import type { PrismaClient } from '@prisma/client';
+import type { Logger } from 'pino';
 import { loadConfig, type Config } from '../config';
 import { createLogger, temporalLogger } from '../log';
 import { openDatabase } from '../runtime';
+import { startMetricsServer, type MetricsServer } from '../telemetry/metrics-server';
+import { installProcessTelemetry } from '../telemetry/process';
+import { runtimeTelemetryOptions, workerTelemetry, type WorkerTelemetry } from '../telemetry/temporal';
+import type { Tracing } from '../telemetry/tracing';
 
 /** What an entry point's worker factory receives. */
 export interface WorkerResources {
   config: Config;
   db: PrismaClient;
   connection: NativeConnection;
+  /** Tracing interceptors and sinks (issue 7 §2). */
+  telemetry: WorkerTelemetry;
+}
+
+/** A worker process's telemetry: what its workers get, and what to close at shutdown. */
+export interface WorkerProcessTelemetry {
+  tracing: Tracing;
+  /** Pass to createJobsWorker / createAiWorker / createGithubWorker. */
+  worker: WorkerTelemetry;
+  /** The process's own metrics server, when METRICS_PORT is set. */
+  metricsServer?: MetricsServer;
+  /** Stops the metrics server and flushes pending spans. */
+  close(): Promise<void>;
+}
+
+/**
+ * For a worker process (before any NativeConnection): process telemetry, `Runtime.install` with
+ * the SDK's logs routed into `log` and its Prometheus exporter on TEMPORAL_METRICS_BIND, and the
+ * METRICS_PORT server. Throws when a port is taken (fail fast at start-up).
+ */
+export async function startWorkerTelemetry(config: Config, component: string, log: Logger): Promise<WorkerProcessTelemetry> {
+  const tracing = installProcessTelemetry(config, component);
+  const { temporalMetricsBind, metricsHost, metricsPort } = config.telemetry;
+  Runtime.install({ logger: temporalLogger(log), ...runtimeTelemetryOptions(temporalMetricsBind) });
+  if (temporalMetricsBind) log.info({ bindAddress: temporalMetricsBind }, 'temporal sdk metrics at /metrics');
+  const metricsServer = metricsPort === undefined ? undefined : await startMetricsServer(metricsHost, metricsPort);
+  if (metricsServer) log.info({ url: metricsServer.url }, 'metrics server listening');
+  return {
+    tracing,
+    worker: workerTelemetry(tracing),
+    ...(metricsServer ? { metricsServer } : {}),
+    async close() {
+      await metricsServer?.close();
+      await tracing.shutdown();
+    },
+  };
 }
 
 /**
  * Runs one worker process: config (fail fast), pino with the Temporal SDK's logs routed into it,
- * one Prisma client and one native connection; runs the worker until SIGINT/SIGTERM (the SDK's
- * graceful shutdown: running activities get `shutdownGraceTime`), then closes everything.
+ * telemetry ({@link startWorkerTelemetry}), one Prisma client and one native connection; runs the
+ * worker until SIGINT/SIGTERM (the SDK's graceful shutdown: running activities get
+ * `shutdownGraceTime`), then closes everything.
  * Exits the process with 1 on a start-up error.
  */
 export function runWorkerProcess(
@@ -26,17 +68,18 @@ export function runWorkerProcess(
   const main = async () => {
     const config = loadConfig();
     const log = createLogger(config.logLevel, component);
-    Runtime.install({ logger: temporalLogger(log) });
+    const telemetry = await startWorkerTelemetry(config, component, log);
     const db = openDatabase(config);
     const connection = await NativeConnection.connect({ address: config.temporal.address });
     try {
-      const worker = await build({ config, db, connection });
+      const worker = await build({ config, db, connection, telemetry: telemetry.worker });
       log.info({ taskQueue: worker.options.taskQueue, ...describe(config) }, `${component} running`);
       await worker.run();
       log.info(`${component} stopped`);
     } finally {
       await connection.close();
       await db.$disconnect();
+      await telemetry.close();
     }
   };
   main().catch((err: unknown) => {

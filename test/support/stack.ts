@@ -22,10 +22,21 @@ import { createJobsWorker } from '../../src/workers/jobs';
 import { createGithubWorker } from '../../src/workers/github';
 import { createTestDatabase } from './postgres';
 import { pollUntil } from './poll';
+import { clientInterceptors, WORKFLOW_INTERCEPTOR_MODULES, workerTelemetry } from '../../src/telemetry/temporal';
+import type { Tracing } from '../../src/telemetry/tracing';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
-/** The workflow bundle, built once per test file. */
-export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+let tracedBundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+/** The workflow bundle, built once per test file; `traced` adds the tracing workflow interceptors. */
+export function workflowBundle(traced = false): Promise<WorkflowBundleWithSourceMap> {
+  if (traced) {
+    tracedBundle ??= bundleWorkflowCode({
+      workflowsPath: require.resolve('../../src/workflows'),
+      workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
+      logger: new DefaultLogger('WARN'),
+    });
+    return tracedBundle;
+  }
   bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: new DefaultLogger('WARN') });
   return bundle;
 }
@@ -50,6 +61,8 @@ export interface StackOptions {
   githubWorker?: boolean;
   /** The API's logger (default: pino at level error). */
   logger?: Logger;
+  /** Installed tracing: the workers get its interceptors and workflow-span sink (issue 7 §2). */
+  tracing?: Tracing;
 }
 
 /** A running stack; `stop()` shuts workers down and drops the database. */
@@ -92,7 +105,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   });
   const db = createPrisma(database.url, { poolMax: 10 });
   const connection = await Connection.connect({ address: config.temporal.address });
-  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const client = new Client({ connection, namespace: config.temporal.namespace, interceptors: clientInterceptors() });
   const native = await NativeConnection.connect({ address: config.temporal.address });
   const queues = taskQueues(prefix);
   const logger = opts.logger ?? pino({ level: 'error' });
@@ -110,7 +123,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     running.push(entry);
     return entry;
   };
-  run(await createJobsWorker({ config, db, client, connection: native, workflowBundle: await workflowBundle() }));
+  const telemetry = opts.tracing ? workerTelemetry(opts.tracing) : undefined;
+  run(await createJobsWorker({ config, db, client, connection: native, workflowBundle: await workflowBundle(Boolean(telemetry)), telemetry }));
   let aiEntry: { worker: Worker; done: Promise<void> } | undefined;
   let githubEntry: { worker: Worker; done: Promise<void> } | undefined;
 
@@ -118,7 +132,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     config, db, client, queues, app, dbUrl: database.url,
     async startAiWorker(ai) {
       if (aiEntry) return;
-      aiEntry = run(await createAiWorker({ config, db, connection: native, ai: ai ?? opts.ai }));
+      aiEntry = run(await createAiWorker({ config, db, connection: native, ai: ai ?? opts.ai, telemetry }));
     },
     async stopAiWorker() {
       if (!aiEntry) return;
@@ -129,7 +143,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     },
     async startGithubWorker() {
       if (githubEntry) return;
-      githubEntry = run(await createGithubWorker({ config, db, connection: native }));
+      githubEntry = run(await createGithubWorker({ config, db, connection: native, telemetry }));
     },
     async stopGithubWorker() {
       if (!githubEntry) return;

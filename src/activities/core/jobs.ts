@@ -10,6 +10,7 @@ import { transitionJob } from '../../core/projection';
 import type { JobStarter } from '../../core/starter';
 import type { JobStatus } from '../../core/contracts';
 import { CORE_FAILURES, failure } from '../../core/failures';
+import { jobMetrics } from '../../core/metrics';
 
 /** Dependencies of the projection activities. */
 export interface JobActivityDeps {
@@ -88,6 +89,7 @@ export function createJobActivities({ db, starter }: JobActivityDeps) {
         }
       }
       activityLog.info('reconcile pass', { ...report });
+      jobMetrics.reconciled(report);
       return report;
     },
   };

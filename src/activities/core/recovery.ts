@@ -14,6 +14,7 @@ import type { JobStarter } from '../../core/starter';
 import { SA_JOB_TYPE, SA_TARGET_ID, jobWorkflowId, type JobType } from '../../core/contracts';
 import { isTerminal } from '../../core/job-state';
 import { hooksOf, type TargetHookRegistry } from '../../core/target-hooks';
+import { jobMetrics } from '../../core/metrics';
 
 /** Dependencies of the recovery activities: the worker's clients and the families' declarations. */
 export interface RecoveryActivityDeps {
@@ -105,11 +106,12 @@ export function newReport(rule: RecoveryReport['rule']): RecoveryReport {
   return { rule, examined: 0, counts: {}, items: [] };
 }
 
-/** Appends `item` to `report`, counting its actions. */
+/** Appends `item` to `report`, counting its actions (also in `job_recovery_actions_total`). */
 export function record(report: RecoveryReport, item: RecoveryItem): void {
   report.examined += 1;
   report.items.push(item);
   for (const a of item.actions) report.counts[a] = (report.counts[a] ?? 0) + 1;
+  jobMetrics.recovery(report.rule, item.actions);
 }
 
 /** The report item of one job row. */

@@ -1,0 +1,136 @@
+/**
+ * The process's Prometheus registry and the job core's metrics (issue 7 §2, "Observability that
+ * operators expect"). One module-level registry per process: the API serves it on `/metrics`, a
+ * worker process on METRICS_PORT, and the demo (API and workers in one process) shares it, so no
+ * metric is registered twice. Family-agnostic: job types are label values, never imports; a family
+ * adds its own metrics with `registers: [metricsRegistry]`.
+ *
+ * Label values are bounded: HTTP route patterns (never raw URLs), status codes, job types (the
+ * JobType enum), target statuses, recovery rule and action names (fixed in code).
+ */
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+
+/** The registry every metric of this process is registered in. */
+export const metricsRegistry = new Registry();
+
+/** Content type of {@link renderMetrics}: Prometheus text format 0.0.4. */
+export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
+
+/** Bucket bounds of the HTTP latency histogram, in seconds. */
+export const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** Bucket bounds of the job duration histogram (enqueue → terminal), in seconds: 0.1 s … 2 h. */
+export const JOB_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 7200];
+
+const httpDuration = new Histogram({
+  name: 'http_request_duration_seconds',
+  help: 'HTTP requests served by the API, by method, route pattern and status code (latency in seconds; _count = requests)',
+  labelNames: ['method', 'route', 'status_code'] as const,
+  buckets: HTTP_BUCKETS,
+  registers: [metricsRegistry],
+});
+
+const jobsStarted = new Counter({
+  name: 'jobs_started_total',
+  help: 'Job workflow starts by job type and outcome (started, already-running, failed)',
+  labelNames: ['job_type', 'outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+const jobsCompleted = new Counter({
+  name: 'jobs_completed_total',
+  help: 'Jobs moved to COMPLETED by the process that made the transition, by job type',
+  labelNames: ['job_type'] as const,
+  registers: [metricsRegistry],
+});
+
+const jobsFailed = new Counter({
+  name: 'jobs_failed_total',
+  help: 'Jobs moved to FAILED by a job transition (the projection activity), by job type',
+  labelNames: ['job_type'] as const,
+  registers: [metricsRegistry],
+});
+
+const jobDuration = new Histogram({
+  name: 'job_duration_seconds',
+  help: 'Time from enqueue (async_jobs.created_at) to the terminal transition, by job type and terminal status',
+  labelNames: ['job_type', 'status'] as const,
+  buckets: JOB_BUCKETS,
+  registers: [metricsRegistry],
+});
+
+const transitionsRejected = new Counter({
+  name: 'job_transitions_rejected_total',
+  help: 'Guarded projection transitions that changed nothing (late or duplicate), by job type and target status',
+  labelNames: ['job_type', 'to'] as const,
+  registers: [metricsRegistry],
+});
+
+const recoveryActions = new Counter({
+  name: 'job_recovery_actions_total',
+  help: 'What the reconciler and the recovery rules did, by rule and action',
+  labelNames: ['rule', 'action'] as const,
+  registers: [metricsRegistry],
+});
+
+/** Outcome label of {@link jobMetrics.started}. */
+export type StartMetricOutcome = 'started' | 'already-running' | 'failed';
+
+/** Label of an unknown job type (a transition of a missing row). */
+const UNKNOWN = 'unknown';
+
+/** Recording functions of the job core; every one is synchronous and never throws. */
+export const jobMetrics = {
+  /** One workflow start attempt of a job (src/core/starter.ts). */
+  started(jobType: string, outcome: StartMetricOutcome): void {
+    jobsStarted.inc({ job_type: jobType, outcome });
+  },
+
+  /**
+   * A guarded transition that changed the row (src/core/projection.ts): COMPLETED and FAILED count
+   * and observe the time since `createdAt` (for a re-run job, since its first enqueue).
+   */
+  transitioned(jobType: string, to: string, createdAt: Date, now: Date = new Date()): void {
+    if (to !== 'COMPLETED' && to !== 'FAILED') return;
+    (to === 'COMPLETED' ? jobsCompleted : jobsFailed).inc({ job_type: jobType });
+    jobDuration.observe({ job_type: jobType, status: to }, Math.max(0, (now.getTime() - createdAt.getTime()) / 1000));
+  },
+
+  /** A guarded transition that was not legal from the row's status (late or duplicate), or hit no row. */
+  rejected(jobType: string | null, to: string): void {
+    transitionsRejected.inc({ job_type: jobType ?? UNKNOWN, to });
+  },
+
+  /** The actions a recovery rule took on one item (RecoveryReport `record`, src/activities/core/recovery.ts). */
+  recovery(rule: string, actions: readonly string[]): void {
+    for (const action of actions) recoveryActions.inc({ rule, action });
+  },
+
+  /** One SAN-4 reconciler pass (rule `reconcile-pending-jobs`): started, already-running, start-failed. */
+  reconciled(report: { started: number; alreadyRunning: number; failedToStart: number }): void {
+    const rule = 'reconcile-pending-jobs';
+    const counts = [['started', report.started], ['already-running', report.alreadyRunning], ['start-failed', report.failedToStart]] as const;
+    for (const [action, n] of counts) if (n > 0) recoveryActions.inc({ rule, action }, n);
+  },
+};
+
+/** Observes one served HTTP request: `route` is the route pattern (e.g. `/cards/:scrapId`). */
+export function observeHttpRequest(method: string, route: string, statusCode: number, seconds: number): void {
+  httpDuration.observe({ method, route, status_code: String(statusCode) }, seconds);
+}
+
+let processMetrics = false;
+
+/**
+ * Adds prom-client's process and Node.js runtime metrics (CPU, memory, event-loop lag, GC) to the
+ * registry; idempotent. Entry points call it; tests do not (it starts an event-loop monitor).
+ */
+export function enableProcessMetrics(): void {
+  if (processMetrics) return;
+  processMetrics = true;
+  collectDefaultMetrics({ register: metricsRegistry });
+}
+
+/** The registry in Prometheus text format. */
+export async function renderMetrics(): Promise<string> {
+  return metricsRegistry.metrics();
+}
