@@ -23,6 +23,12 @@ const EnvSchema = z.object({
   API_PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   API_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
   SCRAP_MAX_CONTENT_CHARS: z.coerce.number().int().min(1).default(100_000),
+  AUTH_TOKEN_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(3_000),
+  AUTH_TOKEN_CACHE_MAX: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+  JOB_WAIT_MAX_SECONDS: z.coerce.number().int().min(0).max(300).default(30),
+  JOB_WAIT_MAX_WAITERS: z.coerce.number().int().min(0).max(100_000).default(1_000),
+  JOB_CHANGE_FEED: z.enum(['auto', 'listen', 'poll']).default('auto'),
+  JOB_CHANGE_POLL_MS: z.coerce.number().int().min(20).max(10_000).default(250),
 
   AI_PROVIDER: z.enum(['local', 'openai']).default('local'),
   OPENAI_BASE_URL: z.string().url().default('https://api.openai.com/v1'),
@@ -86,6 +92,22 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
       port: e.API_PORT,
       bodyLimitBytes: e.API_BODY_LIMIT_BYTES,
       scrapMaxContentChars: e.SCRAP_MAX_CONTENT_CHARS,
+      /**
+       * Issue 7 §1 (c) bearer-token cache (src/auth/token-cache.ts): entries live at most `ttlMs`
+       * (0 = no cache), so a revoked token stops working within that bound; at most `max` entries.
+       */
+      tokenCache: { ttlMs: e.AUTH_TOKEN_CACHE_TTL_MS, max: e.AUTH_TOKEN_CACHE_MAX },
+      /**
+       * Issue 7 §1 long polling of `GET /async-jobs/{id}` (`Prefer: wait=<s>`): the cap on a wait in
+       * seconds (0 = never wait), waiters per process, and how changes are seen (LISTEN/NOTIFY or
+       * polling the rows every `pollMs`; `auto` probes at start-up, see src/db/job-changes.ts).
+       */
+      jobWait: {
+        maxSeconds: e.JOB_WAIT_MAX_SECONDS,
+        maxWaiters: e.JOB_WAIT_MAX_WAITERS,
+        feed: e.JOB_CHANGE_FEED,
+        pollMs: e.JOB_CHANGE_POLL_MS,
+      },
     },
     ai: {
       provider: e.AI_PROVIDER,

@@ -6,6 +6,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { FAMILIES, TARGET_HOOKS } from '../families';
 import { installAuth } from './auth';
+import { closeWithApp, openHotPath } from './hot-path';
 import type { ApiDeps, AppDeps } from './deps';
 import { installProblemHandlers, ProblemError } from './problem';
 import { installObservability } from './observability';
@@ -39,7 +40,8 @@ export function findUnstorableString(value: unknown, path = ''): string | undefi
  * (`X-Request-Id` honoured or generated, echoed back), `/openapi.json` (OpenAPI 3.1) and `/docs`.
  */
 export async function buildApp(appDeps: AppDeps): Promise<FastifyInstance> {
-  const deps: ApiDeps = { ...appDeps, targets: TARGET_HOOKS };
+  const hot = await openHotPath(appDeps);
+  const deps: ApiDeps = { ...appDeps, targets: TARGET_HOOKS, hot };
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: deps.config.api.bodyLimitBytes,
@@ -61,6 +63,7 @@ export async function buildApp(appDeps: AppDeps): Promise<FastifyInstance> {
     },
   });
   installObservability(app); // first: the request span covers every later hook; GET /metrics
+  closeWithApp(app, hot);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.removeContentTypeParser('text/plain'); // JSON only: anything else is 415
@@ -93,7 +96,7 @@ export async function buildApp(appDeps: AppDeps): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: false } });
   app.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
 
-  await installAuth(app, deps.db);
+  await installAuth(app, deps.db, hot.tokens.resolve);
   await app.register(healthRoutes, deps);
   await app.register(asyncJobRoutes, deps);
   for (const family of FAMILIES) await app.register(family.routes, deps);

@@ -72,10 +72,16 @@ async function verifyHmac(req: FastifyRequest, auth: HmacAuth['hmac']): Promise<
 }
 
 /**
- * Installs authentication: bearer tokens on every route unless its `config.auth` says otherwise.
- * HMAC routes keep their raw body (fastify-raw-body) and are verified before validation.
+ * Installs authentication: bearer tokens on every route unless its `config.auth` says otherwise,
+ * resolved by `resolveToken` (the app passes the cached `pg` lookup of src/auth/token-cache.ts;
+ * default: an uncached Prisma lookup). HMAC routes keep their raw body (fastify-raw-body) and are
+ * verified before validation.
  */
-export async function installAuth(app: FastifyInstance, db: PrismaClient): Promise<void> {
+export async function installAuth(
+  app: FastifyInstance,
+  db: PrismaClient,
+  resolveToken: (token: string) => Promise<string | null> = (token) => userIdForToken(db, token),
+): Promise<void> {
   app.decorateRequest('userId', '');
   // Before the plugin's own onRoute hook, which reads `config.rawBody`.
   app.addHook('onRoute', (route) => {
@@ -92,7 +98,7 @@ export async function installAuth(app: FastifyInstance, db: PrismaClient): Promi
       reply.header('WWW-Authenticate', 'Bearer');
       throw unauthorized('missing bearer token');
     }
-    const userId = await userIdForToken(db, match[1]);
+    const userId = await resolveToken(match[1]);
     if (!userId) {
       reply.header('WWW-Authenticate', 'Bearer error="invalid_token"');
       throw unauthorized('invalid or revoked token');

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { JobStarter } from '../core/starter';
 import type { TargetHookRegistry } from '../core/target-hooks';
+import type { HotPath } from './hot-path';
 
 /** Dependencies of every route plugin. */
 export interface ApiDeps {
@@ -16,7 +17,9 @@ export interface ApiDeps {
   logger: Logger;
   /** Target hooks of every job type (SAN-6 retry), from the families' manifests. */
   targets: TargetHookRegistry;
+  /** Issue 7 §1: the `pg` hot reads, the token cache and the job change feed (opened by the app). */
+  hot: HotPath;
 }
 
-/** What {@link buildApp}'s caller provides; the app adds the families' declarations. */
-export type AppDeps = Omit<ApiDeps, 'targets'>;
+/** What {@link buildApp}'s caller provides; the app adds the families' declarations and opens the hot path. */
+export type AppDeps = Omit<ApiDeps, 'targets' | 'hot'>;

@@ -7,6 +7,7 @@ import { JobType } from '@prisma/client';
 import type { ApiDeps } from '../../deps';
 import { notFound, ProblemError, ProblemSchema } from '../../problem';
 import { AsyncJobSchema, Uuid } from '../../schemas';
+import { answerJobPoll, JOB_POLL_200_HEADERS, JobPollHeaders, NotModifiedSchema } from './job-poll';
 
 /** SAN-6 answer of a retry: the same job, PENDING again, with its re-run count. */
 const RetriedJobSchema = z
@@ -20,31 +21,32 @@ const RetriedJobSchema = z
   })
   .meta({ id: 'RetriedJob' });
 
-/** SAN-5 status poll; the owner only (another user's job is a 404). */
+/** SAN-5 status poll (with ETag and long polling, issue 7 §1: ./job-poll.ts); the owner only (another user's job is a 404). */
 export const asyncJobRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) => {
   app.get(
     '/async-jobs/:jobId',
     {
       schema: {
         tags: ['jobs'],
-        summary: 'Poll an async job',
+        summary: 'Poll an async job (long polling with Prefer: wait and If-None-Match)',
+        description:
+          'Every answer carries an ETag of the job state. If-None-Match with the current ETag → 304. Add `Prefer: wait=<s>` ' +
+          '(RFC 7240, capped at JOB_WAIT_MAX_SECONDS) to wait until the job changes: 200 with the new state as soon as it ' +
+          'does, 304 at the end of the wait, both with `Preference-Applied: wait=<s>`. A stale or absent If-None-Match ' +
+          'answers at once. 503 with Retry-After when the server holds its maximum of waiting requests.',
         params: z.object({ jobId: Uuid }),
-        response: { 200: AsyncJobSchema, 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema },
+        headers: JobPollHeaders,
+        response: {
+          200: AsyncJobSchema.meta({ headers: JOB_POLL_200_HEADERS }),
+          304: NotModifiedSchema,
+          400: ProblemSchema,
+          401: ProblemSchema,
+          404: ProblemSchema,
+          503: ProblemSchema,
+        },
       },
     },
-    async (req) => {
-      const job = await deps.db.asyncJob.findFirst({ where: { jobId: req.params.jobId, userId: req.userId } });
-      if (!job) throw notFound(`job ${req.params.jobId}`);
-      return {
-        jobId: job.jobId,
-        jobType: job.jobType,
-        targetId: job.targetId,
-        status: job.status,
-        errorMessage: job.errorMessage,
-        createdAt: job.createdAt.toISOString(),
-        updatedAt: job.updatedAt.toISOString(),
-      };
-    },
+    async (req, reply) => answerJobPoll(deps, req, reply),
   );
 
   app.post(
