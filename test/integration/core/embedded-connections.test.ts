@@ -4,13 +4,20 @@
  * binds each get their own rows, a transaction is never entered by another connection, a
  * connection that dies mid-transaction is rolled back, one that idles in a transaction while
  * others wait is terminated, and `npm run user:create` works while an app's pool holds its
- * connection and keeps querying (what the demo with --keep needs).
+ * connection and keeps querying (what the demo with --keep needs). The API's hot path runs on it
+ * with the demo's pool of 1: long polls fall back to polling (notifications do not cross the
+ * wire front's connections) and still wake on a change (issue 7 §1).
  */
 import { spawn } from 'node:child_process';
 import { connect as tcpConnect } from 'node:net';
 import path from 'node:path';
 import { Client } from 'pg';
-import { userIdForToken } from '../../../src/auth/tokens';
+import { createUserWithToken, userIdForToken } from '../../../src/auth/tokens';
+import { buildApp } from '../../../src/api/app';
+import { loadConfig } from '../../../src/config';
+import { transitionJob } from '../../../src/core/projection';
+import { createLogger } from '../../../src/log';
+import { pollUntil } from '../../support/poll';
 import { createPrisma, type Db } from '../../../src/db/client';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../../src/db/embedded';
 import { migrateDeploy } from '../../../src/db/migrate';
@@ -190,3 +197,43 @@ it('npm run user:create works while an app pool holds its connection and keeps q
     await app.$disconnect();
   }
 });
+
+it('the API on the embedded database: hot reads share the pool of 1, long polls fall back to polling and wake on a change', async () => {
+  const lines: Record<string, unknown>[] = [];
+  const logger = createLogger('info', 'api', {
+    write(line: string) {
+      lines.push(JSON.parse(line) as Record<string, unknown>);
+    },
+  } as unknown as NodeJS.WritableStream);
+  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: embedded.url, DATABASE_POOL_MAX: String(embedded.poolMax), LOG_LEVEL: 'info' });
+  const db = createPrisma(embedded.url, { poolMax: embedded.poolMax });
+  const app = await buildApp({ config, db, starter: { start: () => Promise.reject(new Error('no starts here')) }, logger });
+  try {
+    expect(lines).toContainEqual(expect.objectContaining({ msg: `job change feed: polling every ${config.api.jobWait.pollMs} ms`, mode: 'poll' }));
+    const { userId, token } = await createUserWithToken(db, 'long-poller');
+    const auth = { authorization: `Bearer ${token}` };
+    const job = await db.asyncJob.create({ data: { jobType: 'SCRAP_REFINE', targetId: '20000000-0000-4000-8000-0000000000ee', userId, status: 'PENDING' } });
+    const url = `/async-jobs/${job.jobId}`;
+    const first = await app.inject({ method: 'GET', url, headers: auth });
+    expect(first.statusCode).toBe(200);
+    const etag = first.headers.etag as string;
+    const timedOut = await app.inject({ method: 'GET', url, headers: { ...auth, 'if-none-match': etag, prefer: 'wait=1' } });
+    expect({ status: timedOut.statusCode, applied: timedOut.headers['preference-applied'] }).toEqual({ status: 304, applied: 'wait=1' });
+
+    // wait=30 against the test's own bound: answered by the server-side polling, not the timeout.
+    const waiting = app.inject({ method: 'GET', url, headers: { ...auth, 'if-none-match': etag, prefer: 'wait=30' } });
+    await pollUntil(
+      async () => /^job_long_poll_waiters (\d+)$/m.exec((await app.inject({ method: 'GET', url: '/metrics' })).body)?.[1],
+      (n) => n === '1',
+      { describe: 'the long poll to wait' },
+    );
+    await transitionJob(db, job.jobId, 'PROCESSING');
+    const woken = await waiting;
+    expect(woken.statusCode).toBe(200);
+    expect(woken.json()).toMatchObject({ jobId: job.jobId, status: 'PROCESSING' });
+    expect(woken.headers['preference-applied']).toBe('wait=30');
+  } finally {
+    await app.close();
+    await db.$disconnect();
+  }
+}, 20_000);
