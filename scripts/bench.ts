@@ -13,6 +13,9 @@
  *   (f) local AI pass over adversarial input               vs ordinary prose of the same length;
  *       longest event-loop stall with the runtime in worker threads vs in the event-loop thread
  *       (`scripts/bench-local-ai.ts`; `--only f` runs just this part, without any server)
+ *   (g) GET requests per job and completion → seen delay, long polling (`Prefer: wait`)
+ *       vs polling every 100 ms, the same number of jobs each way, interleaved
+ *   `--only <letters>` (e.g. `--only c,g`) runs just those sections.
  *
  * Speed is only ever reported as a ratio against a baseline from the same run: the machine is
  * shared and noisy (docs/benchmarks.md). Loads stay well below the dev server's SQLite limit
@@ -61,14 +64,16 @@ const ROOT = path.resolve(__dirname, '..');
  * submitting after latencyCapSeconds (and says so) so that a heavily loaded machine still finishes.
  */
 const SIZES = {
-  full: { posts: 64, latencyScraps: 200, latencyCapSeconds: 150, latencyConcurrency: 8, readSeconds: 10, cards: 2000, similarRuns: 60, chains: 8, aiChars: 100_000, aiRuns: 5 },
-  quick: { posts: 32, latencyScraps: 24, latencyCapSeconds: 40, latencyConcurrency: 8, readSeconds: 2, cards: 300, similarRuns: 10, chains: 2, aiChars: 20_000, aiRuns: 1 },
+  full: { posts: 64, latencyScraps: 200, latencyCapSeconds: 150, latencyConcurrency: 8, readSeconds: 10, cards: 2000, similarRuns: 60, chains: 8, aiChars: 100_000, aiRuns: 5, pollJobs: 200, pollCapSeconds: 150 },
+  quick: { posts: 32, latencyScraps: 24, latencyCapSeconds: 40, latencyConcurrency: 8, readSeconds: 2, cards: 300, similarRuns: 10, chains: 2, aiChars: 20_000, aiRuns: 1, pollJobs: 24, pollCapSeconds: 40 },
 };
 type Sizes = (typeof SIZES)['full'];
 const POST_CLIENTS = 16;
 const READ_CONNECTIONS = 32;
 /** Status-poll interval in (b); 8 clients × 10/s stays well below the GET /async-jobs capacity. */
 const POLL_MS = 100;
+/** `Prefer: wait` of the long polls in (g), seconds (the API's default cap, JOB_WAIT_MAX_SECONDS). */
+const LONG_POLL_WAIT_S = 30;
 const JOB_TIMEOUT_MS = 120_000;
 const DOC_CHARS = 4000;
 const DIM = 1536;
@@ -322,6 +327,22 @@ function machine(): string[] {
   ];
 }
 
+const SECTIONS = ['a', 'b', 'c', 'd', 'e', 'f', 'g'] as const;
+type Section = (typeof SECTIONS)[number];
+
+/**
+ * `--only` → the sections to run (undefined: all): letters, optionally comma-separated (`c,g`,
+ * `cg`). (c) without (b) first submits its own scraps to have jobs to read; (d) without (a)
+ * seeds its cards up front; `f` alone starts no server.
+ */
+function parseOnly(value: string | undefined): Set<Section> | undefined {
+  if (value === undefined) return undefined;
+  const letters = value.toLowerCase().replace(/[\s,]/g, '').split('');
+  const bad = letters.filter((l) => !(SECTIONS as readonly string[]).includes(l));
+  if (letters.length === 0 || bad.length > 0) throw new Error(`--only takes section letters among ${SECTIONS.join(', ')} (e.g. --only c,g), not ${value}`);
+  return new Set(letters as Section[]);
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } });
   const sizes: Sizes = values.quick ? SIZES.quick : SIZES.full;
@@ -332,8 +353,9 @@ async function main(): Promise<void> {
   say(`# durable-jobs benchmark${values.quick ? ' (--quick: smoke-test sizes, figures not comparable)' : ''}${values.only ? ` (--only ${values.only})` : ''}`);
   for (const line of machine()) say(line);
   say();
-  if (values.only !== undefined && values.only !== 'f') throw new Error(`--only takes f (the part that needs no server), not ${values.only}`);
-  if (values.only === 'f') {
+  const only = parseOnly(values.only);
+  const want = (section: Section) => only === undefined || only.has(section);
+  if (only?.size === 1 && only.has('f')) {
     rows.push(...(await sectionF(sizes)));
     summary(rows, `--only f run ${runId}, ${fmt((performance.now() - t0) / 1000, 0)} s`);
     return;
@@ -467,9 +489,6 @@ async function main(): Promise<void> {
     return { cards, pgUser, eUser, eApp, notes };
   };
 
-  // (a) ---------------------------------------------------------------------------------------
-  say();
-  say(`## (a) POST /scraps accepted/s, ${POST_CLIENTS} clients, ${sizes.posts} requests (distinct contents) ${elapsed()}`);
   let noopSeq = 0;
   const startNoop = () =>
     client.workflow.start<typeof noopWorkflow>('noopWorkflow', { taskQueue: queues.jobs, workflowId: `bench-noop-${runId}-${noopSeq++}` });
@@ -477,247 +496,278 @@ async function main(): Promise<void> {
     const elapsed = await pool(n, POST_CLIENTS, async () => void (await startNoop()));
     return { n, seconds: elapsed / 1000 };
   };
-  await noopStarts(32); // warm-up of the client and the worker
-  await runLoad({ url: apiUrl, method: 'POST', paths: ['/scraps'], headers, connections: 4, amount: 16, docs, tag: `bench ${runId} warm-up` });
-  await drain(db, 'warm-up');
-  const b1 = await noopStarts(sizes.posts);
-  say(`baseline, first half: ${b1.n} noopWorkflow starts in ${fmt(b1.seconds, 2)} s = ${rate(b1.n / b1.seconds)}`);
-  const posts = await runLoad({ url: apiUrl, method: 'POST', paths: ['/scraps'], headers, connections: POST_CLIENTS, amount: sizes.posts, docs, tag: `bench ${runId} a` });
-  say(`POST /scraps: ${describeLoad(posts)} = ${rate(posts.rate)} accepted (each starts 2 workflows)`);
-  const [drained, prepared] = await Promise.all([drain(db, '(a)'), prepareSimilar()]);
-  say(`pipeline: the ${2 * posts.ok} jobs of (a) were all terminal ${fmt(drained / 1000, 1)} s after the load ended (meanwhile (d)'s cards were seeded)`);
-  const b2 = await noopStarts(sizes.posts);
-  say(`baseline, second half: ${b2.n} noopWorkflow starts in ${fmt(b2.seconds, 2)} s = ${rate(b2.n / b2.seconds)}`);
-  const startRate = (b1.n + b2.n) / (b1.seconds + b2.seconds);
-  if (posts.non2xx + posts.errors + posts.timeouts > 0) say('WARNING: some POST /scraps were not accepted; the rate counts 2xx only');
-  rows.push({
-    measure: `(a) POST /scraps accepted/s, ${POST_CLIENTS} clients`,
-    subject: rate(posts.rate),
-    baseline: `${rate(startRate)} bare workflow.start(noopWorkflow)`,
-    ratio: ratio(posts.rate / startRate),
-  });
-  say(`ratio API/bare start: ${ratio(posts.rate / startRate)}`);
-
-  // (b) ---------------------------------------------------------------------------------------
-  say();
-  say(`## (b) submit → COMPLETED (GET /async-jobs poll every ${POLL_MS} ms), ${sizes.latencyScraps} scraps, concurrency ${sizes.latencyConcurrency} ${elapsed()}`);
-  const noopRoundTrips = async (n: number, into: number[]) => {
-    await pool(n, sizes.latencyConcurrency, async () => {
-      const t = performance.now();
-      await (await startNoop()).result();
-      into.push(performance.now() - t);
-    });
-  };
-  const baseLat: number[] = [];
-  await noopRoundTrips(16, []); // warm-up
-  await noopRoundTrips(sizes.latencyScraps / 2, baseLat);
-  const analysisLat: number[] = [];
-  const bothLat: number[] = [];
   const jobIds: string[] = [];
-  let failed = 0;
   const call = async (method: string, url: string, body?: unknown) => {
     const res = await fetch(`${apiUrl}${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     const json = (await res.json()) as Record<string, unknown>;
     if (!res.ok) throw new Error(`${method} ${url} → ${res.status} ${JSON.stringify(json)}`);
     return json;
   };
-  const bStart = performance.now();
-  let submitted = 0;
-  const submitWall = await pool(sizes.latencyScraps, sizes.latencyConcurrency, async (i) => {
-    if (performance.now() - bStart > sizes.latencyCapSeconds * 1000) return;
-    submitted++;
-    const t = performance.now();
-    const r = await call('POST', '/scraps', { content: `${docs[i % docs.length]}\n\nbench ${runId} b-${i}` });
-    const pending = new Map<string, 'analysis' | 'refine'>([[r.analysisJobId as string, 'analysis']]);
-    if (r.refineJobId) pending.set(r.refineJobId as string, 'refine');
-    jobIds.push(...pending.keys());
-    for (;;) {
-      for (const [id, kind] of [...pending]) {
-        const status = (await call('GET', `/async-jobs/${id}`)).status as string;
-        if (status !== 'COMPLETED' && status !== 'FAILED') continue;
-        pending.delete(id);
-        if (status === 'FAILED') failed++;
-        else if (kind === 'analysis') analysisLat.push(performance.now() - t);
+  let prepared: Awaited<ReturnType<typeof prepareSimilar>> | undefined;
+  /** `n` scraps submitted (concurrency 8) and drained: their 2n job ids, for (c) when (b) did not run. */
+  const seedJobs = async (n: number) => {
+    const ids: string[] = [];
+    await pool(n, 8, async (i) => {
+      const r = await call('POST', '/scraps', { content: `${docs[i % docs.length]}\n\nbench ${runId} c-${i}` });
+      ids.push(r.analysisJobId as string, r.refineJobId as string);
+    });
+    await drain(db, '(c) seed');
+    return ids;
+  };
+
+  // (a) ---------------------------------------------------------------------------------------
+  if (want('a')) {
+    say();
+    say(`## (a) POST /scraps accepted/s, ${POST_CLIENTS} clients, ${sizes.posts} requests (distinct contents) ${elapsed()}`);
+    await noopStarts(32); // warm-up of the client and the worker
+    await runLoad({ url: apiUrl, method: 'POST', paths: ['/scraps'], headers, connections: 4, amount: 16, docs, tag: `bench ${runId} warm-up` });
+    await drain(db, 'warm-up');
+    const b1 = await noopStarts(sizes.posts);
+    say(`baseline, first half: ${b1.n} noopWorkflow starts in ${fmt(b1.seconds, 2)} s = ${rate(b1.n / b1.seconds)}`);
+    const posts = await runLoad({ url: apiUrl, method: 'POST', paths: ['/scraps'], headers, connections: POST_CLIENTS, amount: sizes.posts, docs, tag: `bench ${runId} a` });
+    say(`POST /scraps: ${describeLoad(posts)} = ${rate(posts.rate)} accepted (each starts 2 workflows)`);
+    const [drained, similarData] = await Promise.all([drain(db, '(a)'), prepareSimilar()]);
+    say(`pipeline: the ${2 * posts.ok} jobs of (a) were all terminal ${fmt(drained / 1000, 1)} s after the load ended (meanwhile (d)'s cards were seeded)`);
+    const b2 = await noopStarts(sizes.posts);
+    say(`baseline, second half: ${b2.n} noopWorkflow starts in ${fmt(b2.seconds, 2)} s = ${rate(b2.n / b2.seconds)}`);
+    const startRate = (b1.n + b2.n) / (b1.seconds + b2.seconds);
+    if (posts.non2xx + posts.errors + posts.timeouts > 0) say('WARNING: some POST /scraps were not accepted; the rate counts 2xx only');
+    rows.push({
+      measure: `(a) POST /scraps accepted/s, ${POST_CLIENTS} clients`,
+      subject: rate(posts.rate),
+      baseline: `${rate(startRate)} bare workflow.start(noopWorkflow)`,
+      ratio: ratio(posts.rate / startRate),
+    });
+    say(`ratio API/bare start: ${ratio(posts.rate / startRate)}`);
+    prepared = similarData;
+  }
+
+  // (b) ---------------------------------------------------------------------------------------
+  if (want('b')) {
+    say();
+    say(`## (b) submit → COMPLETED (GET /async-jobs poll every ${POLL_MS} ms), ${sizes.latencyScraps} scraps, concurrency ${sizes.latencyConcurrency} ${elapsed()}`);
+    const noopRoundTrips = async (n: number, into: number[]) => {
+      await pool(n, sizes.latencyConcurrency, async () => {
+        const t = performance.now();
+        await (await startNoop()).result();
+        into.push(performance.now() - t);
+      });
+    };
+    const baseLat: number[] = [];
+    await noopRoundTrips(16, []); // warm-up
+    await noopRoundTrips(sizes.latencyScraps / 2, baseLat);
+    const analysisLat: number[] = [];
+    const bothLat: number[] = [];
+    let failed = 0;
+    const bStart = performance.now();
+    let submitted = 0;
+    const submitWall = await pool(sizes.latencyScraps, sizes.latencyConcurrency, async (i) => {
+      if (performance.now() - bStart > sizes.latencyCapSeconds * 1000) return;
+      submitted++;
+      const t = performance.now();
+      const r = await call('POST', '/scraps', { content: `${docs[i % docs.length]}\n\nbench ${runId} b-${i}` });
+      const pending = new Map<string, 'analysis' | 'refine'>([[r.analysisJobId as string, 'analysis']]);
+      if (r.refineJobId) pending.set(r.refineJobId as string, 'refine');
+      jobIds.push(...pending.keys());
+      for (;;) {
+        for (const [id, kind] of [...pending]) {
+          const status = (await call('GET', `/async-jobs/${id}`)).status as string;
+          if (status !== 'COMPLETED' && status !== 'FAILED') continue;
+          pending.delete(id);
+          if (status === 'FAILED') failed++;
+          else if (kind === 'analysis') analysisLat.push(performance.now() - t);
+        }
+        if (pending.size === 0) break;
+        assertWorkersAlive();
+        if (performance.now() - t > JOB_TIMEOUT_MS) throw new Error(`scrap ${String(r.scrapId)}: jobs not terminal after ${JOB_TIMEOUT_MS} ms`);
+        await sleep(POLL_MS);
       }
-      if (pending.size === 0) break;
-      assertWorkersAlive();
-      if (performance.now() - t > JOB_TIMEOUT_MS) throw new Error(`scrap ${String(r.scrapId)}: jobs not terminal after ${JOB_TIMEOUT_MS} ms`);
-      await sleep(POLL_MS);
-    }
-    bothLat.push(performance.now() - t);
-  });
-  await noopRoundTrips(Math.max(8, Math.round(submitted / 2)), baseLat);
-  const analysis = pcts(analysisLat);
-  const both = pcts(bothLat);
-  const base = pcts(baseLat);
-  say(`CARD_ANALYSIS COMPLETED: p50 ${ms(analysis.p50)}, p95 ${ms(analysis.p95)} (n=${analysis.n}${failed ? `, ${failed} jobs FAILED` : ''})`);
-  say(`both jobs (analysis + refine) COMPLETED: p50 ${ms(both.p50)}, p95 ${ms(both.p95)}; ${submitted} scraps in ${fmt(submitWall / 1000, 1)} s`);
-  if (submitted < sizes.latencyScraps) say(`NOTE: ${submitted} of ${sizes.latencyScraps} scraps: the ${sizes.latencyCapSeconds} s cap of (b) was reached (machine busy)`);
-  say(`baseline noopWorkflow start → result: p50 ${ms(base.p50)}, p95 ${ms(base.p95)} (n=${base.n}, half before and half after)`);
-  say(`ratio p50 ${ratio(analysis.p50 / base.p50)}, p95 ${ratio(analysis.p95 / base.p95)}`);
-  rows.push({
-    measure: '(b) submit → CARD_ANALYSIS COMPLETED, p50',
-    subject: ms(analysis.p50),
-    baseline: `${ms(base.p50)} noopWorkflow start → result`,
-    ratio: ratio(analysis.p50 / base.p50),
-  });
-  rows.push({
-    measure: '(b) submit → CARD_ANALYSIS COMPLETED, p95',
-    subject: ms(analysis.p95),
-    baseline: `${ms(base.p95)} noopWorkflow start → result`,
-    ratio: ratio(analysis.p95 / base.p95),
-  });
+      bothLat.push(performance.now() - t);
+    });
+    await noopRoundTrips(Math.max(8, Math.round(submitted / 2)), baseLat);
+    const analysis = pcts(analysisLat);
+    const both = pcts(bothLat);
+    const base = pcts(baseLat);
+    say(`CARD_ANALYSIS COMPLETED: p50 ${ms(analysis.p50)}, p95 ${ms(analysis.p95)} (n=${analysis.n}${failed ? `, ${failed} jobs FAILED` : ''})`);
+    say(`both jobs (analysis + refine) COMPLETED: p50 ${ms(both.p50)}, p95 ${ms(both.p95)}; ${submitted} scraps in ${fmt(submitWall / 1000, 1)} s`);
+    if (submitted < sizes.latencyScraps) say(`NOTE: ${submitted} of ${sizes.latencyScraps} scraps: the ${sizes.latencyCapSeconds} s cap of (b) was reached (machine busy)`);
+    say(`baseline noopWorkflow start → result: p50 ${ms(base.p50)}, p95 ${ms(base.p95)} (n=${base.n}, half before and half after)`);
+    say(`ratio p50 ${ratio(analysis.p50 / base.p50)}, p95 ${ratio(analysis.p95 / base.p95)}`);
+    rows.push({
+      measure: '(b) submit → CARD_ANALYSIS COMPLETED, p50',
+      subject: ms(analysis.p50),
+      baseline: `${ms(base.p50)} noopWorkflow start → result`,
+      ratio: ratio(analysis.p50 / base.p50),
+    });
+    rows.push({
+      measure: '(b) submit → CARD_ANALYSIS COMPLETED, p95',
+      subject: ms(analysis.p95),
+      baseline: `${ms(base.p95)} noopWorkflow start → result`,
+      ratio: ratio(analysis.p95 / base.p95),
+    });
+  }
 
   // (c) ---------------------------------------------------------------------------------------
-  say();
-  say(`## (c) GET /async-jobs/{id} req/s, ${READ_CONNECTIONS} connections, ${sizes.readSeconds} s each, in halves ordered health, jobs, jobs, health ${elapsed()}`);
-  const half = Math.max(1, Math.round(sizes.readSeconds / 2));
-  const readSpec = { url: apiUrl, method: 'GET' as const, headers, connections: READ_CONNECTIONS };
-  const jobPaths = jobIds.map((id) => `/async-jobs/${id}`);
-  await runLoad({ ...readSpec, paths: ['/health'], duration: 1 });
-  await runLoad({ ...readSpec, paths: jobPaths, duration: 1 });
-  const h1 = await runLoad({ ...readSpec, paths: ['/health'], duration: half });
-  const j1 = await runLoad({ ...readSpec, paths: jobPaths, duration: half });
-  const j2 = await runLoad({ ...readSpec, paths: jobPaths, duration: half });
-  const h2 = await runLoad({ ...readSpec, paths: ['/health'], duration: half });
-  const combined = (a: LoadResult, b: LoadResult) => (a.ok + b.ok) / (a.duration + b.duration);
-  const jobsRate = combined(j1, j2);
-  const healthRate = combined(h1, h2);
-  for (const [name, r] of [['health', h1], ['jobs', j1], ['jobs', j2], ['health', h2]] as const) say(`${name}: ${describeLoad(r)} = ${rate(r.rate)}`);
-  if ([h1, j1, j2, h2].some((r) => r.non2xx + r.errors + r.timeouts > 0)) say('WARNING: non-2xx responses or errors; rates count 2xx only');
-  say(`GET /async-jobs/{id}: ${rate(jobsRate)}; GET /health: ${rate(healthRate)}; ratio ${ratio(jobsRate / healthRate)}`);
-  rows.push({
-    measure: `(c) GET /async-jobs/{id} req/s, ${READ_CONNECTIONS} connections`,
-    subject: rate(jobsRate),
-    baseline: `${rate(healthRate)} GET /health`,
-    ratio: ratio(jobsRate / healthRate),
-  });
+  if (want('c')) {
+    if (jobIds.length === 0) jobIds.push(...(await seedJobs(sizes.latencyScraps / 2)));
+    say();
+    say(`## (c) GET /async-jobs/{id} req/s, ${READ_CONNECTIONS} connections, ${sizes.readSeconds} s each, in halves ordered health, jobs, jobs, health ${elapsed()}`);
+    const half = Math.max(1, Math.round(sizes.readSeconds / 2));
+    const readSpec = { url: apiUrl, method: 'GET' as const, headers, connections: READ_CONNECTIONS };
+    const jobPaths = jobIds.map((id) => `/async-jobs/${id}`);
+    await runLoad({ ...readSpec, paths: ['/health'], duration: 1 });
+    await runLoad({ ...readSpec, paths: jobPaths, duration: 1 });
+    const h1 = await runLoad({ ...readSpec, paths: ['/health'], duration: half });
+    const j1 = await runLoad({ ...readSpec, paths: jobPaths, duration: half });
+    const j2 = await runLoad({ ...readSpec, paths: jobPaths, duration: half });
+    const h2 = await runLoad({ ...readSpec, paths: ['/health'], duration: half });
+    const combined = (a: LoadResult, b: LoadResult) => (a.ok + b.ok) / (a.duration + b.duration);
+    const jobsRate = combined(j1, j2);
+    const healthRate = combined(h1, h2);
+    for (const [name, r] of [['health', h1], ['jobs', j1], ['jobs', j2], ['health', h2]] as const) say(`${name}: ${describeLoad(r)} = ${rate(r.rate)}`);
+    if ([h1, j1, j2, h2].some((r) => r.non2xx + r.errors + r.timeouts > 0)) say('WARNING: non-2xx responses or errors; rates count 2xx only');
+    say(`GET /async-jobs/{id}: ${rate(jobsRate)}; GET /health: ${rate(healthRate)}; ratio ${ratio(jobsRate / healthRate)}`);
+    rows.push({
+      measure: `(c) GET /async-jobs/{id} req/s, ${READ_CONNECTIONS} connections`,
+      subject: rate(jobsRate),
+      baseline: `${rate(healthRate)} GET /health`,
+      ratio: ratio(jobsRate / healthRate),
+    });
+  }
 
   // (d) ---------------------------------------------------------------------------------------
-  say();
-  say(`## (d) GET /cards/{id}/similar-cards, ${sizes.cards} cards of one user, ${sizes.similarRuns} requests each (alternating) ${elapsed()}`);
-  const { cards, pgUser, eUser, eApp } = prepared;
-  for (const note of prepared.notes) say(note);
-  const rand = prng(7);
-  const targets = Array.from({ length: sizes.similarRuns + 5 }, () => (cards[Math.floor(rand() * cards.length)] as SeedCard).id);
-  const similar = async (a: FastifyInstance, tok: string, id: string) => {
-    const s = performance.now();
-    const res = await a.inject({ method: 'GET', url: `/cards/${id}/similar-cards`, headers: { authorization: `Bearer ${tok}` } });
-    const elapsed = performance.now() - s;
-    if (res.statusCode !== 200) throw new Error(`similar-cards → ${res.statusCode} ${res.body}`);
-    return { elapsed, ids: (res.json() as { cards: { cardId: string }[] }).cards.map((c) => c.cardId) };
-  };
-  const byteaLat: number[] = [];
-  const vecLat: number[] = [];
-  let same = 0;
-  let neighbours = 0;
-  for (const [i, id] of targets.entries()) {
-    const onPg = () => similar(app, pgUser.token, id);
-    const onVec = () => similar(eApp, eUser.token, id);
-    let pgRes: Awaited<ReturnType<typeof similar>>;
-    let vecRes: Awaited<ReturnType<typeof similar>>;
-    if (i % 2 === 0) {
-      pgRes = await onPg();
-      vecRes = await onVec();
-    } else {
-      vecRes = await onVec();
-      pgRes = await onPg();
+  if (want('d')) {
+    say();
+    say(`## (d) GET /cards/{id}/similar-cards, ${sizes.cards} cards of one user, ${sizes.similarRuns} requests each (alternating) ${elapsed()}`);
+    prepared ??= await prepareSimilar();
+    const { cards, pgUser, eUser, eApp } = prepared;
+    for (const note of prepared.notes) say(note);
+    const rand = prng(7);
+    const targets = Array.from({ length: sizes.similarRuns + 5 }, () => (cards[Math.floor(rand() * cards.length)] as SeedCard).id);
+    const similar = async (a: FastifyInstance, tok: string, id: string) => {
+      const s = performance.now();
+      const res = await a.inject({ method: 'GET', url: `/cards/${id}/similar-cards`, headers: { authorization: `Bearer ${tok}` } });
+      const elapsed = performance.now() - s;
+      if (res.statusCode !== 200) throw new Error(`similar-cards → ${res.statusCode} ${res.body}`);
+      return { elapsed, ids: (res.json() as { cards: { cardId: string }[] }).cards.map((c) => c.cardId) };
+    };
+    const byteaLat: number[] = [];
+    const vecLat: number[] = [];
+    let same = 0;
+    let neighbours = 0;
+    for (const [i, id] of targets.entries()) {
+      const onPg = () => similar(app, pgUser.token, id);
+      const onVec = () => similar(eApp, eUser.token, id);
+      let pgRes: Awaited<ReturnType<typeof similar>>;
+      let vecRes: Awaited<ReturnType<typeof similar>>;
+      if (i % 2 === 0) {
+        pgRes = await onPg();
+        vecRes = await onVec();
+      } else {
+        vecRes = await onVec();
+        pgRes = await onPg();
+      }
+      if (i < 5) continue; // warm-up
+      byteaLat.push(pgRes.elapsed);
+      vecLat.push(vecRes.elapsed);
+      neighbours += pgRes.ids.length;
+      if (pgRes.ids.join() === vecRes.ids.join()) same++;
     }
-    if (i < 5) continue; // warm-up
-    byteaLat.push(pgRes.elapsed);
-    vecLat.push(vecRes.elapsed);
-    neighbours += pgRes.ids.length;
-    if (pgRes.ids.join() === vecRes.ids.join()) same++;
+    const bytea = pcts(byteaLat);
+    const vec = pcts(vecLat);
+    say(`PostgreSQL 15, bytea scored in JS: p50 ${ms(bytea.p50)}, p95 ${ms(bytea.p95)}`);
+    say(`PGlite + pgvector <=>:            p50 ${ms(vec.p50)}, p95 ${ms(vec.p95)}`);
+    say(`same cards in the same order: ${same}/${byteaLat.length} answers; ${fmt(neighbours / byteaLat.length, 1)} cards per answer on average`);
+    say(`ratio bytea/pgvector: p50 ${ratio(bytea.p50 / vec.p50)}, p95 ${ratio(bytea.p95 / vec.p95)}`);
+    rows.push({
+      measure: `(d) similar-cards, ${sizes.cards} cards, p50`,
+      subject: `${ms(bytea.p50)} PostgreSQL 15 bytea`,
+      baseline: `${ms(vec.p50)} PGlite pgvector`,
+      ratio: ratio(bytea.p50 / vec.p50),
+    });
+    rows.push({
+      measure: `(d) similar-cards, ${sizes.cards} cards, p95`,
+      subject: `${ms(bytea.p95)} PostgreSQL 15 bytea`,
+      baseline: `${ms(vec.p95)} PGlite pgvector`,
+      ratio: ratio(bytea.p95 / vec.p95),
+    });
   }
-  const bytea = pcts(byteaLat);
-  const vec = pcts(vecLat);
-  say(`PostgreSQL 15, bytea scored in JS: p50 ${ms(bytea.p50)}, p95 ${ms(bytea.p95)}`);
-  say(`PGlite + pgvector <=>:            p50 ${ms(vec.p50)}, p95 ${ms(vec.p95)}`);
-  say(`same cards in the same order: ${same}/${byteaLat.length} answers; ${fmt(neighbours / byteaLat.length, 1)} cards per answer on average`);
-  say(`ratio bytea/pgvector: p50 ${ratio(bytea.p50 / vec.p50)}, p95 ${ratio(bytea.p95 / vec.p95)}`);
-  rows.push({
-    measure: `(d) similar-cards, ${sizes.cards} cards, p50`,
-    subject: `${ms(bytea.p50)} PostgreSQL 15 bytea`,
-    baseline: `${ms(vec.p50)} PGlite pgvector`,
-    ratio: ratio(bytea.p50 / vec.p50),
-  });
-  rows.push({
-    measure: `(d) similar-cards, ${sizes.cards} cards, p95`,
-    subject: `${ms(bytea.p95)} PostgreSQL 15 bytea`,
-    baseline: `${ms(vec.p95)} PGlite pgvector`,
-    ratio: ratio(bytea.p95 / vec.p95),
-  });
 
   // (e) ---------------------------------------------------------------------------------------
-  say();
-  say(`## (e) TIL → GitHub commit chain: POST /til … TIL_GENERATION COMPLETED, POST /til/{id}/github-commits … TIL_GITHUB_COMMIT COMPLETED, ${sizes.chains} users ${elapsed()}`);
-  await drain(db, '(e) start');
-  const today = new Date().toISOString().slice(0, 10);
-  const waitJob = async (hdrs: Record<string, string>, jobId: string) => {
-    const t = performance.now();
-    for (;;) {
-      const res = await fetch(`${apiUrl}/async-jobs/${jobId}`, { headers: hdrs });
-      const status = ((await res.json()) as { status: string }).status;
-      if (status === 'COMPLETED') return;
-      if (status === 'FAILED') throw new Error(`(e) job ${jobId} FAILED`);
-      assertWorkersAlive();
-      if (performance.now() - t > JOB_TIMEOUT_MS) throw new Error(`(e) job ${jobId} not terminal after ${JOB_TIMEOUT_MS} ms`);
-      await sleep(POLL_MS);
+  if (want('e')) {
+    say();
+    say(`## (e) TIL → GitHub commit chain: POST /til … TIL_GENERATION COMPLETED, POST /til/{id}/github-commits … TIL_GITHUB_COMMIT COMPLETED, ${sizes.chains} users ${elapsed()}`);
+    await drain(db, '(e) start');
+    const today = new Date().toISOString().slice(0, 10);
+    const waitJob = async (hdrs: Record<string, string>, jobId: string) => {
+      const t = performance.now();
+      for (;;) {
+        const res = await fetch(`${apiUrl}/async-jobs/${jobId}`, { headers: hdrs });
+        const status = ((await res.json()) as { status: string }).status;
+        if (status === 'COMPLETED') return;
+        if (status === 'FAILED') throw new Error(`(e) job ${jobId} FAILED`);
+        assertWorkersAlive();
+        if (performance.now() - t > JOB_TIMEOUT_MS) throw new Error(`(e) job ${jobId} not terminal after ${JOB_TIMEOUT_MS} ms`);
+        await sleep(POLL_MS);
+      }
+    };
+    const send = async (hdrs: Record<string, string>, method: string, url: string, body?: unknown) => {
+      const res = await fetch(`${apiUrl}${url}`, { method, headers: body === undefined ? { authorization: hdrs.authorization! } : hdrs, body: body === undefined ? undefined : JSON.stringify(body) });
+      const json = (await res.json()) as Record<string, unknown>;
+      if (!res.ok) throw new Error(`(e) ${method} ${url} → ${res.status} ${JSON.stringify(json)}`);
+      return json;
+    };
+    const chainLat: number[] = [];
+    const tilLat: number[] = [];
+    const commitLat: number[] = [];
+    for (let i = 0; i < sizes.chains; i++) {
+      const user = await createUserWithToken(db, `bench-til-${runId}-${i}`);
+      const hdrs = { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' };
+      const login = `bench-${runId}-${i}`;
+      const ghToken = gh.addUser(login);
+      gh.addRepo(login, 'til');
+      await send(hdrs, 'PUT', '/github/account', { accessToken: ghToken });
+      await send(hdrs, 'PUT', '/github/repository', { owner: login, name: 'til', directory: 'til' });
+      for (let k = 0; k < 3; k++) {
+        const r = await send(hdrs, 'POST', '/scraps', { content: `${docs[(i * 3 + k) % docs.length]}\n\nbench ${runId} e-${i}-${k}` });
+        await waitJob(hdrs, r.analysisJobId as string);
+      }
+      const t = performance.now();
+      const til = await send(hdrs, 'POST', '/til', { targetDate: today });
+      await waitJob(hdrs, til.jobId as string);
+      const t1 = performance.now();
+      const commit = await send(hdrs, 'POST', `/til/${String(til.summaryId)}/github-commits`);
+      await waitJob(hdrs, commit.jobId as string);
+      const t2 = performance.now();
+      tilLat.push(t1 - t);
+      commitLat.push(t2 - t1);
+      chainLat.push(t2 - t);
     }
-  };
-  const send = async (hdrs: Record<string, string>, method: string, url: string, body?: unknown) => {
-    const res = await fetch(`${apiUrl}${url}`, { method, headers: body === undefined ? { authorization: hdrs.authorization! } : hdrs, body: body === undefined ? undefined : JSON.stringify(body) });
-    const json = (await res.json()) as Record<string, unknown>;
-    if (!res.ok) throw new Error(`(e) ${method} ${url} → ${res.status} ${JSON.stringify(json)}`);
-    return json;
-  };
-  const chainLat: number[] = [];
-  const tilLat: number[] = [];
-  const commitLat: number[] = [];
-  for (let i = 0; i < sizes.chains; i++) {
-    const user = await createUserWithToken(db, `bench-til-${runId}-${i}`);
-    const hdrs = { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' };
-    const login = `bench-${runId}-${i}`;
-    const ghToken = gh.addUser(login);
-    gh.addRepo(login, 'til');
-    await send(hdrs, 'PUT', '/github/account', { accessToken: ghToken });
-    await send(hdrs, 'PUT', '/github/repository', { owner: login, name: 'til', directory: 'til' });
-    for (let k = 0; k < 3; k++) {
-      const r = await send(hdrs, 'POST', '/scraps', { content: `${docs[(i * 3 + k) % docs.length]}\n\nbench ${runId} e-${i}-${k}` });
-      await waitJob(hdrs, r.analysisJobId as string);
-    }
-    const t = performance.now();
-    const til = await send(hdrs, 'POST', '/til', { targetDate: today });
-    await waitJob(hdrs, til.jobId as string);
-    const t1 = performance.now();
-    const commit = await send(hdrs, 'POST', `/til/${String(til.summaryId)}/github-commits`);
-    await waitJob(hdrs, commit.jobId as string);
-    const t2 = performance.now();
-    tilLat.push(t1 - t);
-    commitLat.push(t2 - t1);
-    chainLat.push(t2 - t);
+    const chainBase: number[] = [];
+    await pool(Math.max(8, sizes.chains * 2), 4, async () => {
+      const t = performance.now();
+      await (await startNoop()).result();
+      chainBase.push(performance.now() - t);
+    });
+    const chain = pcts(chainLat);
+    const chainB = pcts(chainBase);
+    say(`TIL_GENERATION: p50 ${ms(pcts(tilLat).p50)}; TIL_GITHUB_COMMIT (API checks through GitHub + job): p50 ${ms(pcts(commitLat).p50)}`);
+    say(`chain POST /til → commit COMPLETED: p50 ${ms(chain.p50)}, p95 ${ms(chain.p95)} (n=${chain.n})`);
+    say(`baseline noopWorkflow start → result: p50 ${ms(chainB.p50)} (n=${chainB.n}); ratio p50 ${ratio(chain.p50 / chainB.p50)}`);
+    say(`GitHub emulator: ${gh.requests('PUT /repos/{o}/{r}/contents/{path}')} contents PUTs for ${sizes.chains} commits`);
+    rows.push({
+      measure: '(e) POST /til → TIL committed to GitHub, p50',
+      subject: ms(chain.p50),
+      baseline: `${ms(chainB.p50)} noopWorkflow start → result`,
+      ratio: ratio(chain.p50 / chainB.p50),
+    });
   }
-  const chainBase: number[] = [];
-  await pool(Math.max(8, sizes.chains * 2), 4, async () => {
-    const t = performance.now();
-    await (await startNoop()).result();
-    chainBase.push(performance.now() - t);
-  });
-  const chain = pcts(chainLat);
-  const chainB = pcts(chainBase);
-  say(`TIL_GENERATION: p50 ${ms(pcts(tilLat).p50)}; TIL_GITHUB_COMMIT (API checks through GitHub + job): p50 ${ms(pcts(commitLat).p50)}`);
-  say(`chain POST /til → commit COMPLETED: p50 ${ms(chain.p50)}, p95 ${ms(chain.p95)} (n=${chain.n})`);
-  say(`baseline noopWorkflow start → result: p50 ${ms(chainB.p50)} (n=${chainB.n}); ratio p50 ${ratio(chain.p50 / chainB.p50)}`);
-  say(`GitHub emulator: ${gh.requests('PUT /repos/{o}/{r}/contents/{path}')} contents PUTs for ${sizes.chains} commits`);
-  rows.push({
-    measure: '(e) POST /til → TIL committed to GitHub, p50',
-    subject: ms(chain.p50),
-    baseline: `${ms(chainB.p50)} noopWorkflow start → result`,
-    ratio: ratio(chain.p50 / chainB.p50),
-  });
+
+  // (g) ---------------------------------------------------------------------------------------
+  if (want('g')) rows.push(...(await sectionG({ sizes, apiUrl, headers, db, docs, runId, call })));
 
   // (f) -----------------------------------------------------------------------------------------
-  rows.push(...(await sectionF(sizes)));
+  if (want('f')) rows.push(...(await sectionF(sizes)));
 
   summary(rows, `${values.quick ? '--quick' : 'full'} run ${runId}, ${fmt((performance.now() - t0) / 1000, 0)} s`);
 }
@@ -730,6 +780,107 @@ async function sectionF(sizes: Sizes): Promise<Row[]> {
   return benchLocalAi({ chars: sizes.aiChars, runs: sizes.aiRuns, prose, say });
 }
 
+/** What (g) needs from the run. */
+interface SectionGContext {
+  sizes: Sizes;
+  apiUrl: string;
+  headers: Record<string, string>;
+  db: Db;
+  docs: string[];
+  runId: string;
+  call: (method: string, url: string, body?: unknown) => Promise<Record<string, unknown>>;
+}
+
+/**
+ * (g): how a client learns that a job completed, by short polling (a GET every POLL_MS) or by long
+ * polling (`If-None-Match` + `Prefer: wait`). sizes.pollJobs scraps at concurrency 8, alternately
+ * followed one way or the other (both jobs of a scrap the same way), so both run under the same
+ * load at the same time: pollJobs jobs each. Per job: the GET requests from the 202 until the
+ * terminal status is seen, and the delay from the job's completion (async_jobs.finished_at, set
+ * by the worker in this process, same clock) to the moment the client sees it.
+ */
+async function sectionG(ctx: SectionGContext): Promise<Row[]> {
+  const { sizes, apiUrl, db, docs, runId, call } = ctx;
+  say();
+  say(`## (g) completion seen by polling every ${POLL_MS} ms vs long polling (Prefer: wait=${LONG_POLL_WAIT_S}), ${sizes.pollJobs} jobs each way ${elapsed()}`);
+  await drain(db, '(g) start');
+  type Way = 'short' | 'long';
+  const seen: Record<Way, { jobId: string; seenAt: number; requests: number; status: string }[]> = { short: [], long: [] };
+  const auth = { authorization: ctx.headers.authorization as string };
+  const get = async (jobId: string, extra: Record<string, string> = {}) => {
+    const res = await fetch(`${apiUrl}/async-jobs/${jobId}`, { headers: { ...auth, ...extra } });
+    const text = await res.text();
+    if (res.status !== 200 && res.status !== 304) throw new Error(`(g) GET /async-jobs/${jobId} → ${res.status} ${text}`);
+    return { status: res.status, etag: res.headers.get('etag') ?? undefined, job: res.status === 200 ? (JSON.parse(text) as { status: string }) : undefined };
+  };
+  const terminal = (s: string | undefined) => s === 'COMPLETED' || s === 'FAILED';
+  const follow = async (way: Way, jobId: string) => {
+    const t = performance.now();
+    let requests = 0;
+    let etag: string | undefined;
+    for (;;) {
+      requests++;
+      const r = way === 'long' && etag ? await get(jobId, { 'if-none-match': etag, prefer: `wait=${LONG_POLL_WAIT_S}` }) : await get(jobId);
+      if (r.job && terminal(r.job.status)) {
+        seen[way].push({ jobId, seenAt: Date.now(), requests, status: r.job.status });
+        return;
+      }
+      if (r.etag && r.status === 200) etag = r.etag;
+      assertWorkersAlive();
+      if (performance.now() - t > JOB_TIMEOUT_MS) throw new Error(`(g) job ${jobId}: not terminal after ${JOB_TIMEOUT_MS} ms`);
+      if (way === 'short') await sleep(POLL_MS);
+    }
+  };
+  const scraps = sizes.pollJobs; // two jobs per scrap, every other scrap one way: pollJobs jobs each way
+  const gStart = performance.now();
+  let submitted = 0;
+  await pool(scraps, 8, async (i) => {
+    if (performance.now() - gStart > sizes.pollCapSeconds * 1000) return;
+    submitted++;
+    const way: Way = i % 2 === 0 ? 'short' : 'long';
+    const r = await call('POST', '/scraps', { content: `${docs[i % docs.length]}\n\nbench ${runId} g-${i}` });
+    await Promise.all([follow(way, r.analysisJobId as string), follow(way, r.refineJobId as string)]);
+  });
+  const rows = await db.asyncJob.findMany({ where: { jobId: { in: [...seen.short, ...seen.long].map((s) => s.jobId) } }, select: { jobId: true, finishedAt: true } });
+  const finished = new Map(rows.map((r) => [r.jobId, r.finishedAt?.getTime()]));
+  const stats = (way: Way) => {
+    const delays = seen[way].flatMap((s) => {
+      const at = finished.get(s.jobId);
+      return at === undefined ? [] : [s.seenAt - at];
+    });
+    const requests = seen[way].reduce((n, s) => n + s.requests, 0);
+    return { jobs: seen[way].length, requests, perJob: requests / Math.max(1, seen[way].length), delay: pcts(delays), failed: seen[way].filter((s) => s.status === 'FAILED').length };
+  };
+  const short = stats('short');
+  const long = stats('long');
+  for (const [name, st] of [[`polling every ${POLL_MS} ms`, short], ['long polling', long]] as const) {
+    say(`${name}: ${st.jobs} jobs, ${st.requests} requests (${fmt(st.perJob, 2)} per job), completion → seen p50 ${ms(st.delay.p50)}, p95 ${ms(st.delay.p95)}${st.failed ? `, ${st.failed} FAILED` : ''}`);
+  }
+  if (submitted < scraps) say(`NOTE: ${submitted} of ${scraps} scraps: the ${sizes.pollCapSeconds} s cap of (g) was reached (machine busy)`);
+  const requestRatio = long.requests / long.jobs / (short.requests / short.jobs);
+  say(`ratio long/short: requests per job ${ratio(requestRatio)}, delay p50 ${ratio(long.delay.p50 / short.delay.p50)}, p95 ${ratio(long.delay.p95 / short.delay.p95)}`);
+  return [
+    {
+      measure: `(g) GET requests per job until its completion is seen, ${long.jobs} + ${short.jobs} jobs`,
+      subject: `${fmt(long.perJob, 2)} long polling (wait=${LONG_POLL_WAIT_S})`,
+      baseline: `${fmt(short.perJob, 2)} polling every ${POLL_MS} ms`,
+      ratio: ratio(requestRatio),
+    },
+    {
+      measure: '(g) job completed → completion seen by the client, p50',
+      subject: `${ms(long.delay.p50)} long polling`,
+      baseline: `${ms(short.delay.p50)} polling every ${POLL_MS} ms`,
+      ratio: ratio(long.delay.p50 / short.delay.p50),
+    },
+    {
+      measure: '(g) job completed → completion seen by the client, p95',
+      subject: `${ms(long.delay.p95)} long polling`,
+      baseline: `${ms(short.delay.p95)} polling every ${POLL_MS} ms`,
+      ratio: ratio(long.delay.p95 / short.delay.p95),
+    },
+  ];
+}
+
 /** Prints the summary table of `rows`. */
 function summary(rows: Row[], run: string): void {
   say();
@@ -739,7 +890,7 @@ function summary(rows: Row[], run: string): void {
   say('|---|---|---|---|');
   for (const r of rows) say(`| ${r.measure} | ${r.subject} | ${r.baseline} | ${r.ratio} |`);
   say();
-  say('Ratios: (a), (c) subject rate / baseline rate; (b), (e) subject latency / baseline latency; (d) bytea / pgvector latency; (f) subject time / baseline time.');
+  say('Ratios: (a), (c) subject rate / baseline rate; (b), (e) subject latency / baseline latency; (d) bytea / pgvector latency; (f) subject time / baseline time; (g) long polling / polling every 100 ms (requests per job, delay).');
   const warnings = [...sdkWarnings].filter(([m]) => !m.startsWith('No workflows registered'));
   if (warnings.length > 0) {
     say();
