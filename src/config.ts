@@ -29,6 +29,7 @@ const EnvSchema = z.object({
   JOB_WAIT_MAX_WAITERS: z.coerce.number().int().min(0).max(100_000).default(1_000),
   JOB_CHANGE_FEED: z.enum(['auto', 'listen', 'poll']).default('auto'),
   JOB_CHANGE_POLL_MS: z.coerce.number().int().min(20).max(10_000).default(250),
+  HOT_READS_PREPARED: z.enum(['auto', 'true', 'false']).default('auto'),
 
   AI_PROVIDER: z.enum(['local', 'openai']).default('local'),
   OPENAI_BASE_URL: z.string().url().default('https://api.openai.com/v1'),
@@ -97,6 +98,11 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
        * (0 = no cache), so a revoked token stops working within that bound; at most `max` entries.
        */
       tokenCache: { ttlMs: e.AUTH_TOKEN_CACHE_TTL_MS, max: e.AUTH_TOKEN_CACHE_MAX },
+      /**
+       * Whether the hot reads (src/db/hot-reads.ts) use named prepared statements: `auto` = yes on
+       * PostgreSQL, no on the embedded PGlite (one session shared by its connections).
+       */
+      hotReadsPrepared: e.HOT_READS_PREPARED,
       /**
        * Issue 7 §1 long polling of `GET /async-jobs/{id}` (`Prefer: wait=<s>`): the cap on a wait in
        * seconds (0 = never wait), waiters per process, and how changes are seen (LISTEN/NOTIFY or

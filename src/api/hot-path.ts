@@ -38,7 +38,7 @@ export async function openHotPath(deps: Pick<AppDeps, 'config' | 'db' | 'logger'
   const pool = (shared ?? own) as Pool;
   const url = pool.options.connectionString ?? deps.config.database.url;
   if (!url) throw new Error('the API hot path needs the database URL of its pool');
-  const reads = createHotReads(pool);
+  const reads = createHotReads(pool, { prepared: await usePreparedStatements(pool, deps.config.api.hotReadsPrepared) });
   const tokens = createCachedTokenResolver({
     lookup: (hash) => reads.userIdForTokenHash(hash),
     ttlMs: deps.config.api.tokenCache.ttlMs,
@@ -70,6 +70,17 @@ export async function openHotPath(deps: Pick<AppDeps, 'config' | 'db' | 'logger'
     await own?.end();
     throw err;
   }
+}
+
+/**
+ * Named prepared statements save the server its parse and plan of every hot read (about half of
+ * PostgreSQL's CPU per `GET /async-jobs/{id}`, measured). Not on PGlite: its wire front shares one
+ * session between connections, where the second connection's `Parse` of a name would collide.
+ */
+async function usePreparedStatements(pool: Pool, setting: 'auto' | 'true' | 'false'): Promise<boolean> {
+  if (setting !== 'auto') return setting === 'true';
+  const { rows } = await pool.query<{ v: string }>('SELECT version() AS v');
+  return !/pglite/i.test(rows[0]?.v ?? '');
 }
 
 /**

@@ -316,7 +316,7 @@ async function notificationsReachListener(listener: Client, db: Queryable, timeo
   let timer: NodeJS.Timeout | undefined;
   try {
     await listener.query(`LISTEN ${quoteIdent(channel)}`);
-    await db.query('SELECT pg_notify($1, $2)', [channel, payload]);
+    await db.query({ text: 'SELECT pg_notify($1, $2)', values: [channel, payload] });
     return await Promise.race([delivered, new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)))]);
   } finally {
     clearTimeout(timer);
