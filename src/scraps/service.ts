@@ -3,7 +3,7 @@
  * SCRAP_REFINE in the scrap's transaction, start their workflows after commit (SAN-4).
  */
 import type { PrismaClient } from '@prisma/client';
-import { contentHash, normaliseContent } from '../domain/scrap';
+import { contentHash, normaliseContent, normaliseTitle } from '../domain/scrap';
 import { enqueueIfNoneActive, latestJob } from '../jobs/projection';
 import type { JobStarter, StartableJob } from '../jobs/starter';
 
@@ -37,13 +37,14 @@ export interface ScrapDeps {
  */
 export async function submitScrap(deps: ScrapDeps, userId: string, input: ScrapInput): Promise<ScrapSubmission> {
   const content = normaliseContent(input.content);
+  const title = input.title === undefined ? null : normaliseTitle(input.title);
   const hash = contentHash(content);
   const toStart: StartableJob[] = [];
 
   const result = await deps.db.$transaction(async (tx) => {
     const inserted = await tx.$queryRaw<{ id: string }[]>`
       INSERT INTO scraps (id, user_id, content, content_hash, source_url, title)
-      VALUES (gen_random_uuid(), ${userId}::uuid, ${content}, ${hash}, ${input.sourceUrl ?? null}, ${input.title ?? null})
+      VALUES (gen_random_uuid(), ${userId}::uuid, ${content}, ${hash}, ${input.sourceUrl ?? null}, ${title})
       ON CONFLICT (user_id, content_hash) DO NOTHING
       RETURNING id`;
     const newId = inserted[0]?.id;
