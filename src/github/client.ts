@@ -65,7 +65,7 @@ export interface GithubClient {
   getAuthenticatedUser(): Promise<{ login: string; id: number }>;
   /** `GET /repos/{owner}/{repo}`. */
   getRepository(owner: string, repo: string): Promise<GithubRepo>;
-  /** `GET /repos/{o}/{r}/branches/{branch}`: the branch and its head commit, or null when it does not exist (404). */
+  /** `GET /repos/{o}/{r}/branches/{branch}`: the branch and its head commit, or null on 404 (no such branch, or a repository the token cannot see). */
   getBranch(owner: string, repo: string, branch: string): Promise<{ name: string; sha: string } | null>;
   /** `GET /repos/{o}/{r}/contents/{path}?ref=`: the file, or null when missing (404). Directories count as present. */
   getFile(owner: string, repo: string, path: string, ref: string): Promise<GithubFile | null>;
