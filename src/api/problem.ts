@@ -135,7 +135,7 @@ export interface ProblemHandlerOptions {
 /**
  * Installs the error and not-found handlers: every failure becomes problem+json; 5xx details hidden.
  * A known path with a method it does not serve is 405 METHOD_NOT_ALLOWED with `Allow`; an
- * unusable database is 503 SERVICE_UNAVAILABLE with `Retry-After` (nothing was committed).
+ * unusable database is 503 SERVICE_UNAVAILABLE with `Retry-After` (its transaction rolled back).
  */
 export function installProblemHandlers(app: FastifyInstance, opts: ProblemHandlerOptions = {}): void {
   app.setNotFoundHandler((req, reply) => {
@@ -173,7 +173,7 @@ export function installProblemHandlers(app: FastifyInstance, opts: ProblemHandle
     if (unavailable) {
       req.log.warn({ err, unavailable }, 'database unavailable');
       reply.header('Retry-After', unavailable === 'busy' ? '1' : '5');
-      const detail = unavailable === 'busy' ? 'the database is busy; retry shortly' : 'the database cannot be reached; nothing was changed, retry later';
+      const detail = unavailable === 'busy' ? 'the database is busy; retry shortly' : 'the database cannot be reached; retry later';
       return send(reply, 503, 'SERVICE_UNAVAILABLE', 'Service Unavailable', detail);
     }
     if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
