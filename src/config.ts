@@ -23,6 +23,11 @@ const EnvSchema = z.object({
   API_PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   API_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
   SCRAP_MAX_CONTENT_CHARS: z.coerce.number().int().min(1).default(100_000),
+  API_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  API_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).optional(),
+  API_CONNECTION_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
+  API_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).default(72_000),
+  API_MAX_HEADER_BYTES: z.coerce.number().int().min(1024).max(1_048_576).default(16_384),
 
   AI_PROVIDER: z.enum(['local', 'openai']).default('local'),
   OPENAI_BASE_URL: z.string().url().default('https://api.openai.com/v1'),
@@ -86,6 +91,16 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
       port: e.API_PORT,
       bodyLimitBytes: e.API_BODY_LIMIT_BYTES,
       scrapMaxContentChars: e.SCRAP_MAX_CONTENT_CHARS,
+      /** Whole request (headers and body) must arrive within this, in ms; else 408. */
+      requestTimeoutMs: e.API_REQUEST_TIMEOUT_MS,
+      /** Headers must arrive within this, in ms (default: min(10 000, request timeout)); else 408. */
+      headersTimeoutMs: e.API_HEADERS_TIMEOUT_MS ?? Math.min(10_000, e.API_REQUEST_TIMEOUT_MS),
+      /** A socket with no traffic for this long is closed, in ms. */
+      connectionTimeoutMs: e.API_CONNECTION_TIMEOUT_MS,
+      /** An idle keep-alive connection is closed after this, in ms (above common proxy idle timeouts). */
+      keepAliveTimeoutMs: e.API_KEEP_ALIVE_TIMEOUT_MS,
+      /** Largest accepted request line + headers, in bytes; else 431. */
+      maxHeaderBytes: e.API_MAX_HEADER_BYTES,
     },
     ai: {
       provider: e.AI_PROVIDER,
@@ -154,6 +169,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     parseKeyRing(cfg.github.tokenKeys, cfg.github.activeKeyId);
   } catch (err) {
     throw new ConfigError(`invalid configuration:\n  GITHUB_TOKEN_KEYS / GITHUB_TOKEN_ACTIVE_KEY_ID: ${(err as Error).message}`);
+  }
+  if (cfg.api.headersTimeoutMs > cfg.api.requestTimeoutMs) {
+    throw new ConfigError('invalid configuration:\n  API_HEADERS_TIMEOUT_MS: must not exceed API_REQUEST_TIMEOUT_MS');
   }
   if (cfg.ai.provider === 'openai' && !cfg.ai.openai.apiKey) {
     throw new ConfigError('invalid configuration:\n  OPENAI_API_KEY: required when AI_PROVIDER=openai');

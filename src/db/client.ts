@@ -1,5 +1,5 @@
 import { Prisma, PrismaClient } from '@prisma/client';
-import { PrismaPg } from '@prisma/adapter-pg';
+import { createPgAdapter } from './pg-adapter';
 
 /** The application's Prisma client (query compiler over `@prisma/adapter-pg`, no native engine). */
 export type Db = PrismaClient;
@@ -21,10 +21,11 @@ export interface CreatePrismaOptions {
 
 /**
  * Creates a Prisma client for a PostgreSQL URL through a `pg` pool of at most `poolMax`
- * connections. Connects lazily; call `$disconnect()` on shutdown to close the pool.
+ * connections (a connection lost inside a transaction is discarded, never leaked: src/db/pg-adapter.ts).
+ * Connects lazily; call `$disconnect()` on shutdown to close the pool.
  */
 export function createPrisma(url: string, opts: CreatePrismaOptions = {}): Db {
-  const adapter = new PrismaPg({
+  const adapter = createPgAdapter({
     connectionString: url,
     max: opts.poolMax ?? 10,
     connectionTimeoutMillis: opts.connectionTimeoutMs ?? 10_000,

@@ -21,6 +21,10 @@ export interface TestPostgres {
   adminUrl: string;
   /** Stops the server (fast shutdown) and deletes its directory. */
   stop(): Promise<void>;
+  /** Stops the server (fast shutdown: sessions are terminated with 57P01) and keeps its data; see {@link resume}. */
+  halt(): Promise<void>;
+  /** Starts a halted server again on the same port and data; resolves when it answers. */
+  resume(): Promise<void>;
 }
 
 function freePort(): Promise<number> {
@@ -106,34 +110,49 @@ export async function startPostgres(): Promise<TestPostgres> {
     shared_buffers: '128MB',
   };
   const args = ['-D', dataDir, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
-  const child = spawn(path.join(binDir, 'postgres'), args, { ...spawnOpts, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (c: Buffer) => {
     output = (output + c.toString()).slice(-20_000);
   };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  const killOnExit = () => child.kill('SIGQUIT');
+  const launch = () => {
+    const proc = spawn(path.join(binDir, 'postgres'), args, { ...spawnOpts, stdio: ['ignore', 'pipe', 'pipe'] });
+    proc.stdout?.on('data', keep);
+    proc.stderr?.on('data', keep);
+    return { proc, exited: new Promise<void>((resolve) => proc.once('exit', () => resolve())) };
+  };
+  let child = launch();
+  const killOnExit = () => child.proc.kill('SIGQUIT');
   process.once('exit', killOnExit);
 
   const adminUrl = `postgresql://postgres@127.0.0.1:${port}/postgres`;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const halt = async () => {
+    if (child.proc.exitCode === null && child.proc.signalCode === null) {
+      child.proc.kill('SIGINT');
+      await child.exited;
+    }
+  };
   const cleanup = async () => {
     process.removeListener('exit', killOnExit);
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGINT');
-      await exited;
-    }
+    await halt();
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await waitUntilReady(adminUrl, child, () => output, 30_000);
+    await waitUntilReady(adminUrl, child.proc, () => output, 30_000);
   } catch (err) {
     await cleanup();
     throw err;
   }
   let stopping: Promise<void> | undefined;
-  return { adminUrl, stop: () => (stopping ??= cleanup()) };
+  return {
+    adminUrl,
+    stop: () => (stopping ??= cleanup()),
+    halt,
+    async resume() {
+      if (child.proc.exitCode === null && child.proc.signalCode === null) return;
+      child = launch();
+      await waitUntilReady(adminUrl, child.proc, () => output, 30_000);
+    },
+  };
 }
 
 function withDatabase(url: string, database: string): string {
