@@ -5,6 +5,7 @@
  * tests' stack), a hard deadline, and clean-up of everything started, also on error and Ctrl-C.
  * Only loopback traffic.
  */
+import './quiet-runtime';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
