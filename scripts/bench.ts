@@ -39,7 +39,7 @@ import { migrateDeploy } from '../src/db/migrate';
 import { createCardSimilarity, storeCardVector } from '../src/services/san/similarity';
 import { encodeEmbedding } from '../src/db/vectors';
 import { findTemporalCli, startTemporalDevServer } from '../src/dev/temporal-server';
-import { createTemporalJobStarter } from '../src/core/starter';
+import { createJobStarter } from '../src/families';
 import { taskQueues } from '../src/core/contracts';
 import { createAiWorker } from '../src/workers/ai';
 import { createGithubWorker } from '../src/workers/github';
@@ -416,7 +416,7 @@ async function main(): Promise<void> {
     await Promise.allSettled(runs);
   });
   const similarity = await createCardSimilarity(db, config.similarity.vectorSearch);
-  const app = await buildApp({ config, db, starter: createTemporalJobStarter(client, queues), similarity, logger });
+  const app = await buildApp({ config, db, starter: createJobStarter(client, queues), logger });
   await app.listen({ host: '127.0.0.1', port: 0 });
   started('API', () => app.close());
   const apiUrl = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
@@ -446,7 +446,7 @@ async function main(): Promise<void> {
     await insertCards(edb, eUser.userId, cards, true);
     const eSimilarity = await createCardSimilarity(edb, 'auto');
     const noStarts = { start: () => Promise.reject(new Error('the similar-cards app starts no jobs')) };
-    const eApp = await buildApp({ config, db: edb, starter: noStarts, similarity: eSimilarity, logger });
+    const eApp = await buildApp({ config, db: edb, starter: noStarts, logger });
     started('API (PGlite)', () => eApp.close());
     await eApp.ready();
     notes.push(`PGlite: ${cards.length} cards seeded (vectors through storeCardVector) in ${fmt((performance.now() - t) / 1000, 1)} s, strategy ${eSimilarity.strategy}`);

@@ -25,7 +25,7 @@ import { startEmbeddedPostgres } from '../src/db/embedded';
 import { migrateDeploy } from '../src/db/migrate';
 import { createCardSimilarity } from '../src/services/san/similarity';
 import { ensureSearchAttributes, startTemporalDevServer } from '../src/dev/temporal-server';
-import { createTemporalJobStarter } from '../src/core/starter';
+import { createJobStarter } from '../src/families';
 import { createLogger, temporalLogger } from '../src/log';
 import { taskQueues } from '../src/core/contracts';
 import { createAiWorker } from '../src/workers/ai';
@@ -151,7 +151,7 @@ async function main(): Promise<void> {
       await Promise.allSettled(runs);
     });
     const similarity = await createCardSimilarity(db, config.similarity.vectorSearch);
-    const app = await buildApp({ config, db, starter: createTemporalJobStarter(client, queues), similarity, logger });
+    const app = await buildApp({ config, db, starter: createJobStarter(client, queues), logger });
     await app.listen({ host: config.api.host, port: await preferPort(config.api.port) });
     stops.unshift(() => app.close());
     const apiUrl = `http://${config.api.host}:${(app.server.address() as { port: number }).port}`;

@@ -4,21 +4,14 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
-import type { PrismaClient } from '@prisma/client';
-import type { Logger } from 'pino';
-import type { Config } from '../config';
-import type { CardSimilarity } from '../services/san/similarity';
-import type { JobStarter } from '../core/starter';
+import { FAMILIES, TARGET_HOOKS } from '../families';
 import { installAuth } from './auth';
+import type { ApiDeps, AppDeps } from './deps';
 import { installProblemHandlers, ProblemError } from './problem';
 import { asyncJobRoutes } from './routes/core/async-jobs';
-import { cardRoutes } from './routes/san/cards';
 import { healthRoutes } from './routes/core/health';
-import { scrapRoutes } from './routes/san/scraps';
-import { starRecommendationRoutes } from './routes/san/star-recommendations';
-import { githubRoutes } from './routes/san/github';
-import { recallQuizRoutes } from './routes/san/recall-quizzes';
-import { tilRoutes } from './routes/san/til';
+
+export type { ApiDeps, AppDeps } from './deps';
 
 /**
  * Path (e.g. `.title`) of the first string PostgreSQL cannot store (a NUL character, or a lone
@@ -40,20 +33,12 @@ export function findUnstorableString(value: unknown, path = ''): string | undefi
   return undefined;
 }
 
-/** Everything the routes need; one instance per process. */
-export interface ApiDeps {
-  config: Config;
-  db: PrismaClient;
-  starter: JobStarter;
-  similarity: CardSimilarity;
-  logger: Logger;
-}
-
 /**
  * Creates the app with zod validation/serialisation, bearer auth, RFC 9457 errors, request ids
  * (`X-Request-Id` honoured or generated, echoed back), `/openapi.json` (OpenAPI 3.1) and `/docs`.
  */
-export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
+export async function buildApp(appDeps: AppDeps): Promise<FastifyInstance> {
+  const deps: ApiDeps = { ...appDeps, targets: TARGET_HOOKS };
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: deps.config.api.bodyLimitBytes,
@@ -101,19 +86,14 @@ export async function buildApp(deps: ApiDeps): Promise<FastifyInstance> {
     transformObject: jsonSchemaTransformObject,
   });
   app.addHook('onRoute', (route) => {
-    if (route.url.startsWith('/docs')) route.config = { ...(route.config as object), public: true };
+    if (route.url.startsWith('/docs')) route.config = { ...(route.config as object), auth: 'public' as const };
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: false } });
-  app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
 
-  installAuth(app, deps.db);
+  await installAuth(app, deps.db);
   await app.register(healthRoutes, deps);
-  await app.register(scrapRoutes, deps);
   await app.register(asyncJobRoutes, deps);
-  await app.register(cardRoutes, deps);
-  await app.register(starRecommendationRoutes, deps);
-  await app.register(githubRoutes, deps);
-  await app.register(tilRoutes, deps);
-  await app.register(recallQuizRoutes, deps);
+  for (const family of FAMILIES) await app.register(family.routes, deps);
   return app;
 }

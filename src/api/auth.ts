@@ -1,27 +1,91 @@
-/** Bearer-token authentication: every route except those marked `config: { public: true }`. */
-import type { FastifyInstance } from 'fastify';
+/**
+ * Authentication modes of the API, chosen per route with `config.auth`:
+ * - `'bearer'` (default): `Authorization: Bearer <token>` resolves to `request.userId`;
+ * - `'public'`: no credentials (health, metrics, docs);
+ * - `{ hmac: … }`: an HMAC-SHA256 signature over the timestamp and the raw body, for callbacks from
+ *   outside services (e.g. the portal's scraper), with a bounded clock skew against replays.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import rawBody from 'fastify-raw-body';
 import type { PrismaClient } from '@prisma/client';
 import { userIdForToken } from '../auth/tokens';
 import { ProblemError } from './problem';
 
+/**
+ * HMAC-signed requests: header `signatureHeader` = `sha256=<hex of HMAC-SHA256(secret, "<t>.<raw body>")>`,
+ * header `timestampHeader` = `<t>` in Unix seconds, within `toleranceSeconds` of the server clock.
+ */
+export interface HmacAuth {
+  hmac: {
+    /** The shared secret of this request (e.g. looked up by a path parameter); null = unknown sender. */
+    secret(req: FastifyRequest): Promise<string | null> | string | null;
+    /** Default `x-signature`. */
+    signatureHeader?: string;
+    /** Default `x-signature-timestamp`. */
+    timestampHeader?: string;
+    /** Default 300 s. */
+    toleranceSeconds?: number;
+  };
+}
+
+/** A route's authentication mode. */
+export type AuthMode = 'bearer' | 'public' | HmacAuth;
+
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Authenticated user id (set by the auth hook; empty on public routes). */
+    /** Authenticated user id (set by bearer auth; empty on public and HMAC routes). */
     userId: string;
   }
   interface FastifyContextConfig {
-    /** Route needs no token (health, docs). */
-    public?: boolean;
+    /** How the route authenticates its callers (default `'bearer'`). */
+    auth?: AuthMode;
   }
 }
 
 const unauthorized = (detail: string) => new ProblemError(401, 'UNAUTHORIZED', 'Unauthorized', detail);
 
-/** Installs the onRequest hook resolving `Authorization: Bearer <token>` to `request.userId`. */
-export function installAuth(app: FastifyInstance, db: PrismaClient): void {
+/** `sha256=<hex>` signature of `<timestamp>.<body>` under `secret`. */
+export function signHmac(secret: string, timestamp: string, body: string | Buffer): string {
+  return `sha256=${createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex')}`;
+}
+
+/** Constant-time comparison of two signature strings. */
+function sameSignature(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+async function verifyHmac(req: FastifyRequest, auth: HmacAuth['hmac']): Promise<void> {
+  const sigHeader = auth.signatureHeader ?? 'x-signature';
+  const tsHeader = auth.timestampHeader ?? 'x-signature-timestamp';
+  const signature = req.headers[sigHeader];
+  const timestamp = req.headers[tsHeader];
+  if (typeof signature !== 'string' || typeof timestamp !== 'string') throw unauthorized(`missing ${sigHeader} or ${tsHeader}`);
+  if (!/^\d{1,12}$/.test(timestamp)) throw unauthorized(`${tsHeader} must be Unix seconds`);
+  const skew = Math.abs(Date.now() / 1000 - Number(timestamp));
+  if (skew > (auth.toleranceSeconds ?? 300)) throw unauthorized('signature timestamp outside the allowed clock skew');
+  const secret = await auth.secret(req);
+  const body = (req as FastifyRequest & { rawBody?: string | Buffer }).rawBody ?? '';
+  if (!secret || !sameSignature(signature, signHmac(secret, timestamp, body))) throw unauthorized('invalid signature');
+}
+
+/**
+ * Installs authentication: bearer tokens on every route unless its `config.auth` says otherwise.
+ * HMAC routes keep their raw body (fastify-raw-body) and are verified before validation.
+ */
+export async function installAuth(app: FastifyInstance, db: PrismaClient): Promise<void> {
   app.decorateRequest('userId', '');
+  // Before the plugin's own onRoute hook, which reads `config.rawBody`.
+  app.addHook('onRoute', (route) => {
+    const auth = (route.config as { auth?: AuthMode } | undefined)?.auth;
+    if (typeof auth === 'object') route.config = { ...(route.config as object), rawBody: true } as typeof route.config;
+  });
+  await app.register(rawBody, { global: false, runFirst: true, encoding: false });
   app.addHook('onRequest', async (req, reply) => {
-    if (req.routeOptions.config.public || req.routeOptions.url === undefined) return;
+    const auth = req.routeOptions.config.auth ?? 'bearer';
+    if (auth !== 'bearer' || req.routeOptions.url === undefined) return;
     const header = req.headers.authorization;
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!match?.[1]) {
@@ -35,5 +99,10 @@ export function installAuth(app: FastifyInstance, db: PrismaClient): void {
     }
     req.userId = userId;
     req.log = req.log.child({ userId });
+  });
+  // Verified once the body is read and before validation, so unsigned requests learn nothing of the schema.
+  app.addHook('preValidation', async (req) => {
+    const auth = req.routeOptions.config.auth;
+    if (typeof auth === 'object') await verifyHmac(req, auth.hmac);
   });
 }

@@ -3,31 +3,48 @@ import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { Prisma } from '@prisma/client';
 import { z } from 'zod';
+import { DomainError, type DomainErrorKind } from '../core/domain-error';
 
-/** Stable machine-readable problem codes. */
-export type ProblemCode =
-  | 'VALIDATION_FAILED'
-  | 'MALFORMED_JSON'
-  | 'UNSUPPORTED_MEDIA_TYPE'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'UNAUTHORIZED'
-  | 'NOT_FOUND'
-  | 'METHOD_NOT_ALLOWED'
-  | 'DUPLICATE_RESOURCE'
-  | 'JOB_NOT_RETRYABLE'
-  | 'RETRY_LIMIT_REACHED'
-  | 'SERVICE_UNAVAILABLE'
-  | 'TARGET_DATE_IN_FUTURE'
-  | 'NO_CARDS_FOR_DATE'
-  | 'TIL_NOT_GENERATED'
-  | 'TIL_NOT_READY'
-  | 'GITHUB_ACCOUNT_NOT_LINKED'
-  | 'GITHUB_REPOSITORY_NOT_LINKED'
-  | 'GITHUB_TOKEN_REJECTED'
-  | 'GITHUB_REPOSITORY_INACCESSIBLE'
-  | 'GITHUB_UNAVAILABLE'
-  | 'GITHUB_PATH_UNAVAILABLE'
-  | 'INTERNAL';
+/**
+ * Registry of the stable machine-readable problem codes: the API's own below; each family adds its
+ * codes by module augmentation (`declare module '.../api/problem' { interface ProblemCodes … }`),
+ * so a code is type-checked wherever it is thrown and shared code names no family.
+ */
+export interface ProblemCodes {
+  VALIDATION_FAILED: true;
+  MALFORMED_JSON: true;
+  UNSUPPORTED_MEDIA_TYPE: true;
+  PAYLOAD_TOO_LARGE: true;
+  UNAUTHORIZED: true;
+  FORBIDDEN: true;
+  NOT_FOUND: true;
+  METHOD_NOT_ALLOWED: true;
+  DUPLICATE_RESOURCE: true;
+  JOB_NOT_RETRYABLE: true;
+  RETRY_LIMIT_REACHED: true;
+  SERVICE_UNAVAILABLE: true;
+  INTERNAL: true;
+}
+
+/** A registered problem code. */
+export type ProblemCode = keyof ProblemCodes;
+
+/** The API's own problem codes (families list theirs in their manifests). */
+export const CORE_PROBLEM_CODES = [
+  'VALIDATION_FAILED', 'MALFORMED_JSON', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'UNAUTHORIZED', 'FORBIDDEN',
+  'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'DUPLICATE_RESOURCE', 'JOB_NOT_RETRYABLE', 'RETRY_LIMIT_REACHED', 'SERVICE_UNAVAILABLE', 'INTERNAL',
+] as const satisfies readonly ProblemCode[];
+
+/** HTTP status of each {@link DomainErrorKind}. */
+export const KIND_STATUS: Readonly<Record<DomainErrorKind, number>> = {
+  invalid: 400,
+  forbidden: 403,
+  'not-found': 404,
+  conflict: 409,
+  unprocessable: 422,
+  'bad-gateway': 502,
+  unavailable: 503,
+};
 
 /** Response schema of a problem (for OpenAPI). */
 export const ProblemSchema = z
@@ -72,6 +89,10 @@ export function installProblemHandlers(app: FastifyInstance): void {
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if (err instanceof ProblemError) return send(reply, err.status, err.code, err.title, err.detail);
+    if (err instanceof DomainError) {
+      if (err.kind === 'unavailable') reply.header('Retry-After', '1');
+      return send(reply, KIND_STATUS[err.kind], err.code as ProblemCode, err.title, err.detail);
+    }
     if (hasZodFastifySchemaValidationErrors(err)) {
       const errors = err.validation.map((v) => ({
         path: `${err.validationContext ?? 'body'}${v.instancePath ? v.instancePath.replace(/\//g, '.') : ''}`,

@@ -1,6 +1,7 @@
 /** zod schemas shared by routes; they drive validation, serialisation and the OpenAPI document. */
 import { z } from 'zod';
-import { JOB_STATUSES, JOB_TYPES } from '../core/contracts';
+import { JobType } from '@prisma/client';
+import { JOB_STATUSES } from '../core/contracts';
 
 /** A UUID path parameter; anything else is a 400 VALIDATION_FAILED, never a database error. */
 export const Uuid = z.uuid({ message: 'must be a UUID' });
@@ -9,7 +10,7 @@ export const Uuid = z.uuid({ message: 'must be a UUID' });
 export const AsyncJobSchema = z
   .object({
     jobId: z.uuid(),
-    jobType: z.enum(JOB_TYPES),
+    jobType: z.enum(JobType),
     targetId: z.uuid(),
     status: z.enum(JOB_STATUSES),
     errorMessage: z.string().nullable(),

@@ -1,7 +1,6 @@
 /** API entry point: listen, and close cleanly on SIGINT/SIGTERM (in-flight requests finish). */
 import { loadConfig } from '../config';
-import { createCardSimilarity } from '../services/san/similarity';
-import { createTemporalJobStarter } from '../core/starter';
+import { createJobStarter } from '../families';
 import { createLogger } from '../log';
 import { openDatabase, openTemporalClient } from '../runtime';
 import { taskQueues } from '../core/contracts';
@@ -12,9 +11,8 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel, 'api');
   const db = openDatabase(config);
   const client = await openTemporalClient(config);
-  const similarity = await createCardSimilarity(db, config.similarity.vectorSearch);
-  const starter = createTemporalJobStarter(client, taskQueues(config.temporal.taskQueuePrefix));
-  const app = await buildApp({ config, db, starter, similarity, logger });
+  const starter = createJobStarter(client, taskQueues(config.temporal.taskQueuePrefix));
+  const app = await buildApp({ config, db, starter, logger });
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -32,7 +30,7 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
 
   await app.listen({ host: config.api.host, port: config.api.port });
-  logger.info({ vectorSearch: similarity.strategy }, 'api ready');
+  logger.info({ host: config.api.host, port: config.api.port }, 'api ready');
 }
 
 main().catch((err: unknown) => {

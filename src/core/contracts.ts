@@ -1,19 +1,13 @@
 /**
- * Contracts shared by the API, workflows and workers: job types and statuses (SAN-1), task-queue
- * names (DC-2), workflow-ID builders (DC-1) and search-attribute keys (DC-4). Workflow-safe: no I/O.
+ * Contracts of the job core, shared by the API, workflows and workers: job statuses (SAN-1),
+ * task-queue names (DC-2), workflow-ID builders (DC-1) and search-attribute keys (DC-4). The job
+ * types themselves are declared by the families (src/families). Workflow-safe: no I/O.
  */
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import type { JobType as DbJobType } from '@prisma/client';
+import { defineSearchAttributeKey, SearchAttributeType, TypedSearchAttributes } from '@temporalio/common';
 
-/** SAN-1 job types. */
-export const JOB_TYPES = [
-  'CARD_ANALYSIS',
-  'SCRAP_REFINE',
-  'TIL_GENERATION',
-  'TIL_GITHUB_COMMIT',
-  'RECALL_QUIZ_GENERATION',
-  'GITHUB_STAR_RECOMMENDATION',
-] as const;
-export type JobType = (typeof JOB_TYPES)[number];
+/** A job type: a value of the async_jobs `job_type` enum, declared by a family's manifest. */
+export type JobType = DbJobType;
 
 /** SAN-1 projection states. */
 export const JOB_STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED'] as const;
@@ -30,19 +24,20 @@ export function taskQueues(prefix = ''): TaskQueues {
 }
 
 /** DC-1: workflow ID of a job, `<job-type-kebab>:<targetId>` (e.g. `card-analysis:<scrapId>`). */
-export function jobWorkflowId(jobType: JobType, targetId: string): string {
+export function jobWorkflowId(jobType: string, targetId: string): string {
   return `${jobType.toLowerCase().replace(/_/g, '-')}:${targetId}`;
 }
 
-/** Workflow type (function name) that runs each job type. */
-export const JOB_WORKFLOW_TYPES: Record<JobType, string> = {
-  CARD_ANALYSIS: 'cardAnalysisWorkflow',
-  SCRAP_REFINE: 'scrapRefineWorkflow',
-  TIL_GENERATION: 'tilGenerationWorkflow',
-  TIL_GITHUB_COMMIT: 'tilGithubCommitWorkflow',
-  RECALL_QUIZ_GENERATION: 'recallQuizGenerationWorkflow',
-  GITHUB_STAR_RECOMMENDATION: 'githubStarRecommendationWorkflow',
-};
+/** Job type → the workflow type (exported function name) that runs it; built from the manifests. */
+export type JobWorkflowTypes = Readonly<Record<JobType, string>>;
+
+/**
+ * DC-1 workflow ID of a request taken with an Idempotency-Key: `<job-type-kebab>:<scopeId>:<keyHash>`
+ * where `keyHash` is a hash of the key (never the raw key) and `scopeId` its owner (user, company).
+ */
+export function idempotentWorkflowId(jobType: string, scopeId: string, keyHash: string): string {
+  return `${jobType.toLowerCase().replace(/_/g, '-')}:${scopeId}:${keyHash}`;
+}
 
 /** DC-4 custom search attributes (Keyword), registered on the namespace and set on every job. */
 export const SA_JOB_TYPE = defineSearchAttributeKey('JobType', SearchAttributeType.KEYWORD);
@@ -50,6 +45,15 @@ export const SA_TARGET_ID = defineSearchAttributeKey('TargetId', SearchAttribute
 export const SA_USER_ID = defineSearchAttributeKey('UserId', SearchAttributeType.KEYWORD);
 /** Names and types for registering the attributes (dev server `--search-attribute`, operator API). */
 export const SEARCH_ATTRIBUTE_NAMES = ['JobType', 'TargetId', 'UserId'] as const;
+
+/** DC-4 search attributes of one job's workflow: JobType, TargetId, UserId. */
+export function jobSearchAttributes(job: { jobType: string; targetId: string; userId: string }): TypedSearchAttributes {
+  return new TypedSearchAttributes([
+    { key: SA_JOB_TYPE, value: job.jobType },
+    { key: SA_TARGET_ID, value: job.targetId },
+    { key: SA_USER_ID, value: job.userId },
+  ]);
+}
 
 /** Input of every job workflow. */
 export interface JobWorkflowInput {

@@ -2,12 +2,12 @@
  * Guarded writes to the async_jobs projection (SAN-1, SAN-2, SAN-4, DC-3). Every transition is a
  * conditional update, so a late or repeated call is a no-op that reports the current status.
  */
-import { Prisma, type PrismaClient, type AsyncJob } from '@prisma/client';
+import type { Prisma, AsyncJob } from '@prisma/client';
+import type { DbClient } from '../db/client';
 import type { JobStatus, JobType } from './contracts';
 import { sourcesOf } from './job-state';
 
-/** A Prisma client or an interactive-transaction client. */
-export type DbClient = PrismaClient | Prisma.TransactionClient;
+export type { DbClient };
 
 /** Outcome of a guarded transition: `changed` false means it was not legal from `status`. */
 export interface TransitionResult {

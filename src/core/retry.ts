@@ -1,14 +1,13 @@
 /**
  * SAN-6 re-enqueue of a FAILED job: the recovery edge FAILED → PENDING with retry_count + 1, shared
- * by the recovery schedules and `POST /async-jobs/{jobId}/retry`, so both count toward the same
- * limit. One guarded UPDATE decides it, so concurrent retries of one job re-enqueue it once.
- * Targets with a status of their own follow in the same transaction (recall_quiz_generations
- * mirrors its job, DC-3); a TIL_GITHUB_COMMIT job is re-runnable only while its til_github_commits
- * row is live, since that row never leaves FAILED (SAN-10: a new request makes a new commit).
+ * by the recovery schedules, `POST /async-jobs/{jobId}/retry` and `retryJobWorkflow`, so all count
+ * toward the same limit. One guarded UPDATE decides it, so concurrent retries of one job re-enqueue
+ * it once. A target with a status of its own follows in the same transaction (its `mirror` hook,
+ * DC-3), and a target whose `mayRequeue` hook says no keeps its job FAILED (`target-closed`).
  */
 import { Prisma, type AsyncJob, type PrismaClient } from '@prisma/client';
 import { retryDecision } from './job-state';
-import { mirrorJobTarget } from '../services/san/generation-status';
+import { hooksOf, type TargetHookRegistry } from './target-hooks';
 
 /**
  * Outcome of {@link requeueFailedJob}:
@@ -17,12 +16,13 @@ import { mirrorJobTarget } from '../services/san/generation-status';
  * - `limit-reached`: retry_count already equals the limit.
  * - `superseded`: another job for the same (target, type) is active or newer (SAN-2: re-enqueue
  *   never makes a second active job, and only the latest job of a target is retried).
- * - `target-closed`: a TIL_GITHUB_COMMIT whose commit row is FAILED (or gone); request a new commit.
+ * - `target-closed`: the target's `mayRequeue` hook refused (e.g. its own row is closed).
  * - `not-found`: no such row.
  */
 export type RequeueResult =
   | { outcome: 'requeued'; job: AsyncJob }
-  | { outcome: 'not-failed' | 'limit-reached' | 'target-closed'; job: AsyncJob }
+  | { outcome: 'not-failed' | 'limit-reached'; job: AsyncJob }
+  | { outcome: 'target-closed'; job: AsyncJob; hint?: string | undefined }
   | { outcome: 'superseded'; job: AsyncJob; supersededBy: string }
   | { outcome: 'not-found' };
 
@@ -35,13 +35,23 @@ function isUniqueViolation(err: unknown): boolean {
   return err instanceof Error && /23505|unique constraint/i.test(err.message);
 }
 
+/** Thrown inside the re-enqueue transaction to roll it back when the target refuses. */
+class TargetClosed extends Error {}
+
 /**
- * SAN-6: FAILED → PENDING with retry_count + 1 when retry_count < `maxRetries` and no other job of
- * the same (target, type) is active or newer. Clears error and timestamps of the previous attempt
- * (its cause chain stays in the Temporal history). Does not start the workflow.
+ * SAN-6: FAILED → PENDING with retry_count + 1 when retry_count < `maxRetries`, no other job of
+ * the same (target, type) is active or newer, and the target's hooks allow it. Clears error and
+ * timestamps of the previous attempt (its cause chain stays in the Temporal history). Does not
+ * start the workflow.
  */
-export async function requeueFailedJob(db: PrismaClient, jobId: string, maxRetries: number): Promise<RequeueResult> {
+export async function requeueFailedJob(
+  db: PrismaClient,
+  jobId: string,
+  maxRetries: number,
+  targets: TargetHookRegistry,
+): Promise<RequeueResult> {
   let updated: { job_id: string }[];
+  let closed = false;
   try {
     updated = await db.$transaction(async (tx) => {
       const rows = await tx.$queryRaw<{ job_id: string; job_type: AsyncJob['jobType']; target_id: string }[]>`
@@ -55,15 +65,18 @@ export async function requeueFailedJob(db: PrismaClient, jobId: string, maxRetri
              SELECT 1 FROM async_jobs o
               WHERE o.target_id = j.target_id AND o.job_type = j.job_type AND o.job_id <> j.job_id
                 AND (o.status IN ('PENDING', 'PROCESSING') OR o.created_at > j.created_at))
-           AND (j.job_type <> 'TIL_GITHUB_COMMIT' OR EXISTS (
-             SELECT 1 FROM til_github_commits c WHERE c.id = j.target_id AND c.status IN ('PENDING', 'PROCESSING')))
         RETURNING j.job_id, j.job_type, j.target_id`;
-      for (const r of rows) await mirrorJobTarget(tx, { jobType: r.job_type, targetId: r.target_id }, 'PENDING');
+      for (const r of rows) {
+        const hooks = hooksOf(targets, r.job_type);
+        if (hooks.mayRequeue && !(await hooks.mayRequeue(tx, r.target_id))) throw new TargetClosed();
+        await hooks.mirror?.(tx, r.target_id, 'PENDING');
+      }
       return rows;
     });
   } catch (err) {
+    if (err instanceof TargetClosed) closed = true;
     // A concurrent enqueue took the target's active slot between our check and write (SAN-2).
-    if (!isUniqueViolation(err)) throw err;
+    else if (!isUniqueViolation(err)) throw err;
     updated = [];
   }
   const job = await db.asyncJob.findUnique({ where: { jobId } });
@@ -72,10 +85,7 @@ export async function requeueFailedJob(db: PrismaClient, jobId: string, maxRetri
   const decision = retryDecision(job, maxRetries);
   if (decision === 'not-failed') return { outcome: 'not-failed', job };
   if (decision === 'limit-reached') return { outcome: 'limit-reached', job };
-  if (job.jobType === 'TIL_GITHUB_COMMIT') {
-    const commit = await db.tilGithubCommit.findUnique({ where: { id: job.targetId }, select: { status: true } });
-    if (!commit || commit.status === 'FAILED' || commit.status === 'COMPLETED') return { outcome: 'target-closed', job };
-  }
+  if (closed) return { outcome: 'target-closed', job, hint: hooksOf(targets, job.jobType).closedHint };
   const other = await db.asyncJob.findFirst({
     where: {
       targetId: job.targetId,

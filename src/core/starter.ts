@@ -3,17 +3,8 @@
  * workflow ID is derived from job type and target, so a second start of a running job is a no-op.
  */
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import { TypedSearchAttributes, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
-import {
-  JOB_WORKFLOW_TYPES,
-  SA_JOB_TYPE,
-  SA_TARGET_ID,
-  SA_USER_ID,
-  jobWorkflowId,
-  type JobType,
-  type JobWorkflowInput,
-  type TaskQueues,
-} from './contracts';
+import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
+import { jobSearchAttributes, jobWorkflowId, type JobType, type JobWorkflowInput, type JobWorkflowTypes, type TaskQueues } from './contracts';
 
 /** A committed job to start. */
 export interface StartableJob {
@@ -32,11 +23,14 @@ export interface JobStarter {
   start(job: StartableJob): Promise<StartOutcome>;
 }
 
-/** Temporal-backed {@link JobStarter}: workflow ID `<job-type>:<targetId>`, search attributes set. */
-export function createTemporalJobStarter(client: Client, queues: TaskQueues): JobStarter {
+/**
+ * Temporal-backed {@link JobStarter}: workflow ID `<job-type>:<targetId>`, search attributes set,
+ * the workflow type from `workflowTypes` (the families' job type → workflow map).
+ */
+export function createTemporalJobStarter(client: Client, queues: TaskQueues, workflowTypes: JobWorkflowTypes): JobStarter {
   return {
     async start(job) {
-      const workflowType = JOB_WORKFLOW_TYPES[job.jobType];
+      const workflowType = workflowTypes[job.jobType];
       if (!workflowType) throw new Error(`no workflow registered for job type ${job.jobType}`);
       const input: JobWorkflowInput = { ...job, queues };
       try {
@@ -46,11 +40,7 @@ export function createTemporalJobStarter(client: Client, queues: TaskQueues): Jo
           args: [input],
           workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
           workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
-          typedSearchAttributes: new TypedSearchAttributes([
-            { key: SA_JOB_TYPE, value: job.jobType },
-            { key: SA_TARGET_ID, value: job.targetId },
-            { key: SA_USER_ID, value: job.userId },
-          ]),
+          typedSearchAttributes: jobSearchAttributes(job),
           memo: { jobId: job.jobId },
         });
         return 'started';

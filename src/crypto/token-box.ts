@@ -4,7 +4,6 @@
  * opened with the key they name until they are re-sealed. Tokens never leave this module in logs.
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import type { Config } from '../config';
 
 const VERSION = 'v1';
 const IV_BYTES = 12;
@@ -115,8 +114,19 @@ export function createTokenBox(ring: KeyRing): TokenBox {
   };
 }
 
-/** The token box configured by GITHUB_TOKEN_KEYS / GITHUB_TOKEN_ACTIVE_KEY_ID (validated at config load). */
-export function tokenBoxFromConfig(config: Config): TokenBox {
-  if (!config.github.tokenKeys) throw new TokenBoxError('GITHUB_TOKEN_KEYS is not configured');
-  return createTokenBox(parseKeyRing(config.github.tokenKeys, config.github.activeKeyId));
+/** The token box's own section of the config: the key ring spec and the active key id. */
+export interface TokenKeyConfig {
+  /** `kid:base64key,…` (GITHUB_TOKEN_KEYS). */
+  tokenKeys?: string | undefined;
+  /** Key id new tokens are sealed with (GITHUB_TOKEN_ACTIVE_KEY_ID); default: the first key. */
+  activeKeyId?: string | undefined;
+}
+
+/**
+ * The token box configured by GITHUB_TOKEN_KEYS / GITHUB_TOKEN_ACTIVE_KEY_ID (validated at config
+ * load); pass `config.github`. @throws TokenBoxError when no key ring is configured.
+ */
+export function tokenBoxFromConfig(keys: TokenKeyConfig): TokenBox {
+  if (!keys.tokenKeys) throw new TokenBoxError('GITHUB_TOKEN_KEYS is not configured');
+  return createTokenBox(parseKeyRing(keys.tokenKeys, keys.activeKeyId));
 }

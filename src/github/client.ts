@@ -5,7 +5,6 @@
  * retries (`@octokit/rest` carries no retry or throttling plugin): Temporal owns retries.
  */
 import type { Octokit } from '@octokit/rest' with { 'resolution-mode': 'import' };
-import { ApplicationFailure } from '@temporalio/common';
 import type { Config } from '../config';
 import { encodeContentPath } from '../domain/san/til-paths';
 
@@ -205,11 +204,21 @@ export function isRequestError(err: unknown): err is GithubRequestError {
   return err instanceof Error && err.name === 'HttpError' && typeof (err as { status?: unknown }).status === 'number';
 }
 
+/** Failure types of a classified GitHub error. */
+export type GithubFailureType =
+  | 'GITHUB_UNAUTHORIZED'
+  | 'GITHUB_FORBIDDEN'
+  | 'GITHUB_NOT_FOUND'
+  | 'GITHUB_RATE_LIMITED'
+  | 'GITHUB_CONFLICT'
+  | 'GITHUB_UNAVAILABLE'
+  | 'GITHUB_REJECTED';
+
 /** Retry class of a GitHub error (SAN-10). */
 export interface GithubErrorClass {
   retryable: boolean;
   /** Stable failure type: GITHUB_UNAUTHORIZED, GITHUB_FORBIDDEN, GITHUB_NOT_FOUND, GITHUB_RATE_LIMITED, GITHUB_CONFLICT, GITHUB_UNAVAILABLE, GITHUB_REJECTED. */
-  type: string;
+  type: GithubFailureType;
   status: number;
   /** Delay GitHub asked for (Retry-After, or x-ratelimit-reset − now), in ms. */
   retryAfterMs?: number;
@@ -254,24 +263,4 @@ export function classifyGithubError(err: GithubRequestError, now = Date.now()): 
 
 function redactUrl(url: string): string {
   return url.replace(/([?&](?:access_token|client_secret)=)[^&]*/gi, '$1[REDACTED]');
-}
-
-/**
- * Converts a GitHub error into a Temporal failure of the right retry class (SAN-10, DC-2): an
- * ApplicationFailure typed by {@link classifyGithubError} (with `nextRetryDelay` for rate limits)
- * whose cause is typed `RequestError` and carries the status, never headers or the token. Other
- * errors are returned unchanged (retryable by Temporal's policy).
- */
-export function toGithubFailure(err: unknown, now = Date.now()): unknown {
-  if (!isRequestError(err)) return err;
-  const c = classifyGithubError(err, now);
-  const cause = ApplicationFailure.create({ message: `HTTP ${c.status}: ${err.message}`, type: 'RequestError', details: [{ status: c.status }] });
-  return ApplicationFailure.create({
-    message: c.message,
-    type: c.type,
-    nonRetryable: !c.retryable,
-    nextRetryDelay: c.retryable && c.retryAfterMs !== undefined ? c.retryAfterMs : undefined,
-    details: [{ status: c.status }],
-    cause,
-  });
 }

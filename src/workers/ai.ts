@@ -1,11 +1,11 @@
 /**
- * Entry point of the `ai` task queue (DC-2): AI runtime activities only, so a slow or failing AI
- * provider cannot starve projection or GitHub work.
+ * Entry point of the `ai` task queue (DC-2): every family's AI runtime activities only, so a slow
+ * or failing AI provider cannot starve projection or GitHub work.
  */
 import { type NativeConnection, Worker } from '@temporalio/worker';
 import type { PrismaClient } from '@prisma/client';
 import type { Config } from '../config';
-import { createAiActivities } from '../activities/san/ai';
+import { familyActivities } from '../families';
 import { createAiRuntime } from '../ai';
 import type { AiRuntime } from '../ai/types';
 import { runWorkerProcess } from './run';
@@ -26,7 +26,7 @@ export async function createAiWorker(deps: AiWorkerDeps): Promise<Worker> {
     connection: deps.connection,
     namespace: deps.config.temporal.namespace,
     taskQueue: queues.ai,
-    activities: createAiActivities({ ai: deps.ai ?? createAiRuntime(deps.config.ai), db: deps.db }),
+    activities: familyActivities('ai', { config: deps.config, db: deps.db, ai: deps.ai ?? createAiRuntime(deps.config.ai) }),
     maxConcurrentActivityTaskExecutions: deps.config.ai.activityConcurrency,
     shutdownGraceTime: '10s',
   });

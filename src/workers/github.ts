@@ -1,13 +1,12 @@
 /**
- * Entry point of the `github` task queue (DC-2, SAN-10): GitHub API activities only, with their
+ * Entry point of the `github` task queue (DC-2, SAN-10): every family's GitHub API activities only, with their
  * own concurrency limit (GITHUB_ACTIVITY_CONCURRENCY), so a slow or rate-limited GitHub cannot
  * starve projection or AI work.
  */
 import { type NativeConnection, Worker } from '@temporalio/worker';
 import type { PrismaClient } from '@prisma/client';
 import type { Config } from '../config';
-import { createGithubActivities } from '../activities/san/github';
-import { createGithubStarActivities } from '../activities/san/github-stars';
+import { familyActivities } from '../families';
 import { tokenBoxFromConfig } from '../crypto/token-box';
 import { githubClientFactoryFromConfig, type GithubClientFactory } from '../github/client';
 import { runWorkerProcess } from './run';
@@ -28,19 +27,12 @@ export async function createGithubWorker(deps: GithubWorkerDeps): Promise<Worker
     connection: deps.connection,
     namespace: deps.config.temporal.namespace,
     taskQueue: queues.github,
-    activities: {
-      ...createGithubActivities({
-        db: deps.db,
-        tokens: tokenBoxFromConfig(deps.config),
-        github: deps.github ?? githubClientFactoryFromConfig(deps.config),
-      }),
-      // SAN-12 starred repositories (src/activities/github-stars.ts)
-      ...createGithubStarActivities({
-        db: deps.db,
-        tokens: tokenBoxFromConfig(deps.config),
-        github: deps.github ?? githubClientFactoryFromConfig(deps.config),
-      }),
-    },
+    activities: familyActivities('github', {
+      config: deps.config,
+      db: deps.db,
+      tokens: tokenBoxFromConfig(deps.config.github),
+      github: deps.github ?? githubClientFactoryFromConfig(deps.config),
+    }),
     maxConcurrentActivityTaskExecutions: deps.config.github.activityConcurrency,
     shutdownGraceTime: '10s',
   });

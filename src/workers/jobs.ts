@@ -1,6 +1,7 @@
 /**
- * Entry point of the `jobs` task queue (DC-2): every job workflow plus the projection activities
- * that write async_jobs, cards and scraps. Creates the reconciler schedule at start-up.
+ * Entry point of the `jobs` task queue (DC-2): every job workflow, the core's projection and
+ * recovery activities and every family's `jobs` activities (src/families). Creates the reconciler
+ * and recovery schedules at start-up.
  */
 import { NativeConnection, Runtime, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
@@ -8,10 +9,7 @@ import type { PrismaClient } from '@prisma/client';
 import { loadConfig, type Config } from '../config';
 import { createJobActivities } from '../activities/core/jobs';
 import { createRecoveryActivities } from '../activities/core/recovery';
-import { createStarRecommendationActivities } from '../activities/san/github-stars';
-import { createGithubCommitActivities } from '../activities/san/github-commits';
-import { createTilActivities } from '../activities/san/til';
-import { createTemporalJobStarter } from '../core/starter';
+import { createJobStarter, familyActivities, JOB_TYPES, TARGET_HOOKS } from '../families';
 import { createLogger, temporalLogger } from '../log';
 import { openDatabase, openTemporalClient } from '../runtime';
 import { taskQueues } from '../core/contracts';
@@ -30,15 +28,15 @@ export interface JobsWorkerDeps {
 /** Builds (does not run) the `jobs` worker. */
 export async function createJobsWorker(deps: JobsWorkerDeps): Promise<Worker> {
   const queues = taskQueues(deps.config.temporal.taskQueuePrefix);
-  const starter = createTemporalJobStarter(deps.client, queues);
-  const recovery = createRecoveryActivities({ db: deps.db, client: deps.client, starter }); // SAN-6
-  const stars = createStarRecommendationActivities({ db: deps.db }); // SAN-12
+  const starter = createJobStarter(deps.client, queues);
+  const recovery = createRecoveryActivities({ db: deps.db, client: deps.client, starter, targets: TARGET_HOOKS, jobTypes: JOB_TYPES }); // SAN-6
+  const families = familyActivities('jobs', { config: deps.config, db: deps.db, client: deps.client, starter });
   return Worker.create({
     connection: deps.connection,
     namespace: deps.config.temporal.namespace,
     taskQueue: queues.jobs,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
-    activities: { ...createJobActivities({ db: deps.db, starter }), ...createTilActivities({ db: deps.db, starter }), ...recovery, ...stars, ...createGithubCommitActivities({ db: deps.db }) },
+    activities: { ...createJobActivities({ db: deps.db, starter }), ...recovery, ...families },
     shutdownGraceTime: '10s',
   });
 }

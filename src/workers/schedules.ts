@@ -4,6 +4,8 @@ import type { Config } from '../config';
 import type { TaskQueues } from '../core/contracts';
 import type { ReconcileInput } from '../workflows/core/maintenance';
 import type { RecoveryInput } from '../workflows/core/recovery';
+import { FAMILY_SCHEDULES } from '../families';
+import type { ScheduleDecl } from '../families/manifest';
 
 /** Schedule ID of the pending-job reconciler, prefixed like the task queues. */
 export function reconcileScheduleId(config: Config): string {
@@ -43,22 +45,22 @@ export async function ensureReconcileSchedule(client: Client, config: Config, qu
   return scheduleId;
 }
 
-/** SAN-6 recovery schedules: schedule name (before the prefix) → the workflow it runs. */
-export const RECOVERY_SCHEDULES = {
-  'recovery-stale-jobs': 'recoverStaleJobsWorkflow',
-  'recovery-failed-jobs': 'retryFailedJobsWorkflow',
-  'recovery-missing-cards': 'recoverMissingCardsWorkflow',
-  'recovery-unrefined-scraps': 'recoverUnrefinedScrapsWorkflow',
-} as const;
-export type RecoveryScheduleName = keyof typeof RECOVERY_SCHEDULES;
+/** SAN-6 recovery schedules of the core (stale jobs, bounded retries). */
+export const CORE_SCHEDULES: readonly ScheduleDecl[] = [
+  { name: 'recovery-stale-jobs', workflow: 'recoverStaleJobsWorkflow' },
+  { name: 'recovery-failed-jobs', workflow: 'retryFailedJobsWorkflow' },
+];
+
+/** Every recovery schedule: the core's, then each family's (src/families). */
+export const RECOVERY_SCHEDULES: readonly ScheduleDecl[] = [...CORE_SCHEDULES, ...FAMILY_SCHEDULES];
 
 /** Schedule ID of a SAN-6 recovery rule, prefixed like the task queues. */
-export function recoveryScheduleId(config: Config, name: RecoveryScheduleName): string {
+export function recoveryScheduleId(config: Config, name: string): string {
   return `${config.temporal.taskQueuePrefix}${name}`;
 }
 
 /**
- * SAN-6: creates the four recovery schedules (every RECOVERY_INTERVAL_MINUTES, overlap SKIP, input
+ * SAN-6: creates the recovery schedules ({@link RECOVERY_SCHEDULES}) (every RECOVERY_INTERVAL_MINUTES, overlap SKIP, input
  * from the RECOVERY_* config) or, when they exist, updates interval and input to the current config.
  * Idempotent. Returns the schedule IDs.
  */
@@ -72,7 +74,7 @@ export async function ensureRecoverySchedules(client: Client, config: Config, qu
   };
   const every = `${config.recovery.intervalMinutes}m`;
   const ids: string[] = [];
-  for (const [name, workflowType] of Object.entries(RECOVERY_SCHEDULES) as [RecoveryScheduleName, string][]) {
+  for (const { name, workflow: workflowType } of RECOVERY_SCHEDULES) {
     const scheduleId = recoveryScheduleId(config, name);
     const action = { type: 'startWorkflow' as const, workflowType, workflowId: `${scheduleId}-run`, taskQueue: queues.jobs, args: [input] };
     try {

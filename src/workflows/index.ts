@@ -1,14 +1,7 @@
-/** Every workflow registered on the `jobs` task queue. */
-export { cardAnalysisWorkflow, scrapRefineWorkflow } from './san/scrap-jobs';
-export { reconcilePendingJobsWorkflow, noopWorkflow } from './core/maintenance';
-export { tilGithubCommitWorkflow } from './san/github-commit';
-export {
-  recoverStaleJobsWorkflow,
-  retryFailedJobsWorkflow,
-  recoverMissingCardsWorkflow,
-  recoverUnrefinedScrapsWorkflow,
-  retryJobWorkflow,
-} from './core/recovery';
-export { githubStarRecommendationWorkflow } from './san/star-recommendation';
-export { tilGenerationWorkflow } from './san/til';
-export { recallQuizGenerationWorkflow } from './san/recall-quiz';
+/**
+ * Every workflow registered on the `jobs` task queue: the core's, then each family's. Static
+ * re-exports (the workflow bundler needs them); the families' job type → workflow maps are checked
+ * against these exports by the compiler (src/families/manifest.ts).
+ */
+export * from './core';
+export * from './san';

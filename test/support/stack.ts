@@ -13,8 +13,8 @@ import { buildApp } from '../../src/api/app';
 import { createUserWithToken } from '../../src/auth/tokens';
 import { loadConfig, type Config } from '../../src/config';
 import { createPrisma } from '../../src/db/client';
-import { createCardSimilarity } from '../../src/services/san/similarity';
-import { createTemporalJobStarter, type JobStarter } from '../../src/core/starter';
+import { createJobStarter } from '../../src/families';
+import type { JobStarter } from '../../src/core/starter';
 import { jobWorkflowId, taskQueues, type TaskQueues } from '../../src/core/contracts';
 import type { AiRuntime } from '../../src/ai/types';
 import { createAiWorker } from '../../src/workers/ai';
@@ -95,12 +95,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const native = await NativeConnection.connect({ address: config.temporal.address });
   const queues = taskQueues(prefix);
   const logger = opts.logger ?? pino({ level: 'error' });
-  const similarity = await createCardSimilarity(db, config.similarity.vectorSearch);
   const app = await buildApp({
     config,
     db,
-    starter: opts.apiStarter ?? createTemporalJobStarter(client, queues),
-    similarity,
+    starter: opts.apiStarter ?? createJobStarter(client, queues),
     logger,
   });
   await app.ready();

@@ -2,6 +2,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { AiActivities } from '../../src/activities/san/ai';
 import type { JobActivities } from '../../src/activities/core/jobs';
+import type { CardActivities } from '../../src/activities/san/cards';
 import type { TilActivities } from '../../src/activities/san/til';
 import { EMBEDDING_DIMENSIONS, type CardAnalysis, type Quiz, type TilResult } from '../../src/ai/types';
 
@@ -38,8 +39,8 @@ export function fakeActivities() {
   return {
     beginJob: jest.fn<ReturnType<JobActivities['beginJob']>, Parameters<JobActivities['beginJob']>>(async () => ({ proceed: true, status: 'PROCESSING' })),
     failJob: jest.fn<ReturnType<JobActivities['failJob']>, Parameters<JobActivities['failJob']>>(async () => 'FAILED'),
-    storeCard: jest.fn<ReturnType<JobActivities['storeCard']>, Parameters<JobActivities['storeCard']>>(async () => 'card-1'),
-    storeRefinement: jest.fn<ReturnType<JobActivities['storeRefinement']>, Parameters<JobActivities['storeRefinement']>>(async () => undefined),
+    storeCard: jest.fn<ReturnType<CardActivities['storeCard']>, Parameters<CardActivities['storeCard']>>(async () => 'card-1'),
+    storeRefinement: jest.fn<ReturnType<CardActivities['storeRefinement']>, Parameters<CardActivities['storeRefinement']>>(async () => undefined),
     startStalePendingJobs: jest.fn<ReturnType<JobActivities['startStalePendingJobs']>, Parameters<JobActivities['startStalePendingJobs']>>(
       async () => ({ examined: 0, started: 0, alreadyRunning: 0, failedToStart: 0 }),
     ),

@@ -1,16 +1,15 @@
 /**
- * Projection activities on the `jobs` task queue (SAN-1, SAN-4, SAN-7, SAN-8, DC-3). Every write is
- * idempotent by key and records the job's completion in the same transaction as its result, so a
- * retried activity never duplicates a card, a tag or a category.
+ * Projection activities of the job core on the `jobs` task queue (SAN-1, SAN-4, DC-3): a job's
+ * PROCESSING and FAILED transitions, completion in the caller's transaction, and the SAN-4
+ * reconciler. Every write is a guarded transition, so a retried activity changes nothing twice.
  */
-import { ApplicationFailure, log as activityLog } from '@temporalio/activity';
+import { log as activityLog } from '@temporalio/activity';
 import type { PrismaClient } from '@prisma/client';
-import type { CardAnalysis } from '../../ai/types';
-import { encodeEmbedding } from '../../db/vectors';
-import { storeCardVector } from '../../services/san/similarity';
+import type { DbTx } from '../../db/client';
 import { transitionJob } from '../../core/projection';
 import type { JobStarter } from '../../core/starter';
 import type { JobStatus } from '../../core/contracts';
+import { CORE_FAILURES, failure } from '../../core/failures';
 
 /** Dependencies of the projection activities. */
 export interface JobActivityDeps {
@@ -32,16 +31,20 @@ export interface ReconcileReport {
   failedToStart: number;
 }
 
-/** Builds the `jobs` task-queue activities. */
-export function createJobActivities({ db, starter }: JobActivityDeps) {
-  async function completeWith<T>(jobId: string, fn: (tx: Parameters<Parameters<PrismaClient['$transaction']>[0]>[0]) => Promise<T>): Promise<T> {
-    return db.$transaction(async (tx) => {
-      const value = await fn(tx);
-      await transitionJob(tx, jobId, 'COMPLETED');
-      return value;
-    });
-  }
+/**
+ * SAN-4/DC-3: runs `fn` and completes job `jobId` in ONE transaction, so the result and COMPLETED
+ * commit together (a retried activity finds the result and a no-op transition).
+ */
+export async function completeWith<T>(db: PrismaClient, jobId: string, fn: (tx: DbTx) => Promise<T>): Promise<T> {
+  return db.$transaction(async (tx) => {
+    const value = await fn(tx);
+    await transitionJob(tx, jobId, 'COMPLETED');
+    return value;
+  });
+}
 
+/** Builds the `jobs` task-queue activities of the core. */
+export function createJobActivities({ db, starter }: JobActivityDeps) {
   return {
     /**
      * SAN-4: PENDING → PROCESSING. PROCESSING again (retry, replay) proceeds; a terminal row means
@@ -49,7 +52,7 @@ export function createJobActivities({ db, starter }: JobActivityDeps) {
      */
     async beginJob(jobId: string): Promise<BeginResult> {
       const r = await transitionJob(db, jobId, 'PROCESSING');
-      if (r.status === null) throw ApplicationFailure.nonRetryable(`job ${jobId} not found`, 'JOB_NOT_FOUND');
+      if (r.status === null) throw failure(CORE_FAILURES, 'JOB_NOT_FOUND', `job ${jobId} not found`);
       activityLog.info('job begin', { jobId, status: r.status, changed: r.changed });
       return { proceed: r.status === 'PROCESSING', status: r.status };
     },
@@ -59,43 +62,6 @@ export function createJobActivities({ db, starter }: JobActivityDeps) {
       const r = await transitionJob(db, jobId, 'FAILED', errorMessage);
       activityLog.warn('job failed', { jobId, changed: r.changed, errorMessage });
       return r.status;
-    },
-
-    /**
-     * SAN-7: stores the knowledge card of `scrapId` (find-or-create category and tags, one card per
-     * scrap, vector column when pgvector is present) and completes the job, in one transaction.
-     * Idempotency key: scrapId. Returns the card id.
-     */
-    async storeCard(args: { jobId: string; scrapId: string; userId: string; analysis: CardAnalysis }): Promise<string> {
-      const { jobId, scrapId, userId, analysis } = args;
-      const tagNames = [...new Set(analysis.tags)];
-      const cardId = await completeWith(jobId, async (tx) => {
-        await tx.category.createMany({ data: [{ name: analysis.category }], skipDuplicates: true });
-        const category = await tx.category.findUniqueOrThrow({ where: { name: analysis.category } });
-        await tx.knowledgeCard.createMany({
-          data: [{
-            userId, scrapId, categoryId: category.id, title: analysis.title, summary: analysis.summary,
-            embedding: new Uint8Array(encodeEmbedding(analysis.embedding)),
-          }],
-          skipDuplicates: true,
-        });
-        const card = await tx.knowledgeCard.findUniqueOrThrow({ where: { scrapId }, select: { id: true } });
-        await tx.tag.createMany({ data: tagNames.map((name) => ({ name })), skipDuplicates: true });
-        const tags = await tx.tag.findMany({ where: { name: { in: tagNames } }, select: { id: true } });
-        await tx.knowledgeCardTag.createMany({ data: tags.map((t) => ({ cardId: card.id, tagId: t.id })), skipDuplicates: true });
-        await storeCardVector(tx, card.id, analysis.embedding);
-        return card.id;
-      });
-      activityLog.info('card stored', { jobId, scrapId, cardId });
-      return cardId;
-    },
-
-    /** SAN-8: stores refinedContent on the scrap and completes the job, in one transaction. Idempotent. */
-    async storeRefinement(args: { jobId: string; scrapId: string; refinedContent: string }): Promise<void> {
-      await completeWith(args.jobId, (tx) =>
-        tx.scrap.update({ where: { id: args.scrapId }, data: { refinedContent: args.refinedContent, refinedAt: new Date() } }),
-      );
-      activityLog.info('scrap refined', { jobId: args.jobId, scrapId: args.scrapId });
     },
 
     /**

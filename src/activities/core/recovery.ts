@@ -1,25 +1,29 @@
 /**
- * SAN-6 recovery activities on the `jobs` task queue. Each one repairs one kind of inconsistency
- * between async_jobs, the scraps and Temporal, in bounded batches, and reports what it found and
- * did. Every write is a guarded update or an idempotent enqueue, so a retried activity, a second
- * run or two runs at once change nothing twice.
+ * SAN-6 recovery activities of the job core, on the `jobs` task queue: stale jobs, orphan runs,
+ * bounded retries of FAILED jobs, and the single retry. Each repairs one kind of inconsistency
+ * between async_jobs and Temporal, in bounded batches, and reports what it found and did. Targets
+ * with a status of their own follow through their hooks, so nothing here names a job type. Every
+ * write is a guarded update or an idempotent enqueue, so a retried activity, a second run or two
+ * runs at once change nothing twice. Families add their own rules with the report helpers below.
  */
 import { log as activityLog } from '@temporalio/activity';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { Prisma, type AsyncJob, type PrismaClient } from '@prisma/client';
-import { transitionCommit } from '../../services/san/commit-projection';
-import { enqueueIfNoneActive } from '../../core/projection';
+import type { AsyncJob, PrismaClient } from '@prisma/client';
 import { requeueFailedJob } from '../../core/retry';
 import type { JobStarter } from '../../core/starter';
-import { JOB_TYPES, SA_JOB_TYPE, SA_TARGET_ID, jobWorkflowId, type JobType } from '../../core/contracts';
+import { SA_JOB_TYPE, SA_TARGET_ID, jobWorkflowId, type JobType } from '../../core/contracts';
 import { isTerminal } from '../../core/job-state';
-import { mirrorJobTarget } from '../../services/san/generation-status';
+import { hooksOf, type TargetHookRegistry } from '../../core/target-hooks';
 
-/** Dependencies of the recovery activities: the worker's Prisma and Temporal clients. */
+/** Dependencies of the recovery activities: the worker's clients and the families' declarations. */
 export interface RecoveryActivityDeps {
   db: PrismaClient;
   client: Client;
   starter: JobStarter;
+  /** Target hooks of every job type (mirror, may-requeue, give-up). */
+  targets: TargetHookRegistry;
+  /** Every job type whose workflows run on the `jobs` queue (orphan-run search). */
+  jobTypes: readonly JobType[];
 }
 
 /** What a recovery did to one job, scrap or workflow run. */
@@ -38,12 +42,12 @@ export type RecoveryAction =
   | 'superseded'
   /** The row is not FAILED (retry of a job that is pending, running or completed). */
   | 'not-failed'
-  /** TIL_GITHUB_COMMIT whose commit row is closed: not re-run (a new request makes a new commit). */
+  /** The target's `mayRequeue` hook refused: not re-run (e.g. its own row is closed). */
   | 'target-closed'
   | 'not-found'
-  /** A new PENDING job was enqueued for a scrap (rules 3 and 4). */
+  /** A new PENDING job was enqueued for a target that had none (a family's rule). */
   | 'enqueued'
-  /** The scrap already had an active job of that type (a concurrent enqueue won). */
+  /** The target already had an active job of that type (a concurrent enqueue won). */
   | 'already-active'
   /** The workflow was started. */
   | 'started'
@@ -66,7 +70,8 @@ export interface RecoveryItem {
 
 /** Result of one recovery pass: counts per action over every examined row, and the rows. */
 export interface RecoveryReport {
-  rule: 'stale-jobs' | 'failed-jobs' | 'missing-cards' | 'unrefined-scraps' | 'retry-job';
+  /** `stale-jobs`, `failed-jobs`, `retry-job`, or a family rule's name (e.g. `missing-cards`). */
+  rule: string;
   examined: number;
   counts: Partial<Record<RecoveryAction, number>>;
   items: RecoveryItem[];
@@ -95,20 +100,39 @@ interface WorkflowView {
   status: string;
 }
 
-function newReport(rule: RecoveryReport['rule']): RecoveryReport {
+/** An empty report of `rule`. */
+export function newReport(rule: RecoveryReport['rule']): RecoveryReport {
   return { rule, examined: 0, counts: {}, items: [] };
 }
 
-function record(report: RecoveryReport, item: RecoveryItem): void {
+/** Appends `item` to `report`, counting its actions. */
+export function record(report: RecoveryReport, item: RecoveryItem): void {
   report.examined += 1;
   report.items.push(item);
   for (const a of item.actions) report.counts[a] = (report.counts[a] ?? 0) + 1;
 }
 
+/** The report item of one job row. */
+export function itemOf(job: Pick<AsyncJob, 'jobId' | 'jobType' | 'targetId'>, actions: RecoveryAction[], detail?: string): RecoveryItem {
+  const item: RecoveryItem = { jobId: job.jobId, jobType: job.jobType, targetId: job.targetId, workflowId: jobWorkflowId(job.jobType, job.targetId), actions };
+  if (detail !== undefined) item.detail = detail;
+  return item;
+}
+
+/** Starts a job's workflow after an enqueue; a failed start is left to the SAN-4 reconciler. */
+export async function startJob(starter: JobStarter, job: AsyncJob, actions: RecoveryAction[]): Promise<void> {
+  try {
+    actions.push((await starter.start(job)) === 'started' ? 'started' : 'already-running');
+  } catch (err) {
+    actions.push('start-failed');
+    activityLog.warn('recovery start failed', { jobId: job.jobId, error: String(err) });
+  }
+}
+
 const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
 
-/** Builds the SAN-6 recovery activities (registered on the `jobs` worker). */
-export function createRecoveryActivities({ db, client, starter }: RecoveryActivityDeps) {
+/** Builds the SAN-6 recovery activities of the core (registered on the `jobs` worker). */
+export function createRecoveryActivities({ db, client, starter, targets, jobTypes }: RecoveryActivityDeps) {
   /** Describes the job's workflow by ID; a latest run that belongs to another job counts as missing. */
   async function workflowView(job: AsyncJob): Promise<WorkflowView> {
     try {
@@ -123,56 +147,13 @@ export function createRecoveryActivities({ db, client, starter }: RecoveryActivi
     }
   }
 
-  /** Starts a job's workflow after an enqueue; a failed start is left to the SAN-4 reconciler. */
-  async function start(job: AsyncJob, actions: RecoveryAction[]): Promise<void> {
-    try {
-      actions.push((await starter.start(job)) === 'started' ? 'started' : 'already-running');
-    } catch (err) {
-      actions.push('start-failed');
-      activityLog.warn('recovery start failed', { jobId: job.jobId, error: String(err) });
-    }
-  }
-
   /** Re-enqueues a FAILED job within the limit and starts it; the outcome is appended to `actions`. */
   async function requeueAndStart(jobId: string, maxRetries: number, actions: RecoveryAction[]): Promise<void> {
-    const r = await requeueFailedJob(db, jobId, maxRetries);
+    const r = await requeueFailedJob(db, jobId, maxRetries, targets);
     actions.push(r.outcome);
-    if (r.outcome === 'requeued') await start(r.job, actions);
+    if (r.outcome === 'requeued') await startJob(starter, r.job, actions);
   }
 
-  function itemOf(job: Pick<AsyncJob, 'jobId' | 'jobType' | 'targetId'>, actions: RecoveryAction[], detail?: string): RecoveryItem {
-    const item: RecoveryItem = { jobId: job.jobId, jobType: job.jobType, targetId: job.targetId, workflowId: jobWorkflowId(job.jobType, job.targetId), actions };
-    if (detail !== undefined) item.detail = detail;
-    return item;
-  }
-
-  /**
-   * Rules 3 and 4: scraps missing a card / a refinement, with no active job of `jobType` and whose
-   * latest job of that type is not FAILED (FAILED ones belong to the bounded retry rule, so a poison
-   * scrap is not re-run forever), get a new PENDING job, then its workflow.
-   */
-  async function enqueueForScraps(rule: RecoveryReport['rule'], jobType: JobType, missing: Prisma.Sql, batchSize: number): Promise<RecoveryReport> {
-    const scraps = await db.$queryRaw<{ id: string; user_id: string }[]>`
-      SELECT s.id, s.user_id FROM scraps s
-       WHERE ${missing}
-         AND NOT EXISTS (SELECT 1 FROM async_jobs j
-                          WHERE j.target_id = s.id AND j.job_type = ${jobType}::"JobType"
-                            AND j.status IN ('PENDING', 'PROCESSING', 'FAILED')
-                            AND NOT EXISTS (SELECT 1 FROM async_jobs n
-                                             WHERE n.target_id = j.target_id AND n.job_type = j.job_type
-                                               AND n.created_at > j.created_at))
-       ORDER BY s.created_at
-       LIMIT ${batchSize}`;
-    const report = newReport(rule);
-    for (const s of scraps) {
-      const { job, created } = await enqueueIfNoneActive(db, { jobType, targetId: s.id, userId: s.user_id });
-      const actions: RecoveryAction[] = [created ? 'enqueued' : 'already-active'];
-      if (created) await start(job, actions);
-      record(report, itemOf(job, actions));
-    }
-    activityLog.info('recovery pass', { rule, examined: report.examined, counts: report.counts });
-    return report;
-  }
 
   return {
     /**
@@ -209,7 +190,7 @@ export function createRecoveryActivities({ db, client, starter }: RecoveryActivi
             where: { jobId: row.jobId, status: row.status, updatedAt: row.updatedAt },
             data: { status: 'FAILED', errorMessage, finishedAt: new Date() },
           });
-          if (r.count === 1) await mirrorJobTarget(tx, row, 'FAILED');
+          if (r.count === 1) await hooksOf(targets, row.jobType).mirror?.(tx, row.targetId, 'FAILED');
           return r.count;
         });
         if (count === 0) {
@@ -218,10 +199,8 @@ export function createRecoveryActivities({ db, client, starter }: RecoveryActivi
         }
         const actions: RecoveryAction[] = ['marked-failed'];
         await requeueAndStart(row.jobId, args.maxRetries, actions);
-        // SAN-10: a commit job that stays FAILED takes its live til_github_commits row with it.
-        if (row.jobType === 'TIL_GITHUB_COMMIT' && !actions.includes('requeued')) {
-          await transitionCommit(db, row.targetId, 'FAILED', { errorMessage });
-        }
+        // A job that stays FAILED may take its target with it (e.g. a live commit row, SAN-10).
+        if (!actions.includes('requeued')) await hooksOf(targets, row.jobType).giveUp?.(db, row.targetId, errorMessage);
         record(report, itemOf(row, actions, `${row.status} → ${errorMessage}`));
       }
       activityLog.info('recovery pass', { rule: report.rule, examined: report.examined, counts: report.counts });
@@ -236,7 +215,7 @@ export function createRecoveryActivities({ db, client, starter }: RecoveryActivi
      */
     async terminateOrphanRuns(args: OrphanRunsArgs): Promise<RecoveryReport> {
       const startedBefore = minutesAgo(args.processingStaleMinutes).toISOString();
-      const types = JOB_TYPES.map((t) => `'${t}'`).join(', ');
+      const types = jobTypes.map((t) => `'${t}'`).join(', ');
       const query = `ExecutionStatus = 'Running' AND TaskQueue = '${args.jobsTaskQueue}' AND JobType IN (${types}) AND StartTime < '${startedBefore}'`;
       const report = newReport('stale-jobs');
       let seen = 0;
@@ -245,7 +224,8 @@ export function createRecoveryActivities({ db, client, starter }: RecoveryActivi
         const jobId = typeof wf.memo?.jobId === 'string' ? wf.memo.jobId : null;
         const row = jobId ? await db.asyncJob.findUnique({ where: { jobId } }) : null;
         if (row && !isTerminal(row.status)) continue;
-        const jobType = (wf.typedSearchAttributes.get(SA_JOB_TYPE) as JobType | undefined) ?? row?.jobType ?? 'CARD_ANALYSIS';
+        const jobType = (wf.typedSearchAttributes.get(SA_JOB_TYPE) as JobType | undefined) ?? row?.jobType;
+        if (!jobType) continue; // not a job workflow
         const targetId = wf.typedSearchAttributes.get(SA_TARGET_ID) ?? row?.targetId ?? '';
         const reason = `recovery: job ${jobId ?? '?'} row ${row ? row.status : 'missing'}`;
         const actions: RecoveryAction[] = [];
@@ -293,33 +273,16 @@ export function createRecoveryActivities({ db, client, starter }: RecoveryActivi
     },
 
     /**
-     * SAN-6 rule 3: scraps with no knowledge card and no active CARD_ANALYSIS get one.
-     * Idempotency: enqueue by the SAN-2 index. Retryable.
-     */
-    async enqueueMissingCardAnalyses(args: { batchSize: number }): Promise<RecoveryReport> {
-      const missing = Prisma.sql`NOT EXISTS (SELECT 1 FROM knowledge_cards c WHERE c.scrap_id = s.id)`;
-      return enqueueForScraps('missing-cards', 'CARD_ANALYSIS', missing, args.batchSize);
-    },
-
-    /**
-     * SAN-6 rule 4: scraps never refined (refined_at null) and no active SCRAP_REFINE get one.
-     * Idempotency: enqueue by the SAN-2 index. Retryable.
-     */
-    async enqueueMissingRefinements(args: { batchSize: number }): Promise<RecoveryReport> {
-      return enqueueForScraps('unrefined-scraps', 'SCRAP_REFINE', Prisma.sql`s.refined_at IS NULL`, args.batchSize);
-    },
-
-    /**
      * SAN-6 single retry (operator path without the API, e.g. `temporal workflow start`): same
      * rule and limit as `POST /async-jobs/{jobId}/retry`. Idempotency: the guarded update.
      */
     async retryJob(args: { jobId: string; maxRetries: number }): Promise<RecoveryReport> {
       const report = newReport('retry-job');
       const actions: RecoveryAction[] = [];
-      const r = await requeueFailedJob(db, args.jobId, args.maxRetries);
+      const r = await requeueFailedJob(db, args.jobId, args.maxRetries, targets);
       actions.push(r.outcome);
       if (r.outcome === 'not-found') return report;
-      if (r.outcome === 'requeued') await start(r.job, actions);
+      if (r.outcome === 'requeued') await startJob(starter, r.job, actions);
       record(report, itemOf(r.job, actions, `retry_count ${r.job.retryCount} of ${args.maxRetries}`));
       return report;
     },

@@ -3,14 +3,18 @@
  * runtime and return its validated answer; nothing is written here. AiRuntimeError is mapped to
  * Temporal's retry classes: retryable (with the provider's Retry-After as next delay) or not.
  */
-import { ApplicationFailure, Context, log as activityLog } from '@temporalio/activity';
+import { log as activityLog } from '@temporalio/activity';
 import type { PrismaClient } from '@prisma/client';
-import { AiRuntimeError, type AiRuntime, type CardAnalysis, type RefineResult, type ScrapText } from '../../ai/types';
+import { type AiRuntime, type CardAnalysis, type RefineResult, type ScrapText } from '../../ai/types';
 import type { Quiz, QuizTypeName, TilResult } from '../../ai/types';
 import { acceptQuizzes } from '../../domain/san/quizzes';
 import { loadSourceCards } from '../../services/san/til-sources';
 import { matchStarredRepos } from './github-stars';
 import type { RepoMatch } from '../../domain/san/star-ranking';
+import { failure } from '../../core/failures';
+import { withHeartbeat as heartbeating } from '../../core/heartbeat';
+import { toAiFailure } from '../../ai/failures';
+import { SAN_FAILURES } from '../../domain/san/failures';
 
 /** Dependencies of the AI activities. */
 export interface AiActivityDeps {
@@ -18,36 +22,16 @@ export interface AiActivityDeps {
   db: PrismaClient;
 }
 
-/** Converts an AI boundary error into a Temporal failure of the right retry class. */
-export function toActivityFailure(err: unknown): unknown {
-  if (!(err instanceof AiRuntimeError)) return err;
-  return ApplicationFailure.create({
-    message: err.message,
-    type: `AI_${err.code}`,
-    nonRetryable: !err.retryable,
-    nextRetryDelay: err.retryable && err.retryAfterMs !== undefined ? err.retryAfterMs : undefined,
-    cause: err,
-  });
-}
-
-/** Runs `fn` with the activity's cancellation signal and heartbeats every few seconds. */
-async function withHeartbeat<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const ctx = Context.current();
-  const timer = setInterval(() => ctx.heartbeat(), 2000);
-  try {
-    return await fn(ctx.cancellationSignal);
-  } catch (err) {
-    throw toActivityFailure(err);
-  } finally {
-    clearInterval(timer);
-  }
+/** Runs `fn` with the activity's cancellation signal, heartbeating; AI boundary errors mapped to failures. */
+function withHeartbeat<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  return heartbeating(fn, toAiFailure);
 }
 
 /** Builds the `ai` task-queue activities. */
 export function createAiActivities({ ai, db }: AiActivityDeps) {
   async function loadScrap(scrapId: string): Promise<ScrapText> {
     const scrap = await db.scrap.findUnique({ where: { id: scrapId }, select: { content: true, title: true, sourceUrl: true } });
-    if (!scrap) throw ApplicationFailure.nonRetryable(`scrap ${scrapId} not found`, 'SCRAP_NOT_FOUND');
+    if (!scrap) throw failure(SAN_FAILURES, 'SCRAP_NOT_FOUND', `scrap ${scrapId} not found`);
     return scrap;
   }
 
@@ -71,7 +55,7 @@ export function createAiActivities({ ai, db }: AiActivityDeps) {
      */
     async generateTil(args: { targetDate: string; cardIds: string[] }): Promise<TilResult> {
       const cards = await loadSourceCards(db, args.cardIds);
-      if (cards.length === 0) throw ApplicationFailure.nonRetryable(`none of ${args.cardIds.length} cards exists`, 'NO_SOURCE_CARDS');
+      if (cards.length === 0) throw failure(SAN_FAILURES, 'NO_SOURCE_CARDS', `none of ${args.cardIds.length} cards exists`);
       return withHeartbeat((signal) => ai.generateTil({ targetDate: args.targetDate, cards }, signal));
     },
 
@@ -82,7 +66,7 @@ export function createAiActivities({ ai, db }: AiActivityDeps) {
      */
     async generateQuizzes(args: { cardIds: string[]; types: QuizTypeName[] }): Promise<Quiz[]> {
       const cards = await loadSourceCards(db, args.cardIds);
-      if (cards.length === 0) throw ApplicationFailure.nonRetryable(`none of ${args.cardIds.length} cards exists`, 'NO_SOURCE_CARDS');
+      if (cards.length === 0) throw failure(SAN_FAILURES, 'NO_SOURCE_CARDS', `none of ${args.cardIds.length} cards exists`);
       const quizzes = await withHeartbeat((signal) => ai.generateQuizzes({ cards, types: args.types }, signal));
       const checked = acceptQuizzes(quizzes, cards.map((c) => c.cardId), args.types);
       if (checked.rejected.length > 0) activityLog.warn('quizzes rejected', { rejected: checked.rejected });

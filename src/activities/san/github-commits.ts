@@ -3,11 +3,13 @@
  * til_github_commits status moves in its own guarded transactions, then async_jobs in its own.
  * Every call is idempotent by commitId / jobId (a repeated or late transition is a no-op).
  */
-import { ApplicationFailure, log as activityLog } from '@temporalio/activity';
+import { log as activityLog } from '@temporalio/activity';
 import type { PrismaClient } from '@prisma/client';
 import { transitionCommit, type CommitOutcome } from '../../services/san/commit-projection';
 import { transitionJob } from '../../core/projection';
 import type { JobStatus } from '../../core/contracts';
+import { failure } from '../../core/failures';
+import { SAN_FAILURES } from '../../domain/san/failures';
 
 /** Dependencies of the commit projection activities. */
 export interface GithubCommitActivityDeps {
@@ -24,9 +26,9 @@ export function createGithubCommitActivities({ db }: GithubCommitActivityDeps) {
      */
     async beginCommit(commitId: string): Promise<JobStatus> {
       const r = await transitionCommit(db, commitId, 'PROCESSING');
-      if (r.status === null) throw ApplicationFailure.nonRetryable(`til_github_commit ${commitId} not found`, 'COMMIT_NOT_FOUND');
+      if (r.status === null) throw failure(SAN_FAILURES, 'COMMIT_NOT_FOUND', `til_github_commit ${commitId} not found`);
       if (r.status === 'FAILED') {
-        throw ApplicationFailure.nonRetryable(`til_github_commit ${commitId} already FAILED; request a new commit`, 'COMMIT_NOT_ACTIVE');
+        throw failure(SAN_FAILURES, 'COMMIT_NOT_ACTIVE', `til_github_commit ${commitId} already FAILED; request a new commit`);
       }
       activityLog.info('commit begin', { commitId, status: r.status, changed: r.changed });
       return r.status;
@@ -40,7 +42,7 @@ export function createGithubCommitActivities({ db }: GithubCommitActivityDeps) {
     async completeCommit(args: { jobId: string; commitId: string; outcome?: CommitOutcome }): Promise<void> {
       const c = await transitionCommit(db, args.commitId, 'COMPLETED', { outcome: args.outcome });
       if (c.status !== 'COMPLETED') {
-        throw ApplicationFailure.nonRetryable(`til_github_commit ${args.commitId} is ${c.status ?? 'missing'}, cannot complete`, 'COMMIT_NOT_ACTIVE');
+        throw failure(SAN_FAILURES, 'COMMIT_NOT_ACTIVE', `til_github_commit ${args.commitId} is ${c.status ?? 'missing'}, cannot complete`);
       }
       await transitionJob(db, args.jobId, 'COMPLETED');
       activityLog.info('commit completed', { commitId: args.commitId, jobId: args.jobId, changed: c.changed });

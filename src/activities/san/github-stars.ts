@@ -6,14 +6,18 @@
  * - `jobs`: {@link createStarRecommendationActivities} ranks, stores and completes the job in one
  *   transaction.
  */
-import { ApplicationFailure, Context, log as activityLog } from '@temporalio/activity';
+import { Context, log as activityLog } from '@temporalio/activity';
 import type { Prisma, PrismaClient } from '@prisma/client';
 import type { AiRuntime } from '../../ai/types';
 import type { TokenBox } from '../../crypto/token-box';
 import { decodeEmbedding } from '../../db/vectors';
 import { matchRepo, prepareCards, rankRecommendations, STAR_RANKING, type RepoMatch, type StarredRepoInput } from '../../domain/san/star-ranking';
-import { toGithubFailure, type GithubClientFactory } from '../../github/client';
+import type { GithubClientFactory } from '../../github/client';
+import { toGithubFailure } from './github-failures';
 import { transitionJob } from '../../core/projection';
+import { failure } from '../../core/failures';
+import { SAN_FAILURES } from '../../domain/san/failures';
+import { AI_FAILURES } from '../../ai/failures';
 
 /** Dependencies of the `github` star activities (same as the SAN-10 GitHub activities). */
 export interface GithubStarActivityDeps {
@@ -33,12 +37,12 @@ export function createGithubStarActivities({ db, tokens, github }: GithubStarAct
      */
     async fetchStarredRepos(args: { userId: string }): Promise<StarredRepoInput[]> {
       const account = await db.githubAccount.findUnique({ where: { userId: args.userId } });
-      if (!account) throw ApplicationFailure.nonRetryable(`user ${args.userId} has no linked GitHub account`, 'GITHUB_ACCOUNT_NOT_LINKED');
+      if (!account) throw failure(SAN_FAILURES, 'GITHUB_ACCOUNT_NOT_LINKED', `user ${args.userId} has no linked GitHub account`);
       let token: string;
       try {
         token = tokens.open({ keyId: account.keyId, ciphertext: account.tokenEncrypted }, args.userId);
       } catch (err) {
-        throw ApplicationFailure.nonRetryable(`stored GitHub token cannot be decrypted: ${(err as Error).message}`, 'GITHUB_TOKEN_UNREADABLE');
+        throw failure(SAN_FAILURES, 'GITHUB_TOKEN_UNREADABLE', `stored GitHub token cannot be decrypted: ${(err as Error).message}`);
       }
       const ctx = Context.current();
       ctx.heartbeat();
@@ -90,7 +94,7 @@ export async function matchStarredRepos(
     const batch = args.texts.slice(i, i + EMBED_BATCH);
     const vectors = await deps.ai.embed(batch, signal);
     if (vectors.length !== batch.length) {
-      throw ApplicationFailure.retryable(`embed answered ${vectors.length} vectors for ${batch.length} texts`, 'AI_MALFORMED_OUTPUT');
+      throw failure(AI_FAILURES, 'AI_MALFORMED_OUTPUT', `embed answered ${vectors.length} vectors for ${batch.length} texts`);
     }
     for (const v of vectors) out.push(matchRepo(v, cards));
     heartbeat(i + batch.length);

@@ -4,12 +4,17 @@
  * content is read first, and when it already holds exactly our bytes (an earlier attempt's PUT was
  * accepted before its worker died) the existing commit is returned instead of a second one.
  */
-import { ApplicationFailure, Context, log as activityLog } from '@temporalio/activity';
+import { log as activityLog } from '@temporalio/activity';
 import type { PrismaClient } from '@prisma/client';
 import type { TokenBox } from '../../crypto/token-box';
-import { toGithubFailure, type GithubClientFactory } from '../../github/client';
+import type { GithubClientFactory } from '../../github/client';
+import { toGithubFailure } from './github-failures';
+import { withHeartbeat as heartbeating } from '../../core/heartbeat';
 import { isoDate, tilCommitMessage, tilFileContent } from '../../domain/san/til-paths';
 import { contentHash } from '../../domain/san/scrap';
+import { failure } from '../../core/failures';
+import { SAN_FAILURES } from '../../domain/san/failures';
+import { GITHUB_FAILURES } from './github-failures';
 
 /** Dependencies of the GitHub activities. */
 export interface GithubActivityDeps {
@@ -26,17 +31,8 @@ export interface CommitTilResult {
 }
 
 /** Runs `fn` with the activity's cancellation signal, heartbeating every second, GitHub errors classified. */
-async function withHeartbeat<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const ctx = Context.current();
-  ctx.heartbeat();
-  const timer = setInterval(() => ctx.heartbeat(), 1000);
-  try {
-    return await fn(ctx.cancellationSignal);
-  } catch (err) {
-    throw toGithubFailure(err);
-  } finally {
-    clearInterval(timer);
-  }
+function withHeartbeat<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  return heartbeating(fn, toGithubFailure, 1000);
 }
 
 /** Builds the `github` task-queue activities. */
@@ -51,22 +47,22 @@ export function createGithubActivities({ db, tokens, github }: GithubActivityDep
      */
     async commitTilToGithub(args: { commitId: string }): Promise<CommitTilResult> {
       const row = await db.tilGithubCommit.findUnique({ where: { id: args.commitId } });
-      if (!row) throw ApplicationFailure.nonRetryable(`til_github_commit ${args.commitId} not found`, 'COMMIT_NOT_FOUND');
+      if (!row) throw failure(SAN_FAILURES, 'COMMIT_NOT_FOUND', `til_github_commit ${args.commitId} not found`);
       const summary = await db.dailySummary.findUnique({ where: { id: row.summaryId } });
       if (!summary?.tilMarkdown || !summary.generatedAt) {
-        throw ApplicationFailure.nonRetryable(`daily summary ${row.summaryId} has no generated TIL`, 'TIL_NOT_READY');
+        throw failure(SAN_FAILURES, 'TIL_NOT_READY', `daily summary ${row.summaryId} has no generated TIL`);
       }
       const content = tilFileContent(summary.tilMarkdown);
       if (contentHash(content) !== row.contentHash) {
-        throw ApplicationFailure.nonRetryable(`the TIL of summary ${row.summaryId} changed after the commit was requested`, 'CONTENT_CHANGED');
+        throw failure(SAN_FAILURES, 'CONTENT_CHANGED', `the TIL of summary ${row.summaryId} changed after the commit was requested`);
       }
       const account = await db.githubAccount.findUnique({ where: { userId: row.userId } });
-      if (!account) throw ApplicationFailure.nonRetryable(`user ${row.userId} has no linked GitHub account`, 'GITHUB_ACCOUNT_NOT_LINKED');
+      if (!account) throw failure(SAN_FAILURES, 'GITHUB_ACCOUNT_NOT_LINKED', `user ${row.userId} has no linked GitHub account`);
       let token: string;
       try {
         token = tokens.open({ keyId: account.keyId, ciphertext: account.tokenEncrypted }, row.userId);
       } catch (err) {
-        throw ApplicationFailure.nonRetryable(`stored GitHub token cannot be decrypted: ${(err as Error).message}`, 'GITHUB_TOKEN_UNREADABLE');
+        throw failure(SAN_FAILURES, 'GITHUB_TOKEN_UNREADABLE', `stored GitHub token cannot be decrypted: ${(err as Error).message}`);
       }
       const { repoOwner: owner, repoName: repo, branch, filePath: path } = row;
 
@@ -75,10 +71,10 @@ export function createGithubActivities({ db, tokens, github }: GithubActivityDep
         const current = await client.getFile(owner, repo, path, branch);
         if (current) {
           if (current.content !== content) {
-            throw ApplicationFailure.nonRetryable(`${owner}/${repo}:${branch}/${path} already exists with other content`, 'PATH_TAKEN');
+            throw failure(SAN_FAILURES, 'PATH_TAKEN', `${owner}/${repo}:${branch}/${path} already exists with other content`);
           }
           const last = await client.latestCommitForPath(owner, repo, path, branch);
-          if (!last) throw ApplicationFailure.retryable(`${path} exists but has no commit on ${branch} yet`, 'GITHUB_CONFLICT');
+          if (!last) throw failure(GITHUB_FAILURES, 'GITHUB_CONFLICT', `${path} exists but has no commit on ${branch} yet`);
           activityLog.info('TIL already on GitHub; reusing its commit', { commitId: row.id, commitSha: last.sha });
           return { commitSha: last.sha, htmlUrl: last.htmlUrl, reused: true };
         }

@@ -4,7 +4,7 @@
  * a retried activity writes nothing twice. recall_quiz_generations.status mirrors its job: it is
  * set in the same transaction as every guarded async_jobs transition that changed something.
  */
-import { ApplicationFailure, log as activityLog } from '@temporalio/activity';
+import { log as activityLog } from '@temporalio/activity';
 import type { PrismaClient } from '@prisma/client';
 import { QUIZ_TYPES, type Quiz, type QuizTypeName, type TilResult } from '../../ai/types';
 import type { DbClient } from '../../db/client';
@@ -12,8 +12,10 @@ import { encodeEmbedding } from '../../db/vectors';
 import { enqueueIfNoneActive, transitionJob } from '../../core/projection';
 import type { JobStarter, StartableJob, StartOutcome } from '../../core/starter';
 import type { JobStatus } from '../../core/contracts';
-import { mirrorJobTarget } from '../../services/san/generation-status';
+import { mirrorGeneration as mirrorGenerationRow } from '../../services/san/targets';
 import { cardIdsForLocalDate, isoDate } from '../../services/san/til-sources';
+import { CORE_FAILURES, failure } from '../../core/failures';
+import { SAN_FAILURES } from '../../domain/san/failures';
 
 /** Dependencies of the TIL and recall-quiz projection activities. */
 export interface TilActivityDeps {
@@ -35,7 +37,7 @@ export interface QuizBeginResult {
 
 /** Sets the generation's status to its job's new status (call only when the job transition changed). */
 function mirrorGeneration(tx: DbClient, generationId: string, status: JobStatus): Promise<void> {
-  return mirrorJobTarget(tx, { jobType: 'RECALL_QUIZ_GENERATION', targetId: generationId }, status);
+  return mirrorGenerationRow(tx, generationId, status);
 }
 
 /** Builds the TIL and recall-quiz activities of the `jobs` task queue. */
@@ -47,10 +49,10 @@ export function createTilActivities({ db, starter }: TilActivityDeps) {
      */
     async collectTilCards(args: { summaryId: string }): Promise<CollectedCards> {
       const summary = await db.dailySummary.findUnique({ where: { id: args.summaryId }, select: { userId: true, targetDate: true } });
-      if (!summary) throw ApplicationFailure.nonRetryable(`daily summary ${args.summaryId} not found`, 'SUMMARY_NOT_FOUND');
+      if (!summary) throw failure(SAN_FAILURES, 'SUMMARY_NOT_FOUND', `daily summary ${args.summaryId} not found`);
       const targetDate = isoDate(summary.targetDate);
       const cardIds = await cardIdsForLocalDate(db, summary.userId, targetDate);
-      if (cardIds.length === 0) throw ApplicationFailure.nonRetryable(`no knowledge cards on ${targetDate}`, 'NO_CARDS_FOR_DATE');
+      if (cardIds.length === 0) throw failure(SAN_FAILURES, 'NO_CARDS_FOR_DATE', `no knowledge cards on ${targetDate}`);
       return { targetDate, cardIds };
     },
 
@@ -69,10 +71,10 @@ export function createTilActivities({ db, starter }: TilActivityDeps) {
           SELECT to_char(target_date, 'YYYY-MM-DD') AS target_date FROM daily_summaries
           WHERE id = ${summaryId}::uuid FOR UPDATE`;
         const targetDate = locked[0]?.target_date;
-        if (!targetDate) throw ApplicationFailure.nonRetryable(`daily summary ${summaryId} not found`, 'SUMMARY_NOT_FOUND');
+        if (!targetDate) throw failure(SAN_FAILURES, 'SUMMARY_NOT_FOUND', `daily summary ${summaryId} not found`);
         const t = await transitionJob(tx, jobId, 'COMPLETED');
         if (!t.changed && t.status !== 'COMPLETED') {
-          throw ApplicationFailure.nonRetryable(`job ${jobId} is ${t.status ?? 'missing'}, not PROCESSING`, 'JOB_NOT_ACTIVE');
+          throw failure(CORE_FAILURES, 'JOB_NOT_ACTIVE', `job ${jobId} is ${t.status ?? 'missing'}, not PROCESSING`);
         }
         if (t.changed) {
           await tx.dailySummary.update({
@@ -115,7 +117,7 @@ export function createTilActivities({ db, starter }: TilActivityDeps) {
     async beginRecallQuizJob(args: { jobId: string; generationId: string }): Promise<QuizBeginResult> {
       return db.$transaction(async (tx) => {
         const r = await transitionJob(tx, args.jobId, 'PROCESSING');
-        if (r.status === null) throw ApplicationFailure.nonRetryable(`job ${args.jobId} not found`, 'JOB_NOT_FOUND');
+        if (r.status === null) throw failure(CORE_FAILURES, 'JOB_NOT_FOUND', `job ${args.jobId} not found`);
         if (r.changed) await mirrorGeneration(tx, args.generationId, 'PROCESSING');
         return { proceed: r.status === 'PROCESSING', status: r.status };
       });
@@ -127,10 +129,10 @@ export function createTilActivities({ db, starter }: TilActivityDeps) {
      */
     async collectQuizCards(args: { generationId: string }): Promise<CollectedCards & { types: QuizTypeName[] }> {
       const g = await db.recallQuizGeneration.findUnique({ where: { id: args.generationId }, select: { userId: true, targetDate: true, quizTypes: true } });
-      if (!g) throw ApplicationFailure.nonRetryable(`recall quiz generation ${args.generationId} not found`, 'GENERATION_NOT_FOUND');
+      if (!g) throw failure(SAN_FAILURES, 'GENERATION_NOT_FOUND', `recall quiz generation ${args.generationId} not found`);
       const targetDate = isoDate(g.targetDate);
       const cardIds = await cardIdsForLocalDate(db, g.userId, targetDate);
-      if (cardIds.length === 0) throw ApplicationFailure.nonRetryable(`no knowledge cards on ${targetDate}`, 'NO_CARDS_FOR_DATE');
+      if (cardIds.length === 0) throw failure(SAN_FAILURES, 'NO_CARDS_FOR_DATE', `no knowledge cards on ${targetDate}`);
       return { targetDate, cardIds, types: g.quizTypes };
     },
 
@@ -144,7 +146,7 @@ export function createTilActivities({ db, starter }: TilActivityDeps) {
       const count = await db.$transaction(async (tx) => {
         const t = await transitionJob(tx, jobId, 'COMPLETED');
         if (!t.changed && t.status !== 'COMPLETED') {
-          throw ApplicationFailure.nonRetryable(`job ${jobId} is ${t.status ?? 'missing'}, not PROCESSING`, 'JOB_NOT_ACTIVE');
+          throw failure(CORE_FAILURES, 'JOB_NOT_ACTIVE', `job ${jobId} is ${t.status ?? 'missing'}, not PROCESSING`);
         }
         await tx.recallQuiz.createMany({
           data: quizzes.map((q, position) => ({

@@ -2,10 +2,9 @@
  * SAN-7 scrap submission: normalise, deduplicate per user by SHA-256, enqueue CARD_ANALYSIS and
  * SCRAP_REFINE in the scrap's transaction, start their workflows after commit (SAN-4).
  */
-import type { PrismaClient } from '@prisma/client';
 import { contentHash, normaliseContent } from '../../domain/san/scrap';
-import { enqueueIfNoneActive, latestJob } from '../../core/projection';
-import type { JobStarter, StartableJob } from '../../core/starter';
+import { enqueueAndStart, type EnqueueDeps } from '../../core/enqueue';
+import { latestJob } from '../../core/projection';
 
 /** Validated request body of `POST /scraps`. */
 export interface ScrapInput {
@@ -23,11 +22,7 @@ export interface ScrapSubmission {
 }
 
 /** Dependencies of {@link submitScrap}. */
-export interface ScrapDeps {
-  db: PrismaClient;
-  starter: JobStarter;
-  log: { warn(obj: object, msg: string): void };
-}
+export type ScrapDeps = EnqueueDeps;
 
 /**
  * SAN-7: stores (or finds) the user's scrap and its jobs. New scrap → scrap + two PENDING jobs in
@@ -38,9 +33,7 @@ export interface ScrapDeps {
 export async function submitScrap(deps: ScrapDeps, userId: string, input: ScrapInput): Promise<ScrapSubmission> {
   const content = normaliseContent(input.content);
   const hash = contentHash(content);
-  const toStart: StartableJob[] = [];
-
-  const result = await deps.db.$transaction(async (tx) => {
+  return enqueueAndStart(deps, async ({ tx, enqueue }) => {
     const inserted = await tx.$queryRaw<{ id: string }[]>`
       INSERT INTO scraps (id, user_id, content, content_hash, source_url, title)
       VALUES (gen_random_uuid(), ${userId}::uuid, ${content}, ${hash}, ${input.sourceUrl ?? null}, ${input.title ?? null})
@@ -48,9 +41,8 @@ export async function submitScrap(deps: ScrapDeps, userId: string, input: ScrapI
       RETURNING id`;
     const newId = inserted[0]?.id;
     if (newId) {
-      const analysis = await enqueueIfNoneActive(tx, { jobType: 'CARD_ANALYSIS', targetId: newId, userId });
-      const refine = await enqueueIfNoneActive(tx, { jobType: 'SCRAP_REFINE', targetId: newId, userId });
-      toStart.push(analysis.job, refine.job);
+      const analysis = await enqueue({ jobType: 'CARD_ANALYSIS', targetId: newId, userId });
+      const refine = await enqueue({ jobType: 'SCRAP_REFINE', targetId: newId, userId });
       return { scrapId: newId, analysisJobId: analysis.job.jobId, refineJobId: refine.job.jobId, created: true };
     }
     const scrap = await tx.scrap.findUniqueOrThrow({
@@ -59,8 +51,7 @@ export async function submitScrap(deps: ScrapDeps, userId: string, input: ScrapI
     });
     let analysisJobId: string | undefined;
     if (!scrap.card) {
-      const analysis = await enqueueIfNoneActive(tx, { jobType: 'CARD_ANALYSIS', targetId: scrap.id, userId });
-      if (analysis.created) toStart.push(analysis.job);
+      const analysis = await enqueue({ jobType: 'CARD_ANALYSIS', targetId: scrap.id, userId });
       analysisJobId = analysis.job.jobId;
     } else {
       analysisJobId = (await latestJob(tx, scrap.id, 'CARD_ANALYSIS'))?.jobId;
@@ -69,13 +60,4 @@ export async function submitScrap(deps: ScrapDeps, userId: string, input: ScrapI
     if (!analysisJobId) throw new Error(`scrap ${scrap.id} has a card but no CARD_ANALYSIS job`);
     return { scrapId: scrap.id, analysisJobId, refineJobId: refine?.jobId ?? null, created: false };
   });
-
-  for (const job of toStart) {
-    try {
-      await deps.starter.start(job);
-    } catch (err) {
-      deps.log.warn({ err, jobId: job.jobId, jobType: job.jobType }, 'workflow start failed; reconciler will start it');
-    }
-  }
-  return result;
 }

@@ -4,10 +4,10 @@
  * transaction, the workflow started after commit (SAN-4).
  */
 import type { PrismaClient, TilGithubCommit } from '@prisma/client';
-import { ProblemError } from '../../api/problem';
+import { DomainError } from '../../core/domain-error';
 import type { TokenBox } from '../../crypto/token-box';
 import { contentHash } from '../../domain/san/scrap';
-import { enqueueIfNoneActive } from '../../core/projection';
+import { enqueueAndStart } from '../../core/enqueue';
 import type { JobStarter } from '../../core/starter';
 import { classifyGithubError, isRequestError, type GithubClient, type GithubClientFactory } from '../../github/client';
 import { isoDate, tilFileContent, tilFilePath } from '../../domain/san/til-paths';
@@ -38,16 +38,16 @@ export interface TilCommitAccepted {
  * 403/404 → 400 GITHUB_REPOSITORY_INACCESSIBLE; rate limits, 5xx, network → 503 GITHUB_UNAVAILABLE.
  * Anything else is rethrown.
  */
-export function githubProblem(err: unknown, what: string): ProblemError {
+export function githubProblem(err: unknown, what: string): DomainError {
   if (!isRequestError(err)) throw err;
   const c = classifyGithubError(err);
   if (c.type === 'GITHUB_UNAUTHORIZED') {
-    return new ProblemError(422, 'GITHUB_TOKEN_REJECTED', 'GitHub Token Rejected', 'GitHub rejected the access token (401 Bad credentials); link the account again with a valid token');
+    return new DomainError('unprocessable', 'GITHUB_TOKEN_REJECTED', 'GitHub Token Rejected', 'GitHub rejected the access token (401 Bad credentials); link the account again with a valid token');
   }
   if (c.type === 'GITHUB_FORBIDDEN' || c.type === 'GITHUB_NOT_FOUND') {
-    return new ProblemError(400, 'GITHUB_REPOSITORY_INACCESSIBLE', 'GitHub Repository Inaccessible', `${what} is missing or not accessible with the linked token (GitHub answered ${c.status})`);
+    return new DomainError('invalid', 'GITHUB_REPOSITORY_INACCESSIBLE', 'GitHub Repository Inaccessible', `${what} is missing or not accessible with the linked token (GitHub answered ${c.status})`);
   }
-  return new ProblemError(503, 'GITHUB_UNAVAILABLE', 'GitHub Unavailable', `GitHub could not be reached or is rate limiting (status ${c.status}); try again later`);
+  return new DomainError('unavailable', 'GITHUB_UNAVAILABLE', 'GitHub Unavailable', `GitHub could not be reached or is rate limiting (status ${c.status}); try again later`);
 }
 
 /**
@@ -61,14 +61,14 @@ export function githubProblem(err: unknown, what: string): ProblemError {
 export async function requestTilCommit(deps: TilCommitDeps, userId: string, summaryId: string): Promise<TilCommitAccepted> {
   const { db } = deps;
   const summary = await db.dailySummary.findFirst({ where: { id: summaryId, userId } });
-  if (!summary) throw new ProblemError(404, 'NOT_FOUND', 'Not Found', `daily summary ${summaryId} not found`);
+  if (!summary) throw new DomainError('not-found', 'NOT_FOUND', 'Not Found', `daily summary ${summaryId} not found`);
   if (!summary.generatedAt || summary.tilMarkdown === null) {
-    throw new ProblemError(400, 'TIL_NOT_READY', 'TIL Not Ready', `the TIL of summary ${summaryId} has not been generated yet`);
+    throw new DomainError('invalid', 'TIL_NOT_READY', 'TIL Not Ready', `the TIL of summary ${summaryId} has not been generated yet`);
   }
   const account = await db.githubAccount.findUnique({ where: { userId } });
-  if (!account) throw new ProblemError(400, 'GITHUB_ACCOUNT_NOT_LINKED', 'GitHub Account Not Linked', 'link a GitHub account first: PUT /github/account');
+  if (!account) throw new DomainError('invalid', 'GITHUB_ACCOUNT_NOT_LINKED', 'GitHub Account Not Linked', 'link a GitHub account first: PUT /github/account');
   const repo = await db.githubRepository.findUnique({ where: { userId } });
-  if (!repo) throw new ProblemError(400, 'GITHUB_REPOSITORY_NOT_LINKED', 'GitHub Repository Not Linked', 'link a repository first: PUT /github/repository');
+  if (!repo) throw new DomainError('invalid', 'GITHUB_REPOSITORY_NOT_LINKED', 'GitHub Repository Not Linked', 'link a repository first: PUT /github/repository');
 
   const content = tilFileContent(summary.tilMarkdown);
   const hash = contentHash(content);
@@ -78,14 +78,14 @@ export async function requestTilCommit(deps: TilCommitDeps, userId: string, summ
   try {
     token = deps.tokens.open({ keyId: account.keyId, ciphertext: account.tokenEncrypted }, userId);
   } catch {
-    throw new ProblemError(422, 'GITHUB_TOKEN_REJECTED', 'GitHub Token Unreadable', 'the stored GitHub token cannot be decrypted (its key was retired); link the account again');
+    throw new DomainError('unprocessable', 'GITHUB_TOKEN_REJECTED', 'GitHub Token Unreadable', 'the stored GitHub token cannot be decrypted (its key was retired); link the account again');
   }
   const client = await deps.github(token);
   const date = isoDate(summary.targetDate);
   const skip = new Set<string>();
   for (let round = 0; round < 3; round += 1) {
     const filePath = await choosePath(db, client, { owner: repo.owner, name: repo.name, branch: repo.branch, directory: repo.directory }, date, summary.title ?? '', content, skip);
-    const accepted = await db.$transaction(async (tx) => {
+    const accepted = await enqueueAndStart(deps, async ({ tx, enqueue }) => {
       const inserted = await tx.$queryRaw<{ id: string }[]>`
         INSERT INTO til_github_commits (id, user_id, summary_id, content_hash, repo_owner, repo_name, branch, file_path, status, updated_at)
         VALUES (gen_random_uuid(), ${userId}::uuid, ${summaryId}::uuid, ${hash}, ${repo.owner}, ${repo.name}, ${repo.branch}, ${filePath}, 'PENDING', now())
@@ -93,22 +93,17 @@ export async function requestTilCommit(deps: TilCommitDeps, userId: string, summ
         RETURNING id`;
       const commitId = inserted[0]?.id;
       if (!commitId) return null;
-      const { job } = await enqueueIfNoneActive(tx, { jobType: 'TIL_GITHUB_COMMIT', targetId: commitId, userId });
-      return { commitId, jobId: job.jobId, filePath, job };
+      const { job } = await enqueue({ jobType: 'TIL_GITHUB_COMMIT', targetId: commitId, userId });
+      return { commitId, jobId: job.jobId, filePath };
     });
     if (accepted) {
-      try {
-        await deps.starter.start(accepted.job);
-      } catch (err) {
-        deps.log.warn({ err, jobId: accepted.jobId, jobType: 'TIL_GITHUB_COMMIT' }, 'workflow start failed; reconciler will start it');
-      }
       return { commitId: accepted.commitId, jobId: accepted.jobId, filePath: accepted.filePath };
     }
     // A concurrent request won one of the live indexes: the same content (409) or this path (retry).
     await assertNoLiveDuplicate(db, userId, hash);
     skip.add(filePath);
   }
-  throw new ProblemError(503, 'GITHUB_PATH_UNAVAILABLE', 'Path Unavailable', 'could not reserve a file path; try again');
+  throw new DomainError('unavailable', 'GITHUB_PATH_UNAVAILABLE', 'Path Unavailable', 'could not reserve a file path; try again');
 }
 
 async function assertNoLiveDuplicate(db: PrismaClient, userId: string, hash: string): Promise<void> {
@@ -116,7 +111,7 @@ async function assertNoLiveDuplicate(db: PrismaClient, userId: string, hash: str
     where: { userId, contentHash: hash, status: { in: [...LIVE_COMMIT_STATUSES] } },
   });
   if (live) {
-    throw new ProblemError(409, 'DUPLICATE_RESOURCE', 'Duplicate Resource', `this TIL content is already committed or being committed: commit ${live.id} (${live.status}, ${live.filePath})`);
+    throw new DomainError('conflict', 'DUPLICATE_RESOURCE', 'Duplicate Resource', `this TIL content is already committed or being committed: commit ${live.id} (${live.status}, ${live.filePath})`);
   }
 }
 
@@ -150,5 +145,5 @@ async function choosePath(
     }
     if (!file || file.content === content) return path;
   }
-  throw new ProblemError(409, 'GITHUB_PATH_UNAVAILABLE', 'Path Unavailable', `the first ${MAX_PATH_CANDIDATES} file names for this TIL are taken in ${repo.owner}/${repo.name}`);
+  throw new DomainError('conflict', 'GITHUB_PATH_UNAVAILABLE', 'Path Unavailable', `the first ${MAX_PATH_CANDIDATES} file names for this TIL are taken in ${repo.owner}/${repo.name}`);
 }

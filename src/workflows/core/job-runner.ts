@@ -3,38 +3,22 @@
  * by the work's own transactional activity) or FAILED with the cause chain; the workflow then fails
  * too, so operators find it with `ExecutionStatus="Failed"`.
  */
-import { ApplicationFailure, proxyActivities } from '@temporalio/workflow';
-import type { AiActivities } from '../../activities/san/ai';
+import { proxyActivities } from '@temporalio/workflow';
 import type { JobActivities } from '../../activities/core/jobs';
+import { projectionOptions } from '../../core/activity-options';
 import type { JobWorkflowInput, JobWorkflowResult } from '../../core/contracts';
 import { formatCauseChain } from '../../core/errors';
+import { CORE_FAILURES, failure } from '../../core/failures';
 
-/** Projection activities: idempotent, retried until the database answers. */
-export function projectionActivities(input: JobWorkflowInput) {
-  return proxyActivities<JobActivities>({
-    taskQueue: input.queues.jobs,
-    startToCloseTimeout: '30s',
-    retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '30s' },
-  });
-}
-
-/**
- * `ai`-queue activities (DC-2): heartbeats detect a dead worker within `heartbeatTimeout`; at most 4
- * attempts with exponential backoff; a provider's Retry-After overrides the next delay.
- * `startToCloseTimeout` per attempt: 2 min for one scrap, longer for a whole day of cards.
- */
-export function aiActivities(input: JobWorkflowInput, startToCloseTimeout = '2m', heartbeatTimeout = '10s') {
-  return proxyActivities<AiActivities>({
-    taskQueue: input.queues.ai,
-    startToCloseTimeout,
-    heartbeatTimeout,
-    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 4 },
-  });
+/** The core's projection activities on the `jobs` queue: idempotent, bounded retries (PROJECTION_RETRY). */
+export function projectionActivities(input: Pick<JobWorkflowInput, 'queues'>) {
+  return proxyActivities<JobActivities>(projectionOptions(input.queues.jobs));
 }
 
 /**
  * Runs `work` between beginJob and the FAILED bookkeeping. A row that is already terminal (a late
- * duplicate start) returns SKIPPED without doing anything.
+ * duplicate start) returns SKIPPED without doing anything. Throws JOB_FAILED (non-retryable) with
+ * the work's failure as its cause.
  */
 export async function runJob(input: JobWorkflowInput, work: () => Promise<void>): Promise<JobWorkflowResult> {
   const jobs = projectionActivities(input);
@@ -44,10 +28,7 @@ export async function runJob(input: JobWorkflowInput, work: () => Promise<void>)
     await work();
   } catch (err) {
     await jobs.failJob(input.jobId, formatCauseChain(err));
-    throw ApplicationFailure.create({
-      message: `${input.jobType} job ${input.jobId} failed`,
-      type: 'JOB_FAILED',
-      nonRetryable: true,
+    throw failure(CORE_FAILURES, 'JOB_FAILED', `${input.jobType} job ${input.jobId} failed`, {
       cause: err instanceof Error ? err : undefined,
     });
   }

@@ -1,5 +1,6 @@
 /** Operational workflows: the pending-job reconciler (SAN-4) and the benchmark baseline. */
 import { proxyActivities } from '@temporalio/workflow';
+import { MAINTENANCE_RETRY } from '../../core/activity-options';
 import type { JobActivities, ReconcileReport } from '../../activities/core/jobs';
 import type { TaskQueues } from '../../core/contracts';
 
@@ -18,7 +19,7 @@ export async function reconcilePendingJobsWorkflow(input: ReconcileInput): Promi
   const jobs = proxyActivities<JobActivities>({
     taskQueue: input.queues.jobs,
     startToCloseTimeout: '2m',
-    retry: { maximumAttempts: 3 },
+    retry: MAINTENANCE_RETRY,
   });
   return jobs.startStalePendingJobs({ graceSeconds: input.graceSeconds, limit: input.limit ?? 500 });
 }

@@ -7,6 +7,7 @@ import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { RecoveryActivities, RecoveryReport } from '../../activities/core/recovery';
 import type { TaskQueues } from '../../core/contracts';
 import { DEFAULT_MAX_RETRIES } from '../../core/job-state';
+import { MAINTENANCE_RETRY } from '../../core/activity-options';
 
 /** Input of every recovery workflow (the schedules pass the configured values); ages in minutes. */
 export interface RecoveryInput {
@@ -17,11 +18,12 @@ export interface RecoveryInput {
   batchSize: number;
 }
 
-function recoveryActivities(queues: Pick<TaskQueues, 'jobs'>) {
+/** Recovery activities on the `jobs` queue (10 min per pass, MAINTENANCE_RETRY). */
+export function recoveryActivities(queues: Pick<TaskQueues, 'jobs'>) {
   return proxyActivities<RecoveryActivities>({
     taskQueue: queues.jobs,
     startToCloseTimeout: '10m',
-    retry: { initialInterval: '5s', backoffCoefficient: 2, maximumAttempts: 3 },
+    retry: MAINTENANCE_RETRY,
   });
 }
 
@@ -53,16 +55,6 @@ export async function recoverStaleJobsWorkflow(input: RecoveryInput): Promise<Re
 /** SAN-6 rule 2: FAILED jobs re-enqueued up to `maxRetries` re-runs in all. Schedule `recovery-failed-jobs`. */
 export async function retryFailedJobsWorkflow(input: RecoveryInput): Promise<RecoveryReport> {
   return recoveryActivities(input.queues).retryFailedJobs({ maxRetries: input.maxRetries, batchSize: input.batchSize });
-}
-
-/** SAN-6 rule 3: scraps with no card and no active CARD_ANALYSIS get one. Schedule `recovery-missing-cards`. */
-export async function recoverMissingCardsWorkflow(input: RecoveryInput): Promise<RecoveryReport> {
-  return recoveryActivities(input.queues).enqueueMissingCardAnalyses({ batchSize: input.batchSize });
-}
-
-/** SAN-6 rule 4: scraps never refined and no active SCRAP_REFINE get one. Schedule `recovery-unrefined-scraps`. */
-export async function recoverUnrefinedScrapsWorkflow(input: RecoveryInput): Promise<RecoveryReport> {
-  return recoveryActivities(input.queues).enqueueMissingRefinements({ batchSize: input.batchSize });
 }
 
 /** Input of {@link retryJobWorkflow}; `queues` defaults to this run's task queue, `maxRetries` to 3. */

@@ -1,5 +1,6 @@
 /** SAN-10 TIL_GITHUB_COMMIT workflow. */
 import { proxyActivities } from '@temporalio/workflow';
+import { PROJECTION_RETRY } from '../../core/activity-options';
 import type { GithubActivities } from '../../activities/san/github';
 import type { GithubCommitActivities } from '../../activities/san/github-commits';
 import type { JobWorkflowInput, JobWorkflowResult } from '../../core/contracts';
@@ -11,7 +12,7 @@ function commitProjection(input: JobWorkflowInput) {
   return proxyActivities<GithubCommitActivities>({
     taskQueue: input.queues.jobs,
     startToCloseTimeout: '30s',
-    retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '30s' },
+    retry: PROJECTION_RETRY,
   });
 }
 

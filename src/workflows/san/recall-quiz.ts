@@ -1,5 +1,5 @@
 /** RECALL_QUIZ_GENERATION (SAN-11): quizzes over one date's cards, stored with their generation. */
-import { ApplicationFailure } from '@temporalio/workflow';
+import { CORE_FAILURES, failure } from '../../core/failures';
 import type { JobWorkflowInput, JobWorkflowResult } from '../../core/contracts';
 import { formatCauseChain } from '../../core/errors';
 import { generationActivities, tilProjectionActivities } from './til';
@@ -22,12 +22,7 @@ export async function recallQuizGenerationWorkflow(input: JobWorkflowInput): Pro
     await quiz.storeRecallQuizzes({ jobId: input.jobId, generationId, quizzes });
   } catch (err) {
     await quiz.failRecallQuizJob({ jobId: input.jobId, generationId, errorMessage: formatCauseChain(err) });
-    throw ApplicationFailure.create({
-      message: `${input.jobType} job ${input.jobId} failed`,
-      type: 'JOB_FAILED',
-      nonRetryable: true,
-      cause: err instanceof Error ? err : undefined,
-    });
+    throw failure(CORE_FAILURES, 'JOB_FAILED', `${input.jobType} job ${input.jobId} failed`, { cause: err instanceof Error ? err : undefined });
   }
   return { jobId: input.jobId, status: 'COMPLETED' };
 }

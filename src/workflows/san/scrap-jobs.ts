@@ -1,6 +1,7 @@
 /** CARD_ANALYSIS (SAN-7) and SCRAP_REFINE (SAN-8) workflows. */
 import type { JobWorkflowInput, JobWorkflowResult } from '../../core/contracts';
-import { aiActivities, projectionActivities, runJob } from '../core/job-runner';
+import { runJob } from '../core/job-runner';
+import { aiActivities, cardActivities } from './proxies';
 
 /**
  * SAN-7 CARD_ANALYSIS, workflow ID `card-analysis:<scrapId>`: AI analysis on the `ai` queue, then
@@ -9,7 +10,7 @@ import { aiActivities, projectionActivities, runJob } from '../core/job-runner';
 export async function cardAnalysisWorkflow(input: JobWorkflowInput): Promise<JobWorkflowResult> {
   return runJob(input, async () => {
     const analysis = await aiActivities(input).analyzeScrap({ scrapId: input.targetId });
-    await projectionActivities(input).storeCard({
+    await cardActivities(input).storeCard({
       jobId: input.jobId,
       scrapId: input.targetId,
       userId: input.userId,
@@ -25,6 +26,6 @@ export async function cardAnalysisWorkflow(input: JobWorkflowInput): Promise<Job
 export async function scrapRefineWorkflow(input: JobWorkflowInput): Promise<JobWorkflowResult> {
   return runJob(input, async () => {
     const { refinedContent } = await aiActivities(input).refineScrap({ scrapId: input.targetId });
-    await projectionActivities(input).storeRefinement({ jobId: input.jobId, scrapId: input.targetId, refinedContent });
+    await cardActivities(input).storeRefinement({ jobId: input.jobId, scrapId: input.targetId, refinedContent });
   });
 }

@@ -1,9 +1,11 @@
 /** SAN-12 GITHUB_STAR_RECOMMENDATION workflow. */
 import { proxyActivities } from '@temporalio/workflow';
+import { PROJECTION_RETRY } from '../../core/activity-options';
 import type { GithubStarActivities, StarRecommendationActivities } from '../../activities/san/github-stars';
 import type { JobWorkflowInput, JobWorkflowResult } from '../../core/contracts';
 import { repoText } from '../../domain/san/star-ranking';
-import { aiActivities, runJob } from '../core/job-runner';
+import { runJob } from '../core/job-runner';
+import { aiActivities } from './proxies';
 
 /**
  * SAN-12, workflow ID `github-star-recommendation:<userId>` (one active per user, SAN-2): fetches
@@ -22,7 +24,7 @@ export async function githubStarRecommendationWorkflow(input: JobWorkflowInput):
   const store = proxyActivities<StarRecommendationActivities>({
     taskQueue: input.queues.jobs,
     startToCloseTimeout: '1m',
-    retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '30s' },
+    retry: PROJECTION_RETRY,
   });
   return runJob(input, async () => {
     const repos = await github.fetchStarredRepos({ userId: input.userId });

@@ -1,15 +1,17 @@
 /** TIL_GENERATION (SAN-9): the daily TIL of a summary, then its automatic recall quizzes (SAN-11). */
 import { proxyActivities } from '@temporalio/workflow';
+import { PROJECTION_RETRY } from '../../core/activity-options';
 import type { TilActivities } from '../../activities/san/til';
 import type { JobWorkflowInput, JobWorkflowResult } from '../../core/contracts';
-import { aiActivities, runJob } from '../core/job-runner';
+import { runJob } from '../core/job-runner';
+import { aiActivities } from './proxies';
 
 /** `jobs`-queue TIL/quiz projection activities: idempotent, retried until the database answers. */
 export function tilProjectionActivities(input: JobWorkflowInput) {
   return proxyActivities<TilActivities>({
     taskQueue: input.queues.jobs,
     startToCloseTimeout: '30s',
-    retry: { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '30s' },
+    retry: PROJECTION_RETRY,
   });
 }
 

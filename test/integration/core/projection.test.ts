@@ -2,6 +2,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import type { PrismaClient } from '@prisma/client';
 import { createJobActivities } from '../../../src/activities/core/jobs';
+import { createCardActivities } from '../../../src/activities/san/cards';
 import { analyzeLocally } from '../../../src/ai/local';
 import { createUserWithToken } from '../../../src/auth/tokens';
 import { createPrisma } from '../../../src/db/client';
@@ -14,14 +15,14 @@ let drop: () => Promise<void>;
 let userId: string;
 const starter = { start: jest.fn(async () => 'started' as const) };
 const env = new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
-let acts: ReturnType<typeof createJobActivities>;
+let acts: ReturnType<typeof createJobActivities> & ReturnType<typeof createCardActivities>;
 
 beforeAll(async () => {
   const database = await createTestDatabase(process.env.TEST_PG_ADMIN_URL!);
   drop = database.drop;
   db = createPrisma(database.url, { poolMax: 10 });
   userId = (await createUserWithToken(db, 'projection')).userId;
-  acts = createJobActivities({ db, starter });
+  acts = { ...createJobActivities({ db, starter }), ...createCardActivities({ db }) };
 });
 afterAll(async () => {
   await db?.$disconnect();

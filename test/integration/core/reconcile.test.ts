@@ -1,5 +1,5 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { createTemporalJobStarter } from '../../../src/core/starter';
+import { createJobStarter } from '../../../src/families';
 import { jobWorkflowId } from '../../../src/core/contracts';
 import { ensureReconcileSchedule } from '../../../src/workers/schedules';
 import type { ReconcileReport } from '../../../src/activities/core/jobs';
@@ -61,7 +61,7 @@ it('a job committed without its workflow is started by the reconciler, exactly o
 it('a reconcile racing a live start does not run the job twice', async () => {
   const ids = await submitWithCrash(`${SOURDOUGH} race probe`);
   const job = await stack.db.asyncJob.findUniqueOrThrow({ where: { jobId: ids.analysisJobId } });
-  const starter = createTemporalJobStarter(stack.client, stack.queues);
+  const starter = createJobStarter(stack.client, stack.queues);
   const outcomes = await Promise.all([starter.start(job), starter.start(job), starter.start(job)]);
   expect(outcomes.filter((o) => o === 'started')).toHaveLength(1);
   expect((await waitForJob(stack, ids.analysisJobId, user.auth)).status).toBe('COMPLETED');

@@ -9,6 +9,7 @@ import type { AsyncJob } from '@prisma/client';
 import type { RecoveryItem, RecoveryReport } from '../../../src/activities/core/recovery';
 import { contentHash } from '../../../src/domain/san/scrap';
 import { requeueFailedJob } from '../../../src/core/retry';
+import { TARGET_HOOKS } from '../../../src/families';
 import { jobWorkflowId, type JobStatus, type JobType } from '../../../src/core/contracts';
 import { ensureRecoverySchedules, RECOVERY_SCHEDULES } from '../../../src/workers/schedules';
 import type { RecoveryInput } from '../../../src/workflows/core/recovery';
@@ -318,7 +319,7 @@ describe('targets with a status of their own', () => {
       data: { userId: user.userId, targetDate: new Date('2026-11-01T00:00:00Z'), quizTypes: ['OX'], status: 'FAILED' },
     });
     const failed = await seedJob(g.id, 'RECALL_QUIZ_GENERATION', 'FAILED');
-    const r = await requeueFailedJob(stack.db, failed.jobId, 3);
+    const r = await requeueFailedJob(stack.db, failed.jobId, 3, TARGET_HOOKS);
     expect(r.outcome).toBe('requeued');
     expect((await stack.db.recallQuizGeneration.findUniqueOrThrow({ where: { id: g.id } })).status).toBe('PENDING');
   });
@@ -358,7 +359,7 @@ it('the four recovery Schedules are created idempotently with the configured int
   const ids = await ensureRecoverySchedules(stack.client, stack.config, stack.queues);
   try {
     expect(await ensureRecoverySchedules(stack.client, stack.config, stack.queues)).toEqual(ids);
-    expect(ids).toEqual(Object.keys(RECOVERY_SCHEDULES).map((n) => `${stack.config.temporal.taskQueuePrefix}${n}`));
+    expect(ids).toEqual(RECOVERY_SCHEDULES.map((s) => `${stack.config.temporal.taskQueuePrefix}${s.name}`));
     for (const id of ids) {
       const d = await stack.client.schedule.getHandle(id).describe();
       expect(d.spec.intervals?.[0]?.every).toBe(120 * MINUTE);

@@ -3,7 +3,8 @@
  * and the classification of GitHub errors into Temporal retry classes (SAN-10, SAN-12).
  */
 import { ApplicationFailure } from '@temporalio/common';
-import { classifyGithubError, octokitClientFactory, toGithubFailure, type GithubClient, type GithubRequestError } from '../../../src/github/client';
+import { classifyGithubError, octokitClientFactory, type GithubClient, type GithubRequestError } from '../../../src/github/client';
+import { toGithubFailure } from '../../../src/activities/san/github-failures';
 import { gitBlobSha, startGithubEmulator, type GithubEmulator } from '../../support/github-emulator';
 
 let emulator: GithubEmulator;

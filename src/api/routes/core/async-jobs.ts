@@ -1,9 +1,10 @@
 /** `GET /async-jobs/{jobId}` (SAN-5) and `POST /async-jobs/{jobId}/retry` (SAN-6). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { startAfterCommit } from '../../../core/enqueue';
 import { requeueFailedJob } from '../../../core/retry';
-import { JOB_TYPES } from '../../../core/contracts';
-import type { ApiDeps } from '../../app';
+import { JobType } from '@prisma/client';
+import type { ApiDeps } from '../../deps';
 import { notFound, ProblemError, ProblemSchema } from '../../problem';
 import { AsyncJobSchema, Uuid } from '../../schemas';
 
@@ -11,7 +12,7 @@ import { AsyncJobSchema, Uuid } from '../../schemas';
 const RetriedJobSchema = z
   .object({
     jobId: z.uuid(),
-    jobType: z.enum(JOB_TYPES),
+    jobType: z.enum(JobType),
     targetId: z.uuid(),
     status: z.literal('PENDING'),
     retryCount: z.number().int(),
@@ -63,14 +64,14 @@ export const asyncJobRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) 
       const owned = await deps.db.asyncJob.findFirst({ where: { jobId: req.params.jobId, userId: req.userId }, select: { jobId: true } });
       if (!owned) throw notFound(`job ${req.params.jobId}`);
       const maxRetries = deps.config.recovery.maxRetries;
-      const r = await requeueFailedJob(deps.db, owned.jobId, maxRetries);
+      const r = await requeueFailedJob(deps.db, owned.jobId, maxRetries, deps.targets);
       switch (r.outcome) {
         case 'not-found':
           throw notFound(`job ${req.params.jobId}`);
         case 'not-failed':
           throw new ProblemError(409, 'JOB_NOT_RETRYABLE', 'Job Not Retryable', `job is ${r.job.status}; only a FAILED job can be retried`);
         case 'target-closed':
-          throw new ProblemError(409, 'JOB_NOT_RETRYABLE', 'Job Not Retryable', 'its GitHub commit is closed; request a new commit: POST /til/{summaryId}/github-commits');
+          throw new ProblemError(409, 'JOB_NOT_RETRYABLE', 'Job Not Retryable', r.hint ?? 'its target is closed; make a new request for it');
         case 'superseded':
           throw new ProblemError(409, 'JOB_NOT_RETRYABLE', 'Job Not Retryable', `job ${r.supersededBy} of the same target is active or newer`);
         case 'limit-reached':
@@ -78,11 +79,7 @@ export const asyncJobRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) 
         case 'requeued':
           break;
       }
-      try {
-        await deps.starter.start(r.job);
-      } catch (err) {
-        req.log.warn({ err, jobId: r.job.jobId }, 'workflow start failed; reconciler will start it');
-      }
+      await startAfterCommit({ starter: deps.starter, log: req.log }, [r.job]);
       reply.code(202).header('location', `/async-jobs/${r.job.jobId}`);
       return { jobId: r.job.jobId, jobType: r.job.jobType, targetId: r.job.targetId, status: 'PENDING' as const, retryCount: r.job.retryCount, maxRetries };
     },

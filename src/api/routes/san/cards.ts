@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { decodeEmbedding } from '../../../db/vectors';
-import type { ApiDeps } from '../../app';
+import type { SanRouteDeps } from './deps';
 import { notFound, ProblemSchema } from '../../problem';
 import { Uuid } from '../../schemas';
 
@@ -28,7 +28,7 @@ const SimilarSchema = z
   .meta({ id: 'SimilarCards' });
 
 /** Card reads, scoped to the caller's own cards. */
-export const cardRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) => {
+export const cardRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, deps) => {
   app.get(
     '/cards/:id',
     {

@@ -10,7 +10,7 @@ import { githubClientFactoryFromConfig } from '../../../github/client';
 import { normaliseDirectory } from '../../../domain/san/til-paths';
 import { githubProblem, requestTilCommit } from '../../../services/san/til-commits';
 import { JOB_STATUSES } from '../../../core/contracts';
-import type { ApiDeps } from '../../app';
+import type { SanRouteDeps } from './deps';
 import { notFound, ProblemError, ProblemSchema } from '../../problem';
 import { Uuid } from '../../schemas';
 
@@ -40,8 +40,8 @@ const REPO = /^(?!\.{1,2}$)[A-Za-z0-9._-]{1,100}$/;
 const BRANCH = /^(?!\/|.*(?:\/\/|\/$|\.\.|@\{|\.lock$|\.$))[^\s~^:?*[\\\p{Cc}]{1,255}$/u;
 
 /** SAN-10 routes, scoped to the caller (another user's summary is a 404). */
-export const githubRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) => {
-  const tokens = tokenBoxFromConfig(deps.config);
+export const githubRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, deps) => {
+  const tokens = tokenBoxFromConfig(deps.config.github);
   const github = githubClientFactoryFromConfig(deps.config);
   const accountOf = (a: { login: string | null; updatedAt: Date }) => ({ login: a.login, linkedAt: a.updatedAt.toISOString() });
   const repositoryOf = (r: { owner: string; name: string; branch: string; directory: string; updatedAt: Date }) => ({

@@ -5,7 +5,7 @@ import { QUIZ_TYPES } from '../../../ai/types';
 import { JOB_STATUSES } from '../../../core/contracts';
 import { requestRecallQuiz } from '../../../services/san/til';
 import { dateValue, isoDate } from '../../../services/san/til-sources';
-import type { ApiDeps } from '../../app';
+import type { SanRouteDeps } from './deps';
 import { notFound, ProblemSchema } from '../../problem';
 import { Uuid } from '../../schemas';
 import { IsoDateSchema } from './til';
@@ -42,7 +42,7 @@ const GenerationListSchema = z
   .meta({ id: 'RecallQuizGenerationList' });
 
 /** SAN-11 recall-quiz routes, scoped to the caller's own generations (another user's are 404). */
-export const recallQuizRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) => {
+export const recallQuizRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, deps) => {
   /** The generations' latest RECALL_QUIZ_GENERATION jobs, by generation id. */
   async function latestJobs(generationIds: string[]) {
     const jobs = await deps.db.asyncJob.findMany({

@@ -2,11 +2,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { submitScrap } from '../../../services/san/scraps';
-import type { ApiDeps } from '../../app';
+import type { SanRouteDeps } from './deps';
 import { ProblemSchema } from '../../problem';
 
 /** SAN-7 submission: 202 `{ scrapId, analysisJobId, refineJobId }` with `Location` of the analysis job. */
-export const scrapRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) => {
+export const scrapRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, deps) => {
   const Body = z.object({
     content: z
       .string()

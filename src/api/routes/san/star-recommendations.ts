@@ -1,8 +1,8 @@
 /** `POST|GET /github-star-recommendations` (SAN-12). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { enqueueIfNoneActive } from '../../../core/projection';
-import type { ApiDeps } from '../../app';
+import { enqueueAndStart } from '../../../core/enqueue';
+import type { SanRouteDeps } from './deps';
 import { notFound, ProblemError, ProblemSchema } from '../../problem';
 
 const Accepted = z.object({ jobId: z.uuid(), targetId: z.uuid() }).meta({ id: 'StarRecommendationAccepted' });
@@ -32,7 +32,7 @@ const Recommendations = z
   .meta({ id: 'StarRecommendations' });
 
 /** SAN-12 routes; the target of the job is the caller's user id (one active job per user, SAN-2). */
-export const starRecommendationRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) => {
+export const starRecommendationRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, deps) => {
   app.post(
     '/github-star-recommendations',
     {
@@ -50,15 +50,12 @@ export const starRecommendationRoutes: FastifyPluginAsyncZod<ApiDeps> = async (a
       if (!account) {
         throw new ProblemError(400, 'GITHUB_ACCOUNT_NOT_LINKED', 'GitHub Account Not Linked', 'link a GitHub account first: PUT /github/account');
       }
-      const { job, created } = await enqueueIfNoneActive(deps.db, { jobType: 'GITHUB_STAR_RECOMMENDATION', targetId: req.userId, userId: req.userId });
+      const { job, created } = await enqueueAndStart({ db: deps.db, starter: deps.starter, log: req.log }, ({ enqueue }) =>
+        enqueue({ jobType: 'GITHUB_STAR_RECOMMENDATION', targetId: req.userId, userId: req.userId }),
+      );
       reply.header('location', `/async-jobs/${job.jobId}`);
       if (!created) {
         throw new ProblemError(409, 'DUPLICATE_RESOURCE', 'Duplicate Resource', `star recommendation job ${job.jobId} is already ${job.status}`);
-      }
-      try {
-        await deps.starter.start(job);
-      } catch (err) {
-        req.log.warn({ err, jobId: job.jobId }, 'workflow start failed; reconciler will start it');
       }
       reply.code(202);
       return { jobId: job.jobId, targetId: job.targetId };

@@ -6,7 +6,7 @@ import { latestJob } from '../../../core/projection';
 import { JOB_STATUSES } from '../../../core/contracts';
 import { requestTil } from '../../../services/san/til';
 import { dateValue, isoDate } from '../../../services/san/til-sources';
-import type { ApiDeps } from '../../app';
+import type { SanRouteDeps } from './deps';
 import { notFound, ProblemError, ProblemSchema } from '../../problem';
 import { Uuid } from '../../schemas';
 
@@ -43,7 +43,7 @@ const RecallCardsSchema = z
   .meta({ id: 'RecallCards' });
 
 /** SAN-9 TIL routes, scoped to the caller's own summaries (another user's are 404). */
-export const tilRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) => {
+export const tilRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, deps) => {
   app.post(
     '/til',
     {

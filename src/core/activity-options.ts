@@ -1,0 +1,31 @@
+/**
+ * Retry and timeout presets for `proxyActivities`, one per kind of activity, and the heartbeat
+ * helper of long activities (DC-2, SAN-4). The presets are plain data: workflow-safe.
+ */
+import type { ActivityOptions, RetryPolicy } from '@temporalio/common';
+
+/**
+ * Projection writes on the `jobs` queue: idempotent, retried with backoff while the database is
+ * unreachable; deterministic rejections are non-retryable failures (PROJECTION_REJECTED). Bounded
+ * so a job can never retry forever: 60 attempts at ≤ 30 s apart ride out a ~25 min outage.
+ */
+export const PROJECTION_RETRY: RetryPolicy = { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 60 };
+
+/** Outside-service calls (AI, GitHub): at most 4 attempts; a dependency's Retry-After overrides the delay. */
+export const PROVIDER_RETRY: RetryPolicy = { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 4 };
+
+/** Maintenance passes (reconciler, recovery): a few attempts, the next schedule tick tries again. */
+export const MAINTENANCE_RETRY: RetryPolicy = { initialInterval: '5s', backoffCoefficient: 2, maximumAttempts: 3 };
+
+/** Options of projection activities on `taskQueue`. */
+export function projectionOptions(taskQueue: string): ActivityOptions {
+  return { taskQueue, startToCloseTimeout: '30s', retry: PROJECTION_RETRY };
+}
+
+/**
+ * Options of outside-service activities on `taskQueue`: heartbeats detect a dead worker within
+ * `heartbeatTimeout`; `startToCloseTimeout` bounds one attempt.
+ */
+export function providerOptions(taskQueue: string, startToCloseTimeout = '2m', heartbeatTimeout = '10s'): ActivityOptions {
+  return { taskQueue, startToCloseTimeout, heartbeatTimeout, retry: PROVIDER_RETRY };
+}

@@ -1,0 +1,96 @@
+/**
+ * The list of families and what the API and the workers are assembled from: the job type →
+ * workflow map, target hooks, failure catalogue, problem codes, routes, activities per task queue
+ * and schedules. A new family is one manifest and one entry in {@link FAMILIES}.
+ */
+import { JobType as DbJobTypes } from '@prisma/client';
+import type { Client } from '@temporalio/client';
+import type { JobType, JobWorkflowTypes, QueueName, TaskQueues } from '../core/contracts';
+import { CORE_FAILURES, type FailureCatalogue } from '../core/failures';
+import { createTemporalJobStarter, type JobStarter } from '../core/starter';
+import type { TargetHookRegistry, TargetHooks } from '../core/target-hooks';
+import type { AiQueueContext, FamilyManifest, GithubQueueContext, JobsQueueContext, ScheduleDecl } from './manifest';
+import { san } from './san';
+
+/** Every family, in registration order. */
+export const FAMILIES: readonly FamilyManifest[] = [san];
+
+/** Builds the job type → workflow type map; every job type of the database has exactly one family. */
+export function assembleWorkflowTypes(families: readonly FamilyManifest[]): JobWorkflowTypes {
+  const map: Partial<Record<JobType, string>> = {};
+  for (const f of families) {
+    for (const [jobType, workflow] of Object.entries(f.jobs) as [JobType, string][]) {
+      if (map[jobType]) throw new Error(`job type ${jobType} is declared by two families`);
+      map[jobType] = workflow;
+    }
+  }
+  const missing = Object.values(DbJobTypes).filter((t) => !map[t]);
+  if (missing.length > 0) throw new Error(`job types without a family: ${missing.join(', ')}`);
+  return map as JobWorkflowTypes;
+}
+
+/** Job type → workflow type (exported function name in src/workflows). */
+export const JOB_WORKFLOW_TYPES: JobWorkflowTypes = assembleWorkflowTypes(FAMILIES);
+
+/** Every job type, as declared by the families. */
+export const JOB_TYPES: readonly JobType[] = Object.keys(JOB_WORKFLOW_TYPES) as JobType[];
+
+/** Job type → target hooks. */
+export const TARGET_HOOKS: TargetHookRegistry = Object.assign(
+  {},
+  ...FAMILIES.map((f) => f.targets ?? {}),
+) as Partial<Record<JobType, TargetHooks>>;
+
+/** The one failure catalogue: the core's and every family's (a type declared twice must agree). */
+export const FAILURE_CATALOGUE: FailureCatalogue = mergeCatalogues([CORE_FAILURES, ...FAMILIES.map((f) => f.failures)]);
+
+function mergeCatalogues(catalogues: readonly FailureCatalogue[]): FailureCatalogue {
+  const out: Record<string, FailureCatalogue[string]> = {};
+  for (const c of catalogues) {
+    for (const [type, spec] of Object.entries(c)) {
+      const prev = out[type];
+      if (prev && prev.retry !== spec.retry) throw new Error(`failure type ${type} is declared with two retry classes`);
+      out[type] = spec;
+    }
+  }
+  return out;
+}
+
+/** Every family's problem codes. */
+export const FAMILY_PROBLEM_CODES: readonly string[] = FAMILIES.flatMap((f) => f.problemCodes);
+
+/** Every family's schedules. */
+export const FAMILY_SCHEDULES: readonly ScheduleDecl[] = FAMILIES.flatMap((f) => f.schedules);
+
+/** Context of each task queue's activity factories. */
+export interface QueueContexts {
+  jobs: JobsQueueContext;
+  ai: AiQueueContext;
+  github: GithubQueueContext;
+}
+
+/**
+ * The families' activities of task queue `queue`, merged; a name registered by two families is an
+ * error (one activity name, one implementation).
+ */
+export function familyActivities<Q extends QueueName>(
+  queue: Q,
+  ctx: QueueContexts[Q],
+  families: readonly FamilyManifest[] = FAMILIES,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const f of families) {
+    const factory = f.activities[queue] as ((c: QueueContexts[Q]) => object) | undefined;
+    if (!factory) continue;
+    for (const [name, fn] of Object.entries(factory(ctx))) {
+      if (name in out) throw new Error(`activity ${name} on the ${queue} queue is registered twice (family ${f.name})`);
+      out[name] = fn;
+    }
+  }
+  return out;
+}
+
+/** The Temporal job starter with the families' job type → workflow map. */
+export function createJobStarter(client: Client, queues: TaskQueues): JobStarter {
+  return createTemporalJobStarter(client, queues, JOB_WORKFLOW_TYPES);
+}

@@ -1,0 +1,89 @@
+/**
+ * The shape of a family's one declaration (DC-1 … DC-4): its job types and the workflow that runs
+ * each, target hooks, failure types, problem codes, routes, activities per task queue and
+ * schedules. Workers and the API are assembled from the list of manifests (src/families/index.ts);
+ * adding a job type touches its family's folders and one line of its manifest.
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { Client } from '@temporalio/client';
+import type { PrismaClient } from '@prisma/client';
+import type { AiRuntime } from '../ai/types';
+import type { ApiDeps } from '../api/deps';
+import type { Config } from '../config';
+import type { JobType, JobWorkflowInput, JobWorkflowResult, QueueName } from '../core/contracts';
+import type { FailureCatalogue } from '../core/failures';
+import type { JobStarter } from '../core/starter';
+import type { TargetHooks } from '../core/target-hooks';
+import type { TokenBox } from '../crypto/token-box';
+import type { GithubClientFactory } from '../github/client';
+import type * as workflows from '../workflows';
+
+type Workflows = typeof workflows;
+
+/** Exported workflow functions that run a job: `(input: JobWorkflowInput) => Promise<JobWorkflowResult>`. */
+export type JobWorkflowName = {
+  [K in keyof Workflows]: Workflows[K] extends (input: JobWorkflowInput) => Promise<JobWorkflowResult> ? K : never;
+}[keyof Workflows];
+
+/** Any exported workflow function (schedules may run maintenance workflows). */
+export type WorkflowName = keyof Workflows;
+
+/** What the `jobs` worker hands a family's activity factory. */
+export interface JobsQueueContext {
+  config: Config;
+  db: PrismaClient;
+  client: Client;
+  starter: JobStarter;
+}
+
+/** What the `ai` worker hands a family's activity factory. */
+export interface AiQueueContext {
+  config: Config;
+  db: PrismaClient;
+  ai: AiRuntime;
+}
+
+/** What the `github` worker hands a family's activity factory. */
+export interface GithubQueueContext {
+  config: Config;
+  db: PrismaClient;
+  tokens: TokenBox;
+  github: GithubClientFactory;
+}
+
+/** Activity factories of one family, per task queue (DC-2). */
+export interface FamilyActivities {
+  jobs?: (ctx: JobsQueueContext) => object;
+  ai?: (ctx: AiQueueContext) => object;
+  github?: (ctx: GithubQueueContext) => object;
+}
+
+/** A Temporal Schedule a family runs (e.g. a SAN-6 recovery rule), created at `jobs` worker start-up. */
+export interface ScheduleDecl {
+  /** Schedule name before the task-queue prefix, e.g. `recovery-missing-cards`. */
+  name: string;
+  /** Workflow it starts; its input is the recovery input (RECOVERY_* config). */
+  workflow: WorkflowName;
+}
+
+/** One family's declaration. */
+export interface FamilyManifest {
+  /** Folder name of the family in every role folder (`san`, later `ar`, `po`, `st`). */
+  name: string;
+  /** Job type → the workflow that runs it (compile-time checked against src/workflows exports). */
+  jobs: { readonly [T in JobType]?: JobWorkflowName };
+  /** Job types whose target has a status of its own or closes (SAN-6, DC-3). */
+  targets?: { readonly [T in JobType]?: TargetHooks };
+  /** Failure types the family's activities and workflows throw, with their retry class. */
+  failures: FailureCatalogue;
+  /** Stable problem codes the family's routes and services answer with. */
+  problemCodes: readonly string[];
+  /** The family's route plugin (registered on the app with {@link ApiDeps}). */
+  routes: FastifyPluginAsync<ApiDeps>;
+  /** Activity factories per task queue. */
+  activities: FamilyActivities;
+  /** Schedules (recovery rules) the family adds to the core's. */
+  schedules: readonly ScheduleDecl[];
+  /** Task queues this family's activities use besides `jobs` (documentation and worker checks). */
+  queues: readonly QueueName[];
+}

@@ -1,0 +1,20 @@
+/** Activity proxies of the knowledge-scrap family's workflows, one per task queue (DC-2). */
+import { proxyActivities } from '@temporalio/workflow';
+import type { AiActivities } from '../../activities/san/ai';
+import type { CardActivities } from '../../activities/san/cards';
+import { projectionOptions, providerOptions } from '../../core/activity-options';
+import type { JobWorkflowInput } from '../../core/contracts';
+
+/**
+ * `ai`-queue activities: heartbeats detect a dead worker within `heartbeatTimeout`; at most 4
+ * attempts with exponential backoff; a provider's Retry-After overrides the next delay.
+ * `startToCloseTimeout` per attempt: 2 min for one scrap, longer for a whole day of cards.
+ */
+export function aiActivities(input: Pick<JobWorkflowInput, 'queues'>, startToCloseTimeout = '2m', heartbeatTimeout = '10s') {
+  return proxyActivities<AiActivities>(providerOptions(input.queues.ai, startToCloseTimeout, heartbeatTimeout));
+}
+
+/** SAN-7/SAN-8 card and refinement writes on the `jobs` queue. */
+export function cardActivities(input: Pick<JobWorkflowInput, 'queues'>) {
+  return proxyActivities<CardActivities>(projectionOptions(input.queues.jobs));
+}
