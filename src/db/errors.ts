@@ -21,26 +21,29 @@ export type DbErrorClass =
   /** Anything else (serialisation conflicts, unknown errors): an ordinary bounded retry. */
   | 'transient';
 
-/** Stable failure types (ApplicationFailure `type`) of classified database errors. */
-export const DB_FAILURE_TYPES = {
-  /** SQLSTATE class 22 (data exception), Prisma P2000/P2006/P2007/P2019/P2020/P2023, unencodable input. */
-  dataException: 'DB_DATA_EXCEPTION',
+/**
+ * What kind of database error it is; activities report every deterministic kind as the core's
+ * PROJECTION_REJECTED and `unavailable` as DEPENDENCY_UNAVAILABLE (src/core/failures.ts).
+ */
+export const DB_ERROR_KINDS = {
+  /** SQLSTATE class 22 (data exception), Prisma P2000/P2005-P2007/P2019/P2020/P2023, unencodable input. */
+  dataException: 'data-exception',
   /** SQLSTATE class 23 (integrity constraint violation), Prisma P2002/P2003/P2004/P2011/P2014. */
-  integrityViolation: 'DB_INTEGRITY_VIOLATION',
-  /** SQLSTATE class 42 (syntax error or access rule violation), Prisma P2021/P2022, invalid queries. */
-  syntaxOrAccess: 'DB_SYNTAX_OR_ACCESS_RULE',
+  integrityViolation: 'integrity-violation',
+  /** SQLSTATE class 42 (syntax error or access rule violation), Prisma P2009/P2012/P2013/P2021/P2022, invalid queries. */
+  syntaxOrAccess: 'syntax-or-access-rule',
   /** Prisma P2025: the record an update or a required read needs does not exist. */
-  recordNotFound: 'DB_RECORD_NOT_FOUND',
-  /** The database (or any dependency) cannot be reached right now; retryable, never charged. */
-  unavailable: 'DEPENDENCY_UNAVAILABLE',
+  recordNotFound: 'record-not-found',
+  /** The database cannot be reached right now (refused, reset, shutting down, pool exhausted). */
+  unavailable: 'unavailable',
 } as const;
-export type DbFailureType = (typeof DB_FAILURE_TYPES)[keyof typeof DB_FAILURE_TYPES];
+export type DbErrorKind = (typeof DB_ERROR_KINDS)[keyof typeof DB_ERROR_KINDS];
 
 /** Result of {@link classifyDbError} for an error that comes from the database layer. */
 export interface DbErrorInfo {
   class: DbErrorClass;
-  /** The failure type to report (absent for `transient`). */
-  type?: DbFailureType;
+  /** The kind of error (absent for `transient`). */
+  kind?: DbErrorKind;
   /** SQLSTATE when the server sent one. */
   sqlState?: string;
   /** Prisma error code (`P…`) when there is one. */
@@ -51,40 +54,40 @@ export interface DbErrorInfo {
 
 const UNAVAILABLE_SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 const UNAVAILABLE_ADAPTER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections', 'TlsConnectionError']);
-const DETERMINISTIC_ADAPTER_KINDS: Record<string, DbFailureType> = {
-  LengthMismatch: DB_FAILURE_TYPES.dataException,
-  ValueOutOfRange: DB_FAILURE_TYPES.dataException,
-  InvalidInputValue: DB_FAILURE_TYPES.dataException,
-  InconsistentColumnData: DB_FAILURE_TYPES.dataException,
-  UniqueConstraintViolation: DB_FAILURE_TYPES.integrityViolation,
-  NullConstraintViolation: DB_FAILURE_TYPES.integrityViolation,
-  ForeignKeyConstraintViolation: DB_FAILURE_TYPES.integrityViolation,
-  RestrictViolation: DB_FAILURE_TYPES.integrityViolation,
-  TableDoesNotExist: DB_FAILURE_TYPES.syntaxOrAccess,
-  ColumnNotFound: DB_FAILURE_TYPES.syntaxOrAccess,
+const DETERMINISTIC_ADAPTER_KINDS: Record<string, DbErrorKind> = {
+  LengthMismatch: DB_ERROR_KINDS.dataException,
+  ValueOutOfRange: DB_ERROR_KINDS.dataException,
+  InvalidInputValue: DB_ERROR_KINDS.dataException,
+  InconsistentColumnData: DB_ERROR_KINDS.dataException,
+  UniqueConstraintViolation: DB_ERROR_KINDS.integrityViolation,
+  NullConstraintViolation: DB_ERROR_KINDS.integrityViolation,
+  ForeignKeyConstraintViolation: DB_ERROR_KINDS.integrityViolation,
+  RestrictViolation: DB_ERROR_KINDS.integrityViolation,
+  TableDoesNotExist: DB_ERROR_KINDS.syntaxOrAccess,
+  ColumnNotFound: DB_ERROR_KINDS.syntaxOrAccess,
 };
 /** Prisma codes that mean "the database is not there right now". */
 const UNAVAILABLE_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1011', 'P1017', 'P2024']);
 /** Prisma codes of deterministic request errors (input, constraints, schema). */
-const DETERMINISTIC_PRISMA_CODES: Record<string, DbFailureType> = {
-  P2000: DB_FAILURE_TYPES.dataException, // value too long for the column
-  P2005: DB_FAILURE_TYPES.dataException,
-  P2006: DB_FAILURE_TYPES.dataException,
-  P2007: DB_FAILURE_TYPES.dataException,
-  P2019: DB_FAILURE_TYPES.dataException,
-  P2020: DB_FAILURE_TYPES.dataException,
-  P2023: DB_FAILURE_TYPES.dataException,
-  P2002: DB_FAILURE_TYPES.integrityViolation,
-  P2003: DB_FAILURE_TYPES.integrityViolation,
-  P2004: DB_FAILURE_TYPES.integrityViolation,
-  P2011: DB_FAILURE_TYPES.integrityViolation,
-  P2014: DB_FAILURE_TYPES.integrityViolation,
-  P2009: DB_FAILURE_TYPES.syntaxOrAccess,
-  P2012: DB_FAILURE_TYPES.syntaxOrAccess,
-  P2013: DB_FAILURE_TYPES.syntaxOrAccess,
-  P2021: DB_FAILURE_TYPES.syntaxOrAccess,
-  P2022: DB_FAILURE_TYPES.syntaxOrAccess,
-  P2025: DB_FAILURE_TYPES.recordNotFound,
+const DETERMINISTIC_PRISMA_CODES: Record<string, DbErrorKind> = {
+  P2000: DB_ERROR_KINDS.dataException, // value too long for the column
+  P2005: DB_ERROR_KINDS.dataException,
+  P2006: DB_ERROR_KINDS.dataException,
+  P2007: DB_ERROR_KINDS.dataException,
+  P2019: DB_ERROR_KINDS.dataException,
+  P2020: DB_ERROR_KINDS.dataException,
+  P2023: DB_ERROR_KINDS.dataException,
+  P2002: DB_ERROR_KINDS.integrityViolation,
+  P2003: DB_ERROR_KINDS.integrityViolation,
+  P2004: DB_ERROR_KINDS.integrityViolation,
+  P2011: DB_ERROR_KINDS.integrityViolation,
+  P2014: DB_ERROR_KINDS.integrityViolation,
+  P2009: DB_ERROR_KINDS.syntaxOrAccess,
+  P2012: DB_ERROR_KINDS.syntaxOrAccess,
+  P2013: DB_ERROR_KINDS.syntaxOrAccess,
+  P2021: DB_ERROR_KINDS.syntaxOrAccess,
+  P2022: DB_ERROR_KINDS.syntaxOrAccess,
+  P2025: DB_ERROR_KINDS.recordNotFound,
 };
 /** Messages of `pg`/`pg-pool` errors that carry no code but mean a lost or refused connection. */
 const UNAVAILABLE_MESSAGE =
@@ -94,14 +97,14 @@ const UNAVAILABLE_MESSAGE =
  * Classifies a SQLSTATE: classes 08 (connection), 53 (insufficient resources), 57P01-57P03
  * (shutdown, crash, cannot connect now) → unavailable; 22, 23, 42 → deterministic; else transient.
  */
-export function classifySqlState(sqlState: string): Pick<DbErrorInfo, 'class' | 'type'> {
+export function classifySqlState(sqlState: string): Pick<DbErrorInfo, 'class' | 'kind'> {
   const cls = sqlState.slice(0, 2);
   if (cls === '08' || cls === '53' || ['57P01', '57P02', '57P03'].includes(sqlState)) {
-    return { class: 'unavailable', type: DB_FAILURE_TYPES.unavailable };
+    return { class: 'unavailable', kind: DB_ERROR_KINDS.unavailable };
   }
-  if (cls === '22') return { class: 'deterministic', type: DB_FAILURE_TYPES.dataException };
-  if (cls === '23') return { class: 'deterministic', type: DB_FAILURE_TYPES.integrityViolation };
-  if (cls === '42') return { class: 'deterministic', type: DB_FAILURE_TYPES.syntaxOrAccess };
+  if (cls === '22') return { class: 'deterministic', kind: DB_ERROR_KINDS.dataException };
+  if (cls === '23') return { class: 'deterministic', kind: DB_ERROR_KINDS.integrityViolation };
+  if (cls === '42') return { class: 'deterministic', kind: DB_ERROR_KINDS.syntaxOrAccess };
   return { class: 'transient' };
 }
 
@@ -128,9 +131,9 @@ function fromAdapterCause(cause: Rec, prismaCode: string | undefined, fallback: 
   const message = str(cause.originalMessage) ?? str(cause.message) ?? fallback;
   const base = { message, ...(sqlState ? { sqlState } : {}), ...(prismaCode ? { prismaCode } : {}) };
   const kind = str(cause.kind);
-  if (kind && UNAVAILABLE_ADAPTER_KINDS.has(kind)) return { ...base, class: 'unavailable', type: DB_FAILURE_TYPES.unavailable };
+  if (kind && UNAVAILABLE_ADAPTER_KINDS.has(kind)) return { ...base, class: 'unavailable', kind: DB_ERROR_KINDS.unavailable };
   if (sqlState) return { ...base, ...classifySqlState(sqlState) };
-  if (kind && DETERMINISTIC_ADAPTER_KINDS[kind]) return { ...base, class: 'deterministic', type: DETERMINISTIC_ADAPTER_KINDS[kind] };
+  if (kind && DETERMINISTIC_ADAPTER_KINDS[kind]) return { ...base, class: 'deterministic', kind: DETERMINISTIC_ADAPTER_KINDS[kind] };
   return { ...base, class: 'transient' };
 }
 
@@ -156,22 +159,22 @@ function classifyOne(err: Rec): DbErrorInfo | undefined {
     const prismaCode = code && /^P\d{4}$/.test(code) ? code : undefined;
     const cause = adapterCause(err);
     if (prismaCode && UNAVAILABLE_PRISMA_CODES.has(prismaCode)) {
-      return { class: 'unavailable', type: DB_FAILURE_TYPES.unavailable, prismaCode, message: cause ? fromAdapterCause(cause, prismaCode, reason(message)).message : reason(message) };
+      return { class: 'unavailable', kind: DB_ERROR_KINDS.unavailable, prismaCode, message: cause ? fromAdapterCause(cause, prismaCode, reason(message)).message : reason(message) };
     }
     if (cause) {
       const info = fromAdapterCause(cause, prismaCode, reason(message));
       if (info.class !== 'transient' || !prismaCode || !DETERMINISTIC_PRISMA_CODES[prismaCode]) return info;
     }
     if (prismaCode && DETERMINISTIC_PRISMA_CODES[prismaCode]) {
-      return { class: 'deterministic', type: DETERMINISTIC_PRISMA_CODES[prismaCode], prismaCode, message: reason(message) };
+      return { class: 'deterministic', kind: DETERMINISTIC_PRISMA_CODES[prismaCode], prismaCode, message: reason(message) };
     }
-    if (name === 'PrismaClientValidationError') return { class: 'deterministic', type: DB_FAILURE_TYPES.syntaxOrAccess, message: reason(message) };
-    if (name === 'PrismaClientInitializationError') return { class: 'unavailable', type: DB_FAILURE_TYPES.unavailable, message: reason(message) };
+    if (name === 'PrismaClientValidationError') return { class: 'deterministic', kind: DB_ERROR_KINDS.syntaxOrAccess, message: reason(message) };
+    if (name === 'PrismaClientInitializationError') return { class: 'unavailable', kind: DB_ERROR_KINDS.unavailable, message: reason(message) };
     // The engine could not encode the query's parameters (e.g. a lone UTF-16 surrogate in a string).
     if (name === 'PrismaClientUnknownRequestError' && /JSON Error:|hex escape|surrogate/i.test(message)) {
-      return { class: 'deterministic', type: DB_FAILURE_TYPES.dataException, message: reason(message) };
+      return { class: 'deterministic', kind: DB_ERROR_KINDS.dataException, message: reason(message) };
     }
-    if (UNAVAILABLE_MESSAGE.test(message)) return { class: 'unavailable', type: DB_FAILURE_TYPES.unavailable, message: reason(message) };
+    if (UNAVAILABLE_MESSAGE.test(message)) return { class: 'unavailable', kind: DB_ERROR_KINDS.unavailable, message: reason(message) };
     const sqlState = /Code: `([0-9A-Z]{5})`/.exec(message)?.[1];
     if (sqlState) return { ...classifySqlState(sqlState), sqlState, ...(prismaCode ? { prismaCode } : {}), message: reason(message) };
     return { class: 'transient', ...(prismaCode ? { prismaCode } : {}), message: reason(message) };
@@ -180,8 +183,8 @@ function classifyOne(err: Rec): DbErrorInfo | undefined {
   if (code && /^[0-9A-Z]{5}$/.test(code) && typeof err.severity === 'string') {
     return { ...classifySqlState(code), sqlState: code, message };
   }
-  if (code && UNAVAILABLE_SOCKET_CODES.has(code)) return { class: 'unavailable', type: DB_FAILURE_TYPES.unavailable, message: message || code };
-  if (UNAVAILABLE_MESSAGE.test(message)) return { class: 'unavailable', type: DB_FAILURE_TYPES.unavailable, message };
+  if (code && UNAVAILABLE_SOCKET_CODES.has(code)) return { class: 'unavailable', kind: DB_ERROR_KINDS.unavailable, message: message || code };
+  if (UNAVAILABLE_MESSAGE.test(message)) return { class: 'unavailable', kind: DB_ERROR_KINDS.unavailable, message };
   return undefined;
 }
 

@@ -8,7 +8,7 @@ import type { Config } from '../config';
 import { familyActivities } from '../families';
 import { createAiRuntime } from '../ai';
 import type { AiRuntime } from '../ai/types';
-import { runWorkerProcess } from './run';
+import { runWorkerProcess, workerInterceptors } from './run';
 import { taskQueues } from '../core/contracts';
 
 /** Dependencies of {@link createAiWorker}; tests may inject a wrapped {@link AiRuntime}. */
@@ -28,6 +28,7 @@ export async function createAiWorker(deps: AiWorkerDeps): Promise<Worker> {
     taskQueue: queues.ai,
     activities: familyActivities('ai', { config: deps.config, db: deps.db, ai: deps.ai ?? createAiRuntime(deps.config.ai) }),
     maxConcurrentActivityTaskExecutions: deps.config.ai.activityConcurrency,
+    interceptors: workerInterceptors(deps.db),
     shutdownGraceTime: '10s',
   });
 }

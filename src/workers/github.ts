@@ -9,7 +9,7 @@ import type { Config } from '../config';
 import { familyActivities } from '../families';
 import { tokenBoxFromConfig } from '../crypto/token-box';
 import { githubClientFactoryFromConfig, type GithubClientFactory } from '../github/client';
-import { runWorkerProcess } from './run';
+import { runWorkerProcess, workerInterceptors } from './run';
 import { taskQueues } from '../core/contracts';
 
 /** Dependencies of {@link createGithubWorker}; tests may inject a client factory. */
@@ -34,6 +34,7 @@ export async function createGithubWorker(deps: GithubWorkerDeps): Promise<Worker
       github: deps.github ?? githubClientFactoryFromConfig(deps.config),
     }),
     maxConcurrentActivityTaskExecutions: deps.config.github.activityConcurrency,
+    interceptors: workerInterceptors(deps.db),
     shutdownGraceTime: '10s',
   });
 }

@@ -15,6 +15,7 @@ import { openDatabase, openTemporalClient } from '../runtime';
 import { taskQueues } from '../core/contracts';
 import { ensureSearchAttributes } from '../dev/temporal-server';
 import { ensureReconcileSchedule, ensureRecoverySchedules } from './schedules';
+import { workerInterceptors } from './run';
 
 /** Dependencies of {@link createJobsWorker}; tests pass a prebuilt workflow bundle. */
 export interface JobsWorkerDeps {
@@ -37,6 +38,7 @@ export async function createJobsWorker(deps: JobsWorkerDeps): Promise<Worker> {
     taskQueue: queues.jobs,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
     activities: { ...createJobActivities({ db: deps.db, starter }), ...recovery, ...families },
+    interceptors: workerInterceptors(deps.db),
     shutdownGraceTime: '10s',
   });
 }

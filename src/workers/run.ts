@@ -4,6 +4,7 @@ import type { PrismaClient } from '@prisma/client';
 import { loadConfig, type Config } from '../config';
 import { createLogger, temporalLogger } from '../log';
 import { openDatabase } from '../runtime';
+import { dbFailureInterceptor } from '../core/db-failures';
 
 /** What an entry point's worker factory receives. */
 export interface WorkerResources {
@@ -43,4 +44,13 @@ export function runWorkerProcess(
     console.error(err);
     process.exit(1);
   });
+}
+
+/**
+ * Activity interceptors of every worker (SAN-4): deterministic database rejections become the
+ * non-retryable PROJECTION_REJECTED, database outages are waited out inside the attempt
+ * (src/core/db-failures.ts), probing `db` with `SELECT 1`.
+ */
+export function workerInterceptors(db: PrismaClient) {
+  return { activity: [dbFailureInterceptor({ probe: () => db.$queryRaw`SELECT 1` })] };
 }

@@ -38,7 +38,7 @@ it.each([
   const plain = await errorOf(() => db.category.createMany({ data: [{ name }], skipDuplicates: true }));
   for (const err of [inTx, plain]) {
     const info = classifyDbError(err);
-    expect(info).toMatchObject({ class: 'deterministic', type: 'DB_DATA_EXCEPTION' });
+    expect(info).toMatchObject({ class: 'deterministic', kind: 'data-exception' });
     expect(info?.sqlState).toBe(sqlState);
     expect(info?.message).not.toContain('invocation'); // the reason, not Prisma's call-site dump
   }
@@ -47,19 +47,19 @@ it.each([
 it('a value too long for its column and an invalid uuid are data exceptions', async () => {
   const user = await db.user.create({ data: { name: `u-${Date.now()}` } });
   const tooLong = await errorOf(() => db.scrap.create({ data: { userId: user.id, content: 'x', contentHash: 'f'.repeat(65) } }));
-  expect(classifyDbError(tooLong)).toMatchObject({ class: 'deterministic', type: 'DB_DATA_EXCEPTION' });
+  expect(classifyDbError(tooLong)).toMatchObject({ class: 'deterministic', kind: 'data-exception' });
   const badUuid = await errorOf(() => db.$queryRaw`SELECT ${'not-a-uuid'}::uuid`);
-  expect(classifyDbError(badUuid)).toMatchObject({ class: 'deterministic', type: 'DB_DATA_EXCEPTION', sqlState: '22P02' });
+  expect(classifyDbError(badUuid)).toMatchObject({ class: 'deterministic', kind: 'data-exception', sqlState: '22P02' });
 });
 
 it('constraint violations are integrity violations; an unknown column is a syntax/access error', async () => {
   await db.category.create({ data: { name: 'dup-category' } });
   const dup = await errorOf(() => db.category.create({ data: { name: 'dup-category' } }));
-  expect(classifyDbError(dup)).toMatchObject({ class: 'deterministic', type: 'DB_INTEGRITY_VIOLATION' });
+  expect(classifyDbError(dup)).toMatchObject({ class: 'deterministic', kind: 'integrity-violation' });
   const fk = await errorOf(() => db.$executeRaw`INSERT INTO api_tokens (id, user_id, token_hash) VALUES (gen_random_uuid(), gen_random_uuid(), ${'a'.repeat(64)})`);
-  expect(classifyDbError(fk)).toMatchObject({ class: 'deterministic', type: 'DB_INTEGRITY_VIOLATION', sqlState: '23503' });
+  expect(classifyDbError(fk)).toMatchObject({ class: 'deterministic', kind: 'integrity-violation', sqlState: '23503' });
   const column = await errorOf(() => db.$queryRawUnsafe('SELECT no_such_column FROM categories'));
-  expect(classifyDbError(column)).toMatchObject({ class: 'deterministic', type: 'DB_SYNTAX_OR_ACCESS_RULE', sqlState: '42703' });
+  expect(classifyDbError(column)).toMatchObject({ class: 'deterministic', kind: 'syntax-or-access-rule', sqlState: '42703' });
 });
 
 it('a serialisation-style error of no known class is transient', async () => {
@@ -70,7 +70,7 @@ it('a serialisation-style error of no known class is transient', async () => {
 
 it('a terminated session and a stopped server are "unavailable"', async () => {
   const terminated = await errorOf(() => db.$executeRawUnsafe('SELECT pg_terminate_backend(pg_backend_pid())'));
-  expect(classifyDbError(terminated)).toMatchObject({ class: 'unavailable', type: 'DEPENDENCY_UNAVAILABLE', sqlState: '57P01' });
+  expect(classifyDbError(terminated)).toMatchObject({ class: 'unavailable', kind: 'unavailable', sqlState: '57P01' });
   await pg.stop();
   for (const call of [
     () => db.category.findMany(),
@@ -78,7 +78,7 @@ it('a terminated session and a stopped server are "unavailable"', async () => {
     () => db.$queryRaw`SELECT 1`,
   ]) {
     const err = await errorOf(call);
-    expect(classifyDbError(err)).toMatchObject({ class: 'unavailable', type: 'DEPENDENCY_UNAVAILABLE' });
+    expect(classifyDbError(err)).toMatchObject({ class: 'unavailable', kind: 'unavailable' });
     expect(isDbUnavailable(err)).toBe(true);
   }
 });

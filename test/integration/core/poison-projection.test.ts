@@ -79,8 +79,8 @@ async function until<T>(what: string, probe: () => Promise<T | undefined | null 
 }
 
 it.each([
-  ['a NUL character', 'poison:nul', /DB_DATA_EXCEPTION.*invalid byte sequence/],
-  ['a lone surrogate', 'poison:lone-surrogate', /DB_DATA_EXCEPTION.*(hex escape|surrogate)/],
+  ['a NUL character', 'poison:nul', /PROJECTION_REJECTED.*invalid byte sequence/],
+  ['a lone surrogate', 'poison:lone-surrogate', /PROJECTION_REJECTED.*(hex escape|surrogate)/],
 ])('a card title with %s: storeCard fails once, non-retryable, and the job FAILS with the cause', async (_label, marker, cause) => {
   const ids = await submit(`${PG_INDEXES}\n\n${marker} ${randomUUID()}`);
   const job = await waitForJob(stack, ids.analysisJobId, user.auth);
