@@ -14,34 +14,35 @@ import { TemporalFailure } from '@temporalio/common';
 import type { ActivityInboundCallsInterceptor, ActivityInterceptorsFactory } from '@temporalio/worker';
 import { classifyDbError, type DbErrorInfo } from '../db/errors';
 import { CORE_FAILURES, failure } from './failures';
-
-/** A compact copy of a database error: its name, the server's reason (not Prisma's call-site dump), its stack. */
-function compactCause(err: unknown, info: DbErrorInfo): Error {
-  const cause = new Error(info.message);
-  cause.name = err instanceof Error ? err.name : 'DatabaseError';
-  if (err instanceof Error && err.stack) cause.stack = `${cause.name}: ${info.message}\n${err.stack.split('\n').slice(1).join('\n')}`;
-  return cause;
-}
+import { storableText } from './errors';
 
 function label(info: DbErrorInfo): string {
   return [info.sqlState, info.prismaCode, info.kind].filter((p) => p !== undefined).join(' ');
 }
 
 /**
- * Maps a database error to the core's failure of the right retry class: deterministic →
- * PROJECTION_REJECTED (non-retryable), unavailable → DEPENDENCY_UNAVAILABLE (retryable); anything
- * else (a Temporal failure, a transient or non-database error) is returned unchanged.
+ * Maps a database error to the core's failure of its retry class: deterministic →
+ * PROJECTION_REJECTED (non-retryable), unavailable → DEPENDENCY_UNAVAILABLE (retryable), any other
+ * database error → DATABASE_ERROR (retryable, bounded by the activity's retry policy). The message
+ * carries the server's reason (not Prisma's call-site dump); the details carry the codes, the
+ * original error's name and its stack. A Temporal failure or a non-database error is returned
+ * unchanged.
  */
 export function toDbFailure(err: unknown): unknown {
   if (err instanceof TemporalFailure) return err;
   const info = classifyDbError(err);
-  if (!info || info.class === 'transient') return err;
-  const details = [{ kind: info.kind, sqlState: info.sqlState ?? null, prismaCode: info.prismaCode ?? null }];
-  const cause = compactCause(err, info);
-  if (info.class === 'deterministic') {
-    return failure(CORE_FAILURES, 'PROJECTION_REJECTED', `database rejected the write [${label(info)}]: ${info.message}`, { cause, details });
-  }
-  return failure(CORE_FAILURES, 'DEPENDENCY_UNAVAILABLE', `database unavailable [${label(info)}]: ${info.message}`, { cause, details });
+  if (!info) return err;
+  const details = [{
+    kind: info.kind ?? 'transient',
+    sqlState: info.sqlState ?? null,
+    prismaCode: info.prismaCode ?? null,
+    error: err instanceof Error ? err.name : typeof err,
+    stack: err instanceof Error ? storableText(err.stack ?? '', 2000) : null,
+  }];
+  const reason = `[${label(info) || 'no code'}]: ${storableText(info.message, 1000)}`;
+  if (info.class === 'deterministic') return failure(CORE_FAILURES, 'PROJECTION_REJECTED', `database rejected the write ${reason}`, { details });
+  if (info.class === 'unavailable') return failure(CORE_FAILURES, 'DEPENDENCY_UNAVAILABLE', `database unavailable ${reason}`, { details });
+  return failure(CORE_FAILURES, 'DATABASE_ERROR', `database error ${reason}`, { details });
 }
 
 /** Options of {@link dbFailureInterceptor}. */

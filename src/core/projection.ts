@@ -6,6 +6,7 @@ import type { Prisma, AsyncJob } from '@prisma/client';
 import type { DbClient } from '../db/client';
 import type { JobStatus, JobType } from './contracts';
 import { sourcesOf } from './job-state';
+import { storableText } from './errors';
 
 export type { DbClient };
 
@@ -17,7 +18,7 @@ export interface TransitionResult {
 
 /**
  * Moves job `jobId` to `to` when its current status allows it (DC-3), stamping started/finished
- * times; `errorMessage` is stored with FAILED. Returns the status after the call (null: no row).
+ * times; `errorMessage` is stored with FAILED (made storable, {@link storableText}). Returns the status after the call (null: no row).
  */
 export async function transitionJob(
   db: DbClient,
@@ -29,7 +30,7 @@ export async function transitionJob(
   const data: Prisma.AsyncJobUpdateManyMutationInput = { status: to };
   if (to === 'PROCESSING') data.startedAt = now;
   if (to === 'COMPLETED' || to === 'FAILED') data.finishedAt = now;
-  if (to === 'FAILED') data.errorMessage = errorMessage ?? 'failed';
+  if (to === 'FAILED') data.errorMessage = storableText(errorMessage ?? 'failed');
   const { count } = await db.asyncJob.updateMany({ where: { jobId, status: { in: sourcesOf(to) } }, data });
   if (count === 1) return { changed: true, status: to };
   const row = await db.asyncJob.findUnique({ where: { jobId }, select: { status: true } });

@@ -71,6 +71,7 @@ export async function ensureRecoverySchedules(client: Client, config: Config, qu
     processingStaleMinutes: config.recovery.processingStaleMinutes,
     maxRetries: config.recovery.maxRetries,
     batchSize: config.recovery.batchSize,
+    stuckAttempts: config.recovery.stuckAttempts,
   };
   const every = `${config.recovery.intervalMinutes}m`;
   const ids: string[] = [];

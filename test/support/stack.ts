@@ -49,6 +49,8 @@ export interface StackOptions {
   githubWorker?: boolean;
   /** The API's logger (default: pino at level error). */
   logger?: Logger;
+  /** Admin URL of the PostgreSQL server to create the database on (default: the shared test server). */
+  pgAdminUrl?: string;
 }
 
 /** A running stack; `stop()` shuts workers down and drops the database. */
@@ -77,7 +79,7 @@ function required(name: string): string {
 
 /** Starts a stack for one test file. */
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
-  const database = await createTestDatabase(required('TEST_PG_ADMIN_URL'));
+  const database = await createTestDatabase(opts.pgAdminUrl ?? required('TEST_PG_ADMIN_URL'));
   const prefix = `t${randomBytes(4).toString('hex')}-`;
   const config = loadConfig({
     NODE_ENV: 'test',

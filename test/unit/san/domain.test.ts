@@ -1,6 +1,6 @@
 import { contentHash, normaliseContent } from '../../../src/domain/san/scrap';
 import { canTransition, isRecoveryEdge, isTerminal, retryDecision, sourcesOf } from '../../../src/core/job-state';
-import { formatCauseChain, MAX_CAUSE_CHAIN_CHARS } from '../../../src/core/errors';
+import { formatCauseChain, MAX_CAUSE_CHAIN_CHARS, storableText } from '../../../src/core/errors';
 import { jobWorkflowId, taskQueues } from '../../../src/core/contracts';
 import { JOB_STATUSES, type JobStatus } from '../../../src/core/contracts';
 
@@ -59,6 +59,16 @@ describe('cause chain', () => {
     expect(formatCauseChain(a)).toBe('Error: a');
     expect(formatCauseChain('boom')).toBe('boom');
     expect(formatCauseChain(new Error('x'.repeat(10_000))).length).toBe(MAX_CAUSE_CHAIN_CHARS);
+  });
+  it('is always storable: NUL and lone surrogates replaced, cut by code point', () => {
+    expect(formatCauseChain(new Error('bad \u0000 and \ud800 here'))).toBe('Error: bad \ufffd and \ufffd here');
+    // 'Error: ' is 7 code units; the cut falls where a pair would be split by code units.
+    const emoji = formatCauseChain(new Error(`${'x'.repeat(MAX_CAUSE_CHAIN_CHARS - 9)}${'😀'.repeat(10)}`));
+    expect(emoji.isWellFormed()).toBe(true);
+    expect(Array.from(emoji)).toHaveLength(MAX_CAUSE_CHAIN_CHARS);
+    expect(emoji.endsWith('😀…')).toBe(true);
+    expect(storableText('ok', 10)).toBe('ok');
+    expect(storableText('😀😀😀', 2)).toBe('😀…');
   });
 });
 
