@@ -10,7 +10,7 @@ export const MAX_CAUSE_CHAIN_CHARS = 4000;
  * FAILED write itself fail.
  */
 export function storableText(text: string, maxCodePoints = MAX_CAUSE_CHAIN_CHARS): string {
-  const clean = text.replace(/\u0000/g, '\ufffd').toWellFormed();
+  const clean = text.replaceAll('\u0000', '\ufffd').toWellFormed();
   if (clean.length <= maxCodePoints) return clean; // UTF-16 length ≥ code points
   const points = Array.from(clean);
   return points.length > maxCodePoints ? `${points.slice(0, maxCodePoints - 1).join('')}…` : clean;
