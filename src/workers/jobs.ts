@@ -37,7 +37,7 @@ export async function createJobsWorker(deps: JobsWorkerDeps): Promise<Worker> {
     namespace: deps.config.temporal.namespace,
     taskQueue: queues.jobs,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
-    activities: { ...createJobActivities({ db: deps.db, starter }), ...recovery, ...families },
+    activities: { ...createJobActivities({ db: deps.db, starter, client: deps.client, targets: TARGET_HOOKS }), ...recovery, ...families },
     interceptors: workerInterceptors(deps.db),
     shutdownGraceTime: '10s',
   });

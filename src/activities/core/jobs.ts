@@ -4,17 +4,32 @@
  * reconciler. Every write is a guarded transition, so a retried activity changes nothing twice.
  */
 import { log as activityLog } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
 import type { PrismaClient } from '@prisma/client';
 import type { DbTx } from '../../db/client';
 import { transitionJob } from '../../core/projection';
 import type { JobStarter } from '../../core/starter';
-import type { JobStatus } from '../../core/contracts';
+import type { JobStatus, JobType } from '../../core/contracts';
 import { CORE_FAILURES, failure } from '../../core/failures';
+import { hooksOf, type TargetHookRegistry } from '../../core/target-hooks';
 
 /** Dependencies of the projection activities. */
 export interface JobActivityDeps {
   db: PrismaClient;
   starter: JobStarter;
+  /** Reads a cancelled run's history for the cancellation's reason (absent: a generic reason). */
+  client?: Client;
+  /** Target hooks: a target with a status of its own follows its job to FAILED (DC-3). */
+  targets?: TargetHookRegistry;
+}
+
+/** Which job a cancelled run belonged to, and the run. */
+export interface CancelledJob {
+  jobId: string;
+  jobType: JobType;
+  targetId: string;
+  workflowId: string;
+  runId: string;
 }
 
 /** Result of {@link JobActivities.beginJob}: `proceed` false when the row is already terminal. */
@@ -44,7 +59,21 @@ export async function completeWith<T>(db: PrismaClient, jobId: string, fn: (tx: 
 }
 
 /** Builds the `jobs` task-queue activities of the core. */
-export function createJobActivities({ db, starter }: JobActivityDeps) {
+export function createJobActivities({ db, starter, client, targets = {} }: JobActivityDeps) {
+  /** The reason of the run's cancellation request: its `reason`, else who asked. */
+  async function cancellationReason(workflowId: string, runId: string): Promise<string> {
+    if (!client) return 'cancellation requested';
+    try {
+      const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+      const req = history.events?.find((e) => e.workflowExecutionCancelRequestedEventAttributes)?.workflowExecutionCancelRequestedEventAttributes;
+      if (req?.cause) return req.cause;
+      if (req?.identity) return `requested by ${req.identity}`;
+    } catch (err) {
+      activityLog.warn('cancellation reason unavailable', { workflowId, runId, error: String(err) });
+    }
+    return 'cancellation requested';
+  }
+
   return {
     /**
      * SAN-4: PENDING → PROCESSING. PROCESSING again (retry, replay) proceeds; a terminal row means
@@ -62,6 +91,23 @@ export function createJobActivities({ db, starter }: JobActivityDeps) {
       const r = await transitionJob(db, jobId, 'FAILED', errorMessage);
       activityLog.warn('job failed', { jobId, changed: r.changed, errorMessage });
       return r.status;
+    },
+
+    /**
+     * SAN-4: a cancelled job workflow's row → FAILED `cancelled: <reason>` (the cancellation
+     * request's reason from the run's history, else `requested by <identity>`), its target
+     * following through its `mirror` hook in the same transaction; a no-op on a terminal row.
+     * Called from a non-cancellable scope. Retryable (PROJECTION_RETRY). Returns the stored message.
+     */
+    async failCancelledJob(job: CancelledJob): Promise<{ status: JobStatus | null; errorMessage: string }> {
+      const errorMessage = `cancelled: ${await cancellationReason(job.workflowId, job.runId)}`;
+      const r = await db.$transaction(async (tx) => {
+        const t = await transitionJob(tx, job.jobId, 'FAILED', errorMessage);
+        if (t.changed) await hooksOf(targets, job.jobType).mirror?.(tx, job.targetId, 'FAILED');
+        return t;
+      });
+      activityLog.warn('job cancelled', { jobId: job.jobId, changed: r.changed, errorMessage });
+      return { status: r.status, errorMessage };
     },
 
     /**

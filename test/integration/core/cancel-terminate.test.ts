@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { temporal } from '@temporalio/proto';
 import { TypedSearchAttributes } from '@temporalio/common';
+import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import type { ReconcileReport } from '../../../src/activities/core/jobs';
 import { jobWorkflowId, SA_JOB_TYPE, SA_TARGET_ID, SA_USER_ID, type JobWorkflowInput } from '../../../src/core/contracts';
 import { PG_INDEXES } from '../../fixtures/texts';
@@ -67,7 +68,7 @@ function reconcile(): Promise<Report> {
   }) as Promise<Report>;
 }
 
-it('cancel with a reason: the workflow records FAILED `cancelled: <reason>` and ends cancelled', async () => {
+it('cancel with a reason: the workflow records FAILED `cancelled: <reason>` and fails with JOB_CANCELLED', async () => {
   const { analysisJobId, scrapId, handle } = await heldAnalysis();
   await stack.client.workflowService.requestCancelWorkflowExecution({
     namespace: stack.config.temporal.namespace,
@@ -79,8 +80,10 @@ it('cancel with a reason: the workflow records FAILED `cancelled: <reason>` and 
   const failed = await failedRow(analysisJobId);
   expect(failed.errorMessage).toBe('cancelled: wrong document submitted');
   expect(failed.finishedAt).not.toBeNull();
-  await until('workflow closed', async () => (await handle.describe()).status.name !== 'RUNNING');
-  expect((await handle.describe()).status.name).toBe('CANCELLED');
+  const err = await handle.result().catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(WorkflowFailedError);
+  expect(((err as WorkflowFailedError).cause as ApplicationFailure).type).toBe('JOB_CANCELLED');
+  expect((await handle.describe()).status.name).toBe('FAILED');
   expect(await stack.db.knowledgeCard.count({ where: { scrapId } })).toBe(0);
 });
 

@@ -3,7 +3,7 @@ import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { ActivityFailure, ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure as CommonFailure } from '@temporalio/common';
 import type { JobType } from '../../../src/core/contracts';
-import { bundle, createTimeSkippingEnv, runJobWorkflow } from '../harness';
+import { blockUntilCancelled, bundle, createTimeSkippingEnv, runJobWorkflow } from '../harness';
 import { ANALYSIS, fakeActivities, retryableAiFailure } from '../fakes';
 
 let env: TestWorkflowEnvironment;
@@ -14,8 +14,8 @@ beforeAll(async () => {
 });
 afterAll(async () => env?.teardown());
 
-const run = (workflow: string, jobType: JobType, acts: ReturnType<typeof fakeActivities>) =>
-  runJobWorkflow(env, workflowBundle, workflow, jobType, acts);
+const run = (workflow: string, jobType: JobType, acts: ReturnType<typeof fakeActivities>, cancelWhen?: Promise<unknown>) =>
+  runJobWorkflow(env, workflowBundle, workflow, jobType, acts, { cancelWhen });
 
 describe('cardAnalysisWorkflow', () => {
   it('begins, analyses on the ai queue and stores the card', async () => {
@@ -69,6 +69,35 @@ describe('cardAnalysisWorkflow', () => {
     expect(acts.analyzeScrap).toHaveBeenCalledTimes(1);
     expect(acts.failJob.mock.calls[0]![1]).toContain('AI_INVALID_EMBEDDING');
     expect(result).toBeInstanceOf(WorkflowFailedError);
+  });
+});
+
+describe('cancellation (SAN-4: an operator cancel reaches the projection)', () => {
+  it('cancelled during the AI call: FAILED `cancelled: …` recorded, JOB_CANCELLED thrown, no card stored', async () => {
+    const acts = fakeActivities();
+    const blocking = blockUntilCancelled();
+    acts.analyzeScrap.mockImplementation(blocking.activity);
+    const { input, result } = await run('cardAnalysisWorkflow', 'CARD_ANALYSIS', acts, blocking.started);
+    expect(acts.failCancelledJob).toHaveBeenCalledTimes(1);
+    expect(acts.failCancelledJob.mock.calls[0]![0]).toMatchObject({
+      jobId: input.jobId, jobType: 'CARD_ANALYSIS', targetId: input.targetId, workflowId: `CARD_ANALYSIS:${input.targetId}`,
+    });
+    expect(acts.failJob).not.toHaveBeenCalled();
+    expect(acts.storeCard).not.toHaveBeenCalled();
+    expect(result).toBeInstanceOf(WorkflowFailedError);
+    const cause = (result as WorkflowFailedError).cause as ApplicationFailure;
+    expect(cause.type).toBe('JOB_CANCELLED');
+    expect(cause.message).toContain('cancelled: requested by test');
+  });
+
+  it('cancelled while beginning: the row is failed all the same', async () => {
+    const acts = fakeActivities();
+    const blocking = blockUntilCancelled();
+    acts.beginJob.mockImplementation(blocking.activity);
+    const { result } = await run('scrapRefineWorkflow', 'SCRAP_REFINE', acts, blocking.started);
+    expect(acts.failCancelledJob).toHaveBeenCalledTimes(1);
+    expect(acts.refineScrap).not.toHaveBeenCalled();
+    expect(((result as WorkflowFailedError).cause as ApplicationFailure).type).toBe('JOB_CANCELLED');
   });
 });
 

@@ -4,7 +4,7 @@ import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { ActivityFailure, ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure as CommonFailure } from '@temporalio/common';
 import type { JobType } from '../../../src/core/contracts';
-import { bundle, createTimeSkippingEnv, runJobWorkflow } from '../harness';
+import { blockUntilCancelled, bundle, createTimeSkippingEnv, runJobWorkflow } from '../harness';
 import { fakeActivities, QUIZ_JOB, QUIZZES, retryableAiFailure, TIL, TIL_CARD_IDS } from '../fakes';
 
 let env: TestWorkflowEnvironment;
@@ -15,8 +15,8 @@ beforeAll(async () => {
 });
 afterAll(async () => env?.teardown());
 
-const run = (workflow: string, jobType: JobType, acts: ReturnType<typeof fakeActivities>) =>
-  runJobWorkflow(env, workflowBundle, workflow, jobType, acts);
+const run = (workflow: string, jobType: JobType, acts: ReturnType<typeof fakeActivities>, cancelWhen?: Promise<unknown>) =>
+  runJobWorkflow(env, workflowBundle, workflow, jobType, acts, { cancelWhen });
 
 describe('tilGenerationWorkflow', () => {
   it("collects the day's cards, generates on the ai queue, stores, then starts the automatic quiz job", async () => {
@@ -88,6 +88,17 @@ describe('tilGenerationWorkflow', () => {
 });
 
 describe('recallQuizGenerationWorkflow', () => {
+  it('cancelled while generating: the job (and through its target hook the generation) is FAILED `cancelled: …`', async () => {
+    const acts = fakeActivities();
+    const blocking = blockUntilCancelled();
+    acts.generateQuizzes.mockImplementation(blocking.activity);
+    const { input, result } = await run('recallQuizGenerationWorkflow', 'RECALL_QUIZ_GENERATION', acts, blocking.started);
+    expect(acts.failCancelledJob).toHaveBeenCalledWith(expect.objectContaining({ jobId: input.jobId, jobType: 'RECALL_QUIZ_GENERATION', targetId: input.targetId }));
+    expect(acts.failRecallQuizJob).not.toHaveBeenCalled();
+    expect(acts.storeRecallQuizzes).not.toHaveBeenCalled();
+    expect(((result as WorkflowFailedError).cause as ApplicationFailure).type).toBe('JOB_CANCELLED');
+  });
+
   it('begins job and generation together, generates the requested types and stores the quizzes', async () => {
     const acts = fakeActivities();
     acts.collectQuizCards.mockResolvedValue({ targetDate: '2026-11-30', cardIds: TIL_CARD_IDS, types: ['OX'] });
