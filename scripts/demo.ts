@@ -31,7 +31,7 @@ import { taskQueues } from '../src/core/contracts';
 import { createAiWorker } from '../src/workers/ai';
 import { createGithubWorker } from '../src/workers/github';
 import { startGithubEmulator } from '../test/support/github-emulator';
-import { createJobsWorker } from '../src/workers/jobs';
+import { createJobsWorker, createMaintenanceWorker } from '../src/workers/jobs';
 import { ensureReconcileSchedule, ensureRecoverySchedules } from '../src/workers/schedules';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -142,6 +142,7 @@ async function main(): Promise<void> {
     // 4. Workers (jobs, ai, github) and the API.
     const workers = [
       await createJobsWorker({ config, db, client, connection: native }),
+      await createMaintenanceWorker({ config, db, client, connection: native }),
       await createAiWorker({ config, db, connection: native }),
       await createGithubWorker({ config, db, connection: native }),
     ];

@@ -1,7 +1,8 @@
 /**
  * Entry point of the `jobs` task queue (DC-2): every job workflow, the core's projection and
- * recovery activities and every family's `jobs` activities (src/families). Creates the reconciler
- * and recovery schedules at start-up.
+ * recovery activities and every family's `jobs` activities (src/families); and, in the same
+ * process, the `maintenance` queue's worker (the SAN-4 reconciler), so a backlog of job work never
+ * delays a reconcile pass. Creates the reconciler and recovery schedules at start-up.
  */
 import { NativeConnection, Runtime, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
@@ -12,7 +13,7 @@ import { createRecoveryActivities } from '../activities/core/recovery';
 import { createJobStarter, familyActivities, JOB_TYPES, TARGET_HOOKS } from '../families';
 import { createLogger, temporalLogger } from '../log';
 import { openDatabase, openTemporalClient } from '../runtime';
-import { taskQueues } from '../core/contracts';
+import { maintenanceTaskQueue, taskQueues } from '../core/contracts';
 import { ensureSearchAttributes } from '../dev/temporal-server';
 import { ensureReconcileSchedule, ensureRecoverySchedules } from './schedules';
 import { workerInterceptors } from './run';
@@ -43,6 +44,28 @@ export async function createJobsWorker(deps: JobsWorkerDeps): Promise<Worker> {
   });
 }
 
+/**
+ * Builds (does not run) the `maintenance` worker: the reconciler workflow and its activities
+ * (`startStalePendingJobs`, `failClosedRuns`) on `<prefix>maintenance`, a few at a time.
+ */
+export async function createMaintenanceWorker(deps: JobsWorkerDeps): Promise<Worker> {
+  const queues = taskQueues(deps.config.temporal.taskQueuePrefix);
+  const { startStalePendingJobs, failClosedRuns } = createJobActivities({
+    db: deps.db, starter: createJobStarter(deps.client, queues), client: deps.client, targets: TARGET_HOOKS,
+  });
+  return Worker.create({
+    connection: deps.connection,
+    namespace: deps.config.temporal.namespace,
+    taskQueue: maintenanceTaskQueue(deps.config.temporal.taskQueuePrefix),
+    ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
+    activities: { startStalePendingJobs, failClosedRuns },
+    maxConcurrentActivityTaskExecutions: 4,
+    maxConcurrentWorkflowTaskExecutions: 4,
+    interceptors: workerInterceptors(deps.db),
+    shutdownGraceTime: '10s',
+  });
+}
+
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.logLevel, 'worker-jobs');
@@ -59,8 +82,16 @@ async function main(): Promise<void> {
       log.info({ scheduleIds: recoveryIds }, 'recovery schedules ready');
     }
     const worker = await createJobsWorker({ config, db, client, connection });
-    log.info({ taskQueue: worker.options.taskQueue }, 'jobs worker running');
-    await worker.run();
+    const maintenance = await createMaintenanceWorker({ config, db, client, connection });
+    log.info({ taskQueues: [worker.options.taskQueue, maintenance.options.taskQueue] }, 'jobs worker running');
+    // Both stop on SIGINT/SIGTERM; if one fails, the other is shut down too.
+    const runs = [worker, maintenance].map((w) =>
+      w.run().catch((err: unknown) => {
+        for (const other of [worker, maintenance]) if (other !== w && other.getState() === 'RUNNING') other.shutdown();
+        throw err;
+      }),
+    );
+    await Promise.all(runs);
     log.info('jobs worker stopped');
   } finally {
     await connection.close();

@@ -18,7 +18,7 @@ import type { JobStarter } from '../../src/core/starter';
 import { jobWorkflowId, taskQueues, type TaskQueues } from '../../src/core/contracts';
 import type { AiRuntime } from '../../src/ai/types';
 import { createAiWorker } from '../../src/workers/ai';
-import { createJobsWorker } from '../../src/workers/jobs';
+import { createJobsWorker, createMaintenanceWorker } from '../../src/workers/jobs';
 import { createGithubWorker } from '../../src/workers/github';
 import { createTestDatabase } from './postgres';
 
@@ -112,6 +112,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     return entry;
   };
   run(await createJobsWorker({ config, db, client, connection: native, workflowBundle: await workflowBundle() }));
+  run(await createMaintenanceWorker({ config, db, client, connection: native, workflowBundle: await workflowBundle() }));
   let aiEntry: { worker: Worker; done: Promise<void> } | undefined;
   let githubEntry: { worker: Worker; done: Promise<void> } | undefined;
 
