@@ -61,7 +61,8 @@ export interface DbOutageOptions {
 function attemptDeadline(info: Context['info'], startedAt: number): number {
   const bounds = [startedAt + info.startToCloseTimeoutMs];
   if (info.scheduleToCloseTimeoutMs > 0) bounds.push(info.scheduledTimestampMs + info.scheduleToCloseTimeoutMs);
-  return Math.min(...bounds.filter((b) => Number.isFinite(b) && b > 0));
+  const valid = bounds.filter((b) => Number.isFinite(b) && b > startedAt);
+  return valid.length > 0 ? Math.min(...valid) : startedAt + 60_000; // no usable bound: wait at most a minute
 }
 
 /**
