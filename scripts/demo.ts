@@ -8,7 +8,12 @@
  *
  *   npm run demo [-- --files '<glob>' ...] [--limit N] [--keep]
  *
- * In one process on purpose: the embedded PGlite serves exactly one connection (src/db/embedded.ts).
+ * With --keep everything stays up until SIGINT/SIGTERM, and the demo prints what a second user
+ * needs: the API URL and the demo user's token, the database URL (the embedded PGlite serves
+ * several connections, src/db/embedded.ts), Temporal's address and Web UI, the GitHub emulator's
+ * URL and tokens (any `ghemu_<login>` is an account of its own), and ready-to-paste commands.
+ * API and workers run in this one process and share one Prisma client (a pool of 1 against the
+ * embedded database, EMBEDDED_POOL_MAX).
  */
 import { readFileSync, statSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -30,7 +35,7 @@ import { createLogger, temporalLogger } from '../src/log';
 import { taskQueues } from '../src/core/contracts';
 import { createAiWorker } from '../src/workers/ai';
 import { createGithubWorker } from '../src/workers/github';
-import { startGithubEmulator } from '../test/support/github-emulator';
+import { selfServiceToken, startGithubEmulator, SELF_SERVICE_TOKEN_PREFIX } from '../test/support/github-emulator';
 import { createJobsWorker, createMaintenanceWorker } from '../src/workers/jobs';
 import { ensureReconcileSchedule, ensureRecoverySchedules } from '../src/workers/schedules';
 
@@ -45,6 +50,59 @@ function portFree(port: number): Promise<boolean> {
 }
 const preferPort = async (p: number) => ((await portFree(p)) ? p : 0);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The URL with its password, if any, replaced by `***` (for printing). */
+function redactUrl(url: string): string {
+  const u = new URL(url);
+  if (!u.password) return url;
+  u.password = '***';
+  return u.toString();
+}
+
+/** What --keep prints: where everything runs, and the commands a second user pastes. */
+interface KeepInfo {
+  apiUrl: string;
+  token: string;
+  dbUrl: string;
+  embedded: boolean;
+  maxConnections?: number;
+  temporalAddress: string;
+  uiUrl: string;
+  githubUrl: string;
+  githubLogin: string;
+  githubToken: string;
+  today: string;
+}
+
+/** The --keep block: one `label: value` line each, then the commands (no leading `$`, copy-pasteable). */
+function keepBlock(k: KeepInfo): string[] {
+  const login = 'alice';
+  const auth = '-H "authorization: Bearer $TOKEN2"';
+  const json = "-H 'content-type: application/json'";
+  const dbForShell = new URL(k.dbUrl).password ? '"$DATABASE_URL"  # the one you started the demo with' : `'${k.dbUrl}'`;
+  return [
+    '--keep: everything stays up; press Ctrl-C to stop.',
+    `  API:              ${k.apiUrl}  (docs ${k.apiUrl}/docs)`,
+    `  demo user token:  ${k.token}`,
+    `  database:         ${redactUrl(k.dbUrl)}${k.embedded ? `  (embedded PGlite, up to ${k.maxConnections} connections)` : ''}`,
+    `  Temporal:         ${k.temporalAddress}, Web UI ${k.uiUrl}`,
+    `  GitHub emulator:  ${k.githubUrl}  token ${k.githubToken} (${k.githubLogin}, repository ${k.githubLogin}/til);`,
+    `                    any token ${SELF_SERVICE_TOKEN_PREFIX}<login> is the account <login> with a repository <login>/til`,
+    '',
+    'Try a second user (paste into another shell, in this directory):',
+    `  export API=${k.apiUrl} DATABASE_URL=${dbForShell}`,
+    `  TOKEN2=$(npm run -s user:create -- --name ${login} --token-only)`,
+    `  curl -s -X PUT "$API/github/account" ${auth} ${json} -d '{"accessToken":"${selfServiceToken(login)}"}'`,
+    `  curl -s -X PUT "$API/github/repository" ${auth} ${json} -d '{"owner":"${login}","name":"til","directory":"til"}'`,
+    `  curl -s -X POST "$API/scraps" ${auth} ${json} -d '{"content":"# Partial indexes\\n\\nA partial index stores only the rows that match its WHERE clause, so it stays small and fast."}'`,
+    '  # once GET $API/async-jobs/<analysisJobId> says COMPLETED: today\'s TIL, then its commit to the emulator',
+    `  curl -s -X POST "$API/til" ${auth} ${json} -d '{"targetDate":"${k.today}"}'`,
+    `  curl -s "$API/til?date=${k.today}" ${auth}        # until "status":"COMPLETED"`,
+    `  curl -s -X POST "$API/til/<summaryId>/github-commits" ${auth}`,
+    `  curl -s "$API/til/<summaryId>/github-commits" ${auth}   # status, commitSha, htmlUrl`,
+    '',
+  ];
+}
 
 interface Doc { file: string; content: string; sourceUrl?: string }
 
@@ -89,14 +147,21 @@ async function main(): Promise<void> {
     // 1. Database: embedded PGlite + pgvector unless DATABASE_URL is set.
     let dbUrl = base.database.url;
     let poolMax = base.database.poolMax;
+    let maxConnections: number | undefined;
     if (!dbUrl) {
-      const pg = await startEmbeddedPostgres({ dataDir: path.resolve(ROOT, base.database.embeddedDir) });
+      const pg = await startEmbeddedPostgres({
+        dataDir: path.resolve(ROOT, base.database.embeddedDir),
+        log: (l) => {
+          if (!l.endsWith('stopped') && !l.includes(' at postgresql://')) say(l); // refused or terminated connections
+        },
+      });
       stops.push(() => pg.stop());
       dbUrl = pg.url;
       poolMax = pg.poolMax;
-      say(`database: embedded PostgreSQL (PGlite + pgvector), data in ${base.database.embeddedDir}`);
+      maxConnections = pg.maxConnections;
+      say(`database: embedded PostgreSQL (PGlite + pgvector) at ${dbUrl}, data in ${base.database.embeddedDir}`);
     } else {
-      say('database: DATABASE_URL');
+      say(`database: DATABASE_URL ${redactUrl(dbUrl)}`);
     }
     await migrateDeploy(dbUrl);
 
@@ -117,8 +182,9 @@ async function main(): Promise<void> {
     }
     say(`temporal: ${address}, Web UI ${uiUrl}`);
 
-    // 3. GitHub: the local REST emulator (same protocol as api.github.com) with one user and repo.
-    const gh = await startGithubEmulator();
+    // 3. GitHub: the local REST emulator (same protocol as api.github.com) with one user and repo;
+    // any `ghemu_<login>` token is a further account (for a second user, see --keep).
+    const gh = await startGithubEmulator({ selfServiceTokens: true });
     stops.push(() => gh.close());
     const ghToken = gh.addUser('demo-octocat');
     gh.addRepo('demo-octocat', 'til', { description: 'Today I learned' });
@@ -251,18 +317,24 @@ async function main(): Promise<void> {
     say(`Temporal Web UI: ${uiUrl}/namespaces/${config.temporal.namespace}/workflows`);
     say(`  find these jobs: ${uiUrl}/namespaces/${config.temporal.namespace}/workflows?query=${encodeURIComponent('JobType="CARD_ANALYSIS"')}`);
     if (values.keep) {
-      say(`--keep: API ${apiUrl} with token ${token}; press Ctrl-C to stop`);
+      say('');
+      const info = { apiUrl, token, dbUrl, embedded: maxConnections !== undefined, maxConnections, temporalAddress: address, uiUrl, today };
+      for (const line of keepBlock({ ...info, githubUrl: gh.url, githubLogin: 'demo-octocat', githubToken: ghToken })) say(line);
     }
     say(`jobs: ${completed}/${jobIds.length} completed`);
     process.exitCode = completed === jobIds.length ? 0 : 1;
     if (values.keep) {
+      // `on`, not `once`: one Ctrl-C arrives more than once (the terminal signals the whole group,
+      // npm and tsx relay it too); a later one must not kill the process during its bounded shutdown.
       await new Promise<void>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
+        process.on('SIGINT', () => resolve());
+        process.on('SIGTERM', () => resolve());
       });
+      say('stopping …');
     }
   } finally {
     for (const stop of stops) await stop().catch(() => undefined);
+    if (values.keep) say('stopped: API, workers, Temporal, GitHub emulator and database are down');
   }
 }
 

@@ -51,8 +51,11 @@ if [ ! -x "$venv/bin/temporal" ] || [ ! -x "$venv/bin/temporal-test-server" ] \
 fi
 
 # 3. Prisma client: when it is missing or the schema / Prisma version changed since it was generated.
+# The schema is every *.prisma file under prisma/schema (Prisma reads the folder recursively).
 prisma_stamp="node_modules/.prisma/.setup-schema-hash"
-want="$(fingerprint prisma/schema.prisma node_modules/prisma/package.json node_modules/@prisma/client/package.json)"
+mapfile -t schema_files < <(find prisma/schema -name '*.prisma' -type f | LC_ALL=C sort)
+[ "${#schema_files[@]}" -gt 0 ] || { echo "setup.sh: no prisma/schema/*.prisma files" >&2; exit 1; }
+want="$(fingerprint prisma.config.ts "${schema_files[@]}" node_modules/prisma/package.json node_modules/@prisma/client/package.json)"
 if [ ! -f node_modules/.prisma/client/index.js ] || [ "$(cat "$prisma_stamp" 2>/dev/null)" != "$want" ]; then
   run "prisma generate" bash scripts/prisma.sh generate
   printf '%s' "$want" >"$prisma_stamp"

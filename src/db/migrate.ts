@@ -30,18 +30,30 @@ export function repoRoot(): string {
   }
 }
 
+/** Options of {@link migrateDeploy}. */
+export interface MigrateDeployOptions {
+  /** Kill the CLI after this many milliseconds (default 120 000). */
+  timeoutMs?: number;
+  /** Another Prisma config file (`--config`), e.g. one pointing at another migrations folder. */
+  config?: string;
+  /** Extra environment variables for the CLI (DATABASE_URL is always `url`). */
+  env?: Record<string, string>;
+}
+
 /**
- * Applies `prisma/migrations` to the database at `url` with `scripts/prisma.sh migrate deploy`
- * (Prisma's WASM schema engine, works offline), run from the repository root.
+ * Applies `prisma/migrations` (or the migrations of `opts.config`) to the database at `url` with
+ * `scripts/prisma.sh migrate deploy` (Prisma's WASM schema engine, works offline), run from the
+ * repository root.
  * @throws MigrationError with the CLI output when it exits non-zero or exceeds `timeoutMs` (default 120 s).
  */
-export async function migrateDeploy(url: string, opts: { timeoutMs?: number } = {}): Promise<void> {
+export async function migrateDeploy(url: string, opts: MigrateDeployOptions = {}): Promise<void> {
   const root = repoRoot();
   const timeoutMs = opts.timeoutMs ?? 120_000;
+  const args = ['migrate', 'deploy', ...(opts.config ? ['--config', opts.config] : [])];
   await new Promise<void>((resolve, reject) => {
-    const child = spawn('bash', [path.join(root, 'scripts', 'prisma.sh'), 'migrate', 'deploy'], {
+    const child = spawn('bash', [path.join(root, 'scripts', 'prisma.sh'), ...args], {
       cwd: root,
-      env: { ...process.env, DATABASE_URL: url },
+      env: { ...process.env, ...opts.env, DATABASE_URL: url },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const chunks: Buffer[] = [];

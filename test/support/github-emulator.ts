@@ -3,7 +3,9 @@
  * for the routes this project calls (SAN-10, SAN-12): `GET /user`, `GET /repos/{o}/{r}`, contents
  * GET/PUT (git blob shas, "sha wasn't supplied" 422, stale-sha 409), `GET /repos/{o}/{r}/commits`,
  * `GET /user/starred` with RFC 5988 `Link` pagination, rate-limit headers on every answer, per-token
- * auth. Tests inject faults (`failNext`) and run code after an accepted PUT (`afterPut`).
+ * auth. Tests inject faults (`failNext`) and run code after an accepted PUT (`afterPut`). With
+ * `selfServiceTokens` (the demo) any token `ghemu_<login>` is also accepted: see
+ * {@link SELF_SERVICE_TOKEN_PREFIX}.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
@@ -89,6 +91,22 @@ export interface GithubEmulator {
 
 const RATE_LIMIT = 5000;
 
+/**
+ * With `startGithubEmulator({ selfServiceTokens: true })`, a token `ghemu_<login>` (login in
+ * GitHub's syntax: letters, digits, single inner hyphens, at most 39) that no user holds signs in
+ * as `<login>`: the account and a public repository `<login>/til` it may push to are created on
+ * first use. So the demo can hand out any number of GitHub accounts without a registry of tokens.
+ */
+export const SELF_SERVICE_TOKEN_PREFIX = 'ghemu_';
+const SELF_SERVICE_TOKEN = /^ghemu_([A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38})$/;
+
+/** The self-service token of `login` (see {@link SELF_SERVICE_TOKEN_PREFIX}). */
+export function selfServiceToken(login: string): string {
+  const token = `${SELF_SERVICE_TOKEN_PREFIX}${login}`;
+  if (!SELF_SERVICE_TOKEN.test(token)) throw new Error(`not a GitHub login: ${JSON.stringify(login)}`);
+  return token;
+}
+
 /** git's blob id of `content`: sha1("blob <len>\0" + content). */
 export function gitBlobSha(content: Buffer): string {
   return createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex');
@@ -105,10 +123,19 @@ class HttpFail extends Error {
 const docs = 'https://docs.github.com/rest';
 const notFound = () => new HttpFail(404, { message: 'Not Found', documentation_url: docs, status: '404' });
 
-/** Starts the emulator; `htmlBase` is the web host used in `html_url`s. */
-export async function startGithubEmulator(opts: { htmlBase?: string } = {}): Promise<GithubEmulator> {
+/**
+ * Starts the emulator; `htmlBase` is the web host used in `html_url`s; `selfServiceTokens` also
+ * accepts `ghemu_<login>` tokens (see {@link SELF_SERVICE_TOKEN_PREFIX}; default false).
+ */
+export async function startGithubEmulator(opts: { htmlBase?: string; selfServiceTokens?: boolean } = {}): Promise<GithubEmulator> {
   const htmlBase = opts.htmlBase ?? 'https://github.com';
   const users = new Map<string, { login: string; id: number }>();
+  const ids = new Map<string, number>();
+  const idOf = (login: string) => {
+    let id = ids.get(login.toLowerCase());
+    if (id === undefined) ids.set(login.toLowerCase(), (id = ids.size + 1000));
+    return id;
+  };
   const revoked = new Set<string>();
   const repos = new Map<string, RepoEntry>();
   const starred = new Map<string, string[]>();
@@ -156,6 +183,11 @@ export async function startGithubEmulator(opts: { htmlBase?: string } = {}): Pro
     const h = req.headers.authorization;
     const m = h ? /^(?:token|bearer)\s+(\S+)$/i.exec(h) : null;
     if (!m?.[1]) throw new HttpFail(401, { message: 'Requires authentication', documentation_url: docs, status: '401' });
+    const selfService = opts.selfServiceTokens && !users.has(m[1]) ? SELF_SERVICE_TOKEN.exec(m[1])?.[1] : undefined;
+    if (selfService) {
+      users.set(m[1], { login: selfService, id: idOf(selfService) });
+      if (!getRepo(selfService, 'til')) emulator.addRepo(selfService, 'til', { description: 'Today I learned' });
+    }
     const user = users.get(m[1]);
     if (!user || revoked.has(m[1])) throw new HttpFail(401, { message: 'Bad credentials', documentation_url: docs, status: '401' });
     return { login: user.login, token: m[1] };
@@ -343,7 +375,7 @@ export async function startGithubEmulator(opts: { htmlBase?: string } = {}): Pro
     log,
     addUser(login) {
       const token = `ghp_${randomBytes(18).toString('base64url')}`;
-      users.set(token, { login, id: users.size + 1000 });
+      users.set(token, { login, id: idOf(login) });
       return token;
     },
     revokeToken(token) {

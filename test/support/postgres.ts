@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { migrateDeploy, repoRoot } from '../../src/db/migrate';
+import { pollUntil, PollTimeoutError } from './poll';
 
 const TEMPLATE_DB = 'app_template';
 /** pg_advisory_lock key serialising template creation and cloning across jest workers. */
@@ -49,21 +50,28 @@ function postgresUser(): { uid: number; gid: number } | undefined {
 }
 
 async function waitUntilReady(url: string, child: ChildProcess, log: () => string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`postgres exited with ${child.exitCode}:\n${log()}`);
-    const client = new Client({ connectionString: url, connectionTimeoutMillis: 1000 });
-    client.on('error', () => undefined);
-    try {
-      await client.connect();
-      await client.query('SELECT 1');
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw new Error(`postgres not ready after ${timeoutMs} ms: ${String(err)}\n${log()}`);
-    } finally {
-      await client.end().catch(() => undefined);
-    }
-    await new Promise((r) => setTimeout(r, 100));
+  try {
+    await pollUntil(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`postgres exited with ${child.exitCode}:\n${log()}`);
+        const client = new Client({ connectionString: url, connectionTimeoutMillis: 1000 });
+        client.on('error', () => undefined);
+        try {
+          await client.connect();
+          await client.query('SELECT 1');
+          return 'ready';
+        } catch (err) {
+          return String(err); // still starting: try again
+        } finally {
+          await client.end().catch(() => undefined);
+        }
+      },
+      (outcome) => outcome === 'ready',
+      { describe: 'postgres to accept connections', timeoutMs, intervalMs: 100, maxIntervalMs: 250 },
+    );
+  } catch (err) {
+    if (err instanceof PollTimeoutError) throw new Error(`postgres not ready after ${timeoutMs} ms: ${String(err.lastValue)}\n${log()}`);
+    throw err;
   }
 }
 
@@ -217,8 +225,13 @@ export async function createTestDatabase(adminUrl: string): Promise<TestDatabase
     await admin.end();
   }
 
+  return { url: withDatabase(adminUrl, name), drop: dropper(adminUrl, name) };
+}
+
+/** `drop()` of a {@link TestDatabase}: runs once however often it is called. */
+function dropper(adminUrl: string, name: string): () => Promise<void> {
   let dropping: Promise<void> | undefined;
-  const drop = () =>
+  return () =>
     (dropping ??= (async () => {
       const c = new Client({ connectionString: adminUrl });
       c.on('error', () => undefined);
@@ -229,5 +242,22 @@ export async function createTestDatabase(adminUrl: string): Promise<TestDatabase
         await c.end();
       }
     })());
-  return { url: withDatabase(adminUrl, name), drop };
+}
+
+/**
+ * Creates `<prefix>_<random>` with no tables at all (no migration applied): for tests that migrate
+ * a database themselves, or that need an empty shadow database for `prisma migrate diff`.
+ */
+export async function createEmptyDatabase(adminUrl: string, prefix = 'empty'): Promise<TestDatabase> {
+  if (!/^[a-z][a-z0-9_]{0,40}$/.test(prefix)) throw new Error(`bad database name prefix ${JSON.stringify(prefix)}`);
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  const admin = new Client({ connectionString: adminUrl });
+  admin.on('error', () => undefined);
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  return { url: withDatabase(adminUrl, name), drop: dropper(adminUrl, name) };
 }

@@ -21,6 +21,7 @@ import { createAiWorker } from '../../src/workers/ai';
 import { createJobsWorker, createMaintenanceWorker } from '../../src/workers/jobs';
 import { createGithubWorker } from '../../src/workers/github';
 import { createTestDatabase } from './postgres';
+import { pollUntil } from './poll';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 /** The workflow bundle, built once per test file. */
@@ -159,20 +160,44 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   return stack;
 }
 
+/** Options of {@link waitForJob}. */
+export interface WaitForJobOptions {
+  /** Give up after this many ms while the row is still PENDING or PROCESSING (default 45 000). */
+  timeoutMs?: number;
+}
+
 /**
- * Waits for a job's workflow to close (its result, or its failure), then reads the projection
- * through `GET /async-jobs/{id}`: the projection is written before the workflow closes.
+ * Waits until job `jobId` is terminal (COMPLETED or FAILED) and returns it as
+ * `GET /async-jobs/{id}` shows it. Each attempt first waits for the job's workflow to close (its
+ * result or its failure; the projection is written before the workflow closes), then reads the
+ * projection; a row still active (workflow not started yet, or a retry in flight) is polled
+ * through {@link pollUntil}.
+ * @throws PollTimeoutError when the row is still active after `timeoutMs`, with its last state.
  */
 export async function waitForJob(
   stack: Stack,
   jobId: string,
   auth: { authorization: string },
+  opts: WaitForJobOptions = {},
 ): Promise<{ status: string; errorMessage: string | null; jobType: string; targetId: string }> {
   const row = await stack.db.asyncJob.findUniqueOrThrow({ where: { jobId } });
-  await stack.client.workflow
-    .getHandle(jobWorkflowId(row.jobType, row.targetId))
-    .result()
-    .catch(() => undefined);
-  const res = await stack.app.inject({ method: 'GET', url: `/async-jobs/${jobId}`, headers: auth });
-  return res.json();
+  const handle = stack.client.workflow.getHandle(jobWorkflowId(row.jobType, row.targetId));
+  let status: string = row.status;
+  let attempt = 0;
+  return pollUntil(
+    async () => {
+      // Always on the first attempt (steps after the completing transaction, e.g. starting a
+      // follow-up job, finish before the workflow closes), later only while the row is active.
+      if (attempt++ === 0 || status === 'PENDING' || status === 'PROCESSING') {
+        await handle.result().catch(() => undefined); // not started yet, or failed: read the row
+      }
+      const res = await stack.app.inject({ method: 'GET', url: `/async-jobs/${jobId}`, headers: auth });
+      if (res.statusCode !== 200) throw new Error(`GET /async-jobs/${jobId} answered ${res.statusCode}: ${res.body}`);
+      const job = res.json() as { status: string; errorMessage: string | null; jobType: string; targetId: string };
+      status = job.status;
+      return job;
+    },
+    (job) => job.status === 'COMPLETED' || job.status === 'FAILED',
+    { describe: `job ${jobId} (${row.jobType} ${row.targetId}) to be COMPLETED or FAILED`, timeoutMs: opts.timeoutMs ?? 45_000 },
+  );
 }

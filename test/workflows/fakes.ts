@@ -34,38 +34,50 @@ export const QUIZ_JOB = {
   userId: '00000000-0000-4000-8000-0000000000d1',
 };
 
-/** Fake activities; each test overrides what it needs. */
+/**
+ * Fake activities, grouped by the task queue whose worker registers them in production (DC-2:
+ * `src/workers/jobs.ts`, `ai.ts`, `github.ts`); each test overrides what it needs.
+ */
 export function fakeActivities() {
   return {
-    beginJob: jest.fn<ReturnType<JobActivities['beginJob']>, Parameters<JobActivities['beginJob']>>(async () => ({ proceed: true, status: 'PROCESSING' })),
-    failJob: jest.fn<ReturnType<JobActivities['failJob']>, Parameters<JobActivities['failJob']>>(async () => 'FAILED'),
-    failCancelledJob: jest.fn<ReturnType<JobActivities['failCancelledJob']>, Parameters<JobActivities['failCancelledJob']>>(
-      async () => ({ status: 'FAILED', errorMessage: 'cancelled: requested by test' }),
-    ),
-    storeCard: jest.fn<ReturnType<CardActivities['storeCard']>, Parameters<CardActivities['storeCard']>>(async () => 'card-1'),
-    storeRefinement: jest.fn<ReturnType<CardActivities['storeRefinement']>, Parameters<CardActivities['storeRefinement']>>(async () => undefined),
-    startStalePendingJobs: jest.fn<ReturnType<JobActivities['startStalePendingJobs']>, Parameters<JobActivities['startStalePendingJobs']>>(
-      async () => ({ examined: 0, started: 0, alreadyRunning: 0, failedToStart: 0 }),
-    ),
-    analyzeScrap: jest.fn<ReturnType<AiActivities['analyzeScrap']>, Parameters<AiActivities['analyzeScrap']>>(async () => ANALYSIS),
-    refineScrap: jest.fn<ReturnType<AiActivities['refineScrap']>, Parameters<AiActivities['refineScrap']>>(async () => ({ refinedContent: '# B-tree' })),
-    generateTil: jest.fn<ReturnType<AiActivities['generateTil']>, Parameters<AiActivities['generateTil']>>(async () => TIL),
-    generateQuizzes: jest.fn<ReturnType<AiActivities['generateQuizzes']>, Parameters<AiActivities['generateQuizzes']>>(async () => QUIZZES),
-    collectTilCards: jest.fn<ReturnType<TilActivities['collectTilCards']>, Parameters<TilActivities['collectTilCards']>>(
-      async () => ({ targetDate: '2026-11-30', cardIds: TIL_CARD_IDS }),
-    ),
-    storeTil: jest.fn<ReturnType<TilActivities['storeTil']>, Parameters<TilActivities['storeTil']>>(async () => QUIZ_JOB),
-    startCommittedJob: jest.fn<ReturnType<TilActivities['startCommittedJob']>, Parameters<TilActivities['startCommittedJob']>>(async () => 'started'),
-    beginRecallQuizJob: jest.fn<ReturnType<TilActivities['beginRecallQuizJob']>, Parameters<TilActivities['beginRecallQuizJob']>>(
-      async () => ({ proceed: true, status: 'PROCESSING' }),
-    ),
-    collectQuizCards: jest.fn<ReturnType<TilActivities['collectQuizCards']>, Parameters<TilActivities['collectQuizCards']>>(
-      async () => ({ targetDate: '2026-11-30', cardIds: TIL_CARD_IDS, types: ['OX', 'SHORT_ANSWER'] }),
-    ),
-    storeRecallQuizzes: jest.fn<ReturnType<TilActivities['storeRecallQuizzes']>, Parameters<TilActivities['storeRecallQuizzes']>>(async () => 2),
-    failRecallQuizJob: jest.fn<ReturnType<TilActivities['failRecallQuizJob']>, Parameters<TilActivities['failRecallQuizJob']>>(async () => 'FAILED'),
+    jobs: {
+      beginJob: jest.fn<ReturnType<JobActivities['beginJob']>, Parameters<JobActivities['beginJob']>>(async () => ({ proceed: true, status: 'PROCESSING' })),
+      failJob: jest.fn<ReturnType<JobActivities['failJob']>, Parameters<JobActivities['failJob']>>(async () => 'FAILED'),
+      failCancelledJob: jest.fn<ReturnType<JobActivities['failCancelledJob']>, Parameters<JobActivities['failCancelledJob']>>(
+        async () => ({ status: 'FAILED', errorMessage: 'cancelled: requested by test' }),
+      ),
+      storeCard: jest.fn<ReturnType<CardActivities['storeCard']>, Parameters<CardActivities['storeCard']>>(async () => 'card-1'),
+      storeRefinement: jest.fn<ReturnType<CardActivities['storeRefinement']>, Parameters<CardActivities['storeRefinement']>>(async () => undefined),
+      startStalePendingJobs: jest.fn<ReturnType<JobActivities['startStalePendingJobs']>, Parameters<JobActivities['startStalePendingJobs']>>(
+        async () => ({ examined: 0, started: 0, alreadyRunning: 0, failedToStart: 0 }),
+      ),
+      collectTilCards: jest.fn<ReturnType<TilActivities['collectTilCards']>, Parameters<TilActivities['collectTilCards']>>(
+        async () => ({ targetDate: '2026-11-30', cardIds: TIL_CARD_IDS }),
+      ),
+      storeTil: jest.fn<ReturnType<TilActivities['storeTil']>, Parameters<TilActivities['storeTil']>>(async () => QUIZ_JOB),
+      startCommittedJob: jest.fn<ReturnType<TilActivities['startCommittedJob']>, Parameters<TilActivities['startCommittedJob']>>(async () => 'started'),
+      beginRecallQuizJob: jest.fn<ReturnType<TilActivities['beginRecallQuizJob']>, Parameters<TilActivities['beginRecallQuizJob']>>(
+        async () => ({ proceed: true, status: 'PROCESSING' }),
+      ),
+      collectQuizCards: jest.fn<ReturnType<TilActivities['collectQuizCards']>, Parameters<TilActivities['collectQuizCards']>>(
+        async () => ({ targetDate: '2026-11-30', cardIds: TIL_CARD_IDS, types: ['OX', 'SHORT_ANSWER'] }),
+      ),
+      storeRecallQuizzes: jest.fn<ReturnType<TilActivities['storeRecallQuizzes']>, Parameters<TilActivities['storeRecallQuizzes']>>(async () => 2),
+      failRecallQuizJob: jest.fn<ReturnType<TilActivities['failRecallQuizJob']>, Parameters<TilActivities['failRecallQuizJob']>>(async () => 'FAILED'),
+    },
+    ai: {
+      analyzeScrap: jest.fn<ReturnType<AiActivities['analyzeScrap']>, Parameters<AiActivities['analyzeScrap']>>(async () => ANALYSIS),
+      refineScrap: jest.fn<ReturnType<AiActivities['refineScrap']>, Parameters<AiActivities['refineScrap']>>(async () => ({ refinedContent: '# B-tree' })),
+      generateTil: jest.fn<ReturnType<AiActivities['generateTil']>, Parameters<AiActivities['generateTil']>>(async () => TIL),
+      generateQuizzes: jest.fn<ReturnType<AiActivities['generateQuizzes']>, Parameters<AiActivities['generateQuizzes']>>(async () => QUIZZES),
+    },
+    /** No workflow tested here calls a `github`-queue activity; a worker is created only when a test adds some. */
+    github: {},
   };
 }
+
+/** The per-queue fakes of {@link fakeActivities}. */
+export type FakeActivities = ReturnType<typeof fakeActivities>;
 
 /** A retryable AI failure, as the AI activities raise it. */
 export function retryableAiFailure(): ApplicationFailure {

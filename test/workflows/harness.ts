@@ -1,9 +1,10 @@
-/** Time-skipping test environment and workflow bundle shared by the workflow tests. */
+/** Time-skipping environment, workflow bundle and per-queue workers shared by the workflow tests. */
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Duration } from '@temporalio/common';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import type { JobType, JobWorkflowInput } from '../../src/core/contracts';
+import { jobWorkflowId, taskQueues, type JobType, type JobWorkflowInput, type QueueName } from '../../src/core/contracts';
 import { findTemporalTestServer } from '../../src/dev/temporal-server';
 
 try {
@@ -24,30 +25,85 @@ export function bundle(workflowsPath = require.resolve('../../src/workflows')): 
 }
 
 /**
- * Runs one job workflow to its end on a fresh worker with `activities` on a unique task queue (all
- * three logical queues map to it). Returns the input and the result, or the error it failed with.
- * With `cancelWhen`, the workflow is cancelled (`handle.cancel()`) once that promise resolves.
+ * Activities per logical task queue, as the deployed workers register them (DC-2): `jobs` on the
+ * workflow worker, `ai` and `github` on activity-only workers. A queue with no activities gets no
+ * worker, so nothing ever picks up an activity a workflow schedules on it.
+ */
+export type ActivitiesByQueue = Record<QueueName, object>;
+
+/** Options of {@link runJobWorkflow}. */
+export interface RunJobWorkflowOptions {
+  /**
+   * Times the workflow out after this duration (default none). Server time: skipped while the
+   * workflow waits on timers, but real time while an activity waits for a worker to pick it up.
+   */
+  workflowExecutionTimeout?: Duration;
+  /** Cancels the workflow (`handle.cancel()`) once this promise resolves. */
+  cancelWhen?: Promise<unknown>;
+}
+
+/**
+ * Runs one job workflow to its end on fresh workers, one per task queue: a workflow worker on the
+ * `jobs` queue with `activities.jobs`, and activity-only workers on the `ai` and `github` queues
+ * with theirs. The three queue names are unique to the call, so an activity the workflow schedules
+ * on the wrong queue is not found (NotFoundError on a worker without it, or never picked up).
+ * Returns the input and the result, or the error it failed with. With `cancelWhen`, the workflow is
+ * cancelled once that promise resolves.
  */
 export async function runJobWorkflow(
   env: TestWorkflowEnvironment,
   workflowBundle: WorkflowBundleWithSourceMap,
   workflow: string,
   jobType: JobType,
-  activities: object,
-  opts: { cancelWhen?: Promise<unknown> } = {},
+  activities: ActivitiesByQueue,
+  opts: RunJobWorkflowOptions = {},
 ): Promise<{ input: JobWorkflowInput; result: unknown }> {
-  const taskQueue = `wf-${randomUUID()}`;
-  const input: JobWorkflowInput = {
-    jobId: randomUUID(), jobType, targetId: randomUUID(), userId: randomUUID(),
-    queues: { jobs: taskQueue, ai: taskQueue, github: taskQueue },
-  };
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities });
-  const result = await worker.runUntil(async () => {
-    const handle = await env.client.workflow.start(workflow, { workflowId: `${jobType}:${input.targetId}`, taskQueue, args: [input] });
-    if (opts.cancelWhen) void opts.cancelWhen.then(() => handle.cancel());
-    return handle.result().catch((e: unknown) => e);
-  });
+  const queues = taskQueues(`wf-${randomUUID()}-`);
+  const input: JobWorkflowInput = { jobId: randomUUID(), jobType, targetId: randomUUID(), userId: randomUUID(), queues };
+  const connection = env.nativeConnection;
+  const jobsWorker = await Worker.create({ connection, taskQueue: queues.jobs, workflowBundle, activities: activities.jobs });
+  const activityWorkers = await Promise.all(
+    (['ai', 'github'] as const)
+      .filter((queue) => Object.keys(activities[queue]).length > 0)
+      .map((queue) => Worker.create({ connection, taskQueue: queues[queue], activities: activities[queue] })),
+  );
+  const execution = () =>
+    jobsWorker.runUntil(async () => {
+      const handle = await env.client.workflow.start(workflow, {
+        workflowId: jobWorkflowId(jobType, input.targetId),
+        taskQueue: queues.jobs,
+        args: [input],
+        workflowExecutionTimeout: opts.workflowExecutionTimeout,
+      });
+      if (opts.cancelWhen) void opts.cancelWhen.then(() => handle.cancel());
+      return handle.result().catch((e: unknown) => e);
+    });
+  // Each activity-only worker runs until the workflow worker is done, then shuts down.
+  const result = await activityWorkers.reduce<() => Promise<unknown>>((inner, worker) => () => worker.runUntil(inner), execution)();
   return { input, result };
+}
+
+/**
+ * The activities a run of `input`'s workflow scheduled, in order, each with the task queue it was
+ * scheduled on (from the workflow's history).
+ */
+export async function scheduledActivities(env: TestWorkflowEnvironment, input: JobWorkflowInput): Promise<{ activity: string; taskQueue: string }[]> {
+  const history = await env.client.workflow.getHandle(jobWorkflowId(input.jobType, input.targetId)).fetchHistory();
+  return (history.events ?? []).flatMap((e) => {
+    const scheduled = e.activityTaskScheduledEventAttributes;
+    return scheduled ? [{ activity: scheduled.activityType?.name ?? '', taskQueue: scheduled.taskQueue?.name ?? '' }] : [];
+  });
+}
+
+/** Names of the activities a run of `input`'s workflow started (picked up by some worker). */
+export async function startedActivities(env: TestWorkflowEnvironment, input: JobWorkflowInput): Promise<string[]> {
+  const history = await env.client.workflow.getHandle(jobWorkflowId(input.jobType, input.targetId)).fetchHistory();
+  const events = history.events ?? [];
+  const byScheduledId = new Map(events.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => [String(e.eventId), e.activityTaskScheduledEventAttributes?.activityType?.name ?? '']));
+  return events.flatMap((e) => {
+    const started = e.activityTaskStartedEventAttributes;
+    return started ? [byScheduledId.get(String(started.scheduledEventId)) ?? ''] : [];
+  });
 }
 
 /**

@@ -7,7 +7,6 @@
  * the CARD_ANALYSIS in its AI activity.
  */
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { temporal } from '@temporalio/proto';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
@@ -15,6 +14,7 @@ import type { ReconcileReport } from '../../../src/activities/core/jobs';
 import { jobWorkflowId, SA_JOB_TYPE, SA_TARGET_ID, SA_USER_ID, type JobWorkflowInput } from '../../../src/core/contracts';
 import { PG_INDEXES } from '../../fixtures/texts';
 import { slowAiRuntime } from '../../support/slow-ai';
+import { pollUntil } from '../../support/poll';
 import { startStack, type Stack } from '../../support/stack';
 
 // Card analyses wait 10 min (until cancelled); refinements answer at once.
@@ -29,14 +29,9 @@ afterAll(async () => stack?.stop());
 
 const STARTED = temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED;
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
+/** Polls `probe` (pollUntil) until it returns a truthy value, and returns that. */
+function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
+  return pollUntil(probe, (v): v is T => Boolean(v), { describe: what, timeoutMs });
 }
 
 /** Submits a scrap and waits until its CARD_ANALYSIS is PROCESSING inside analyzeScrap. */

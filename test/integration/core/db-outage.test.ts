@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jobWorkflowId } from '../../../src/core/contracts';
 import { PG_PARTIAL } from '../../fixtures/texts';
+import { pollUntil } from '../../support/poll';
 import { startPostgres, type TestPostgres } from '../../support/postgres';
 import { slowAiRuntime } from '../../support/slow-ai';
 import { startStack, type Stack } from '../../support/stack';
@@ -51,23 +52,15 @@ it('every job of a batch completes after an 8 s outage, with no AI attempt spent
     ids.push(res.json());
   }
   const total = 2 * SCRAPS;
-  for (let deadline = Date.now() + 30_000; ((await counts()).COMPLETED ?? 0) < 2; ) {
-    if (Date.now() > deadline) throw new Error('no job completed before the outage');
-    await sleep(100);
-  }
+  await pollUntil(counts, (c) => (c.COMPLETED ?? 0) >= 2, { describe: 'two jobs completed before the outage' });
   const before = await counts();
   expect(before.COMPLETED ?? 0).toBeLessThan(total); // the outage hits work in flight
 
   await pg.interrupt();
-  await sleep(OUTAGE_MS);
+  await sleep(OUTAGE_MS); // the outage itself (fault injection), not a wait for a state
   await pg.resume();
 
-  for (let deadline = Date.now() + 90_000; ; ) {
-    const c = await counts();
-    if ((c.COMPLETED ?? 0) + (c.FAILED ?? 0) === total) break;
-    if (Date.now() > deadline) throw new Error(`jobs did not settle: ${JSON.stringify(c)}`);
-    await sleep(250);
-  }
+  await pollUntil(counts, (c) => (c.COMPLETED ?? 0) + (c.FAILED ?? 0) === total, { describe: 'every job settled', timeoutMs: 90_000 });
   expect(await counts()).toEqual({ COMPLETED: total });
   for (const { scrapId } of ids) {
     expect(await attempts(jobWorkflowId('CARD_ANALYSIS', scrapId), 'analyzeScrap')).toEqual([1]);

@@ -6,13 +6,13 @@
  * re-enqueued within the retry limit.
  */
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { temporal } from '@temporalio/proto';
 import { createLocalAiRuntime } from '../../../src/ai/local';
 import type { AiRuntime, CardAnalysis, ScrapText } from '../../../src/ai/types';
 import type { RecoveryReport } from '../../../src/activities/core/recovery';
 import { jobWorkflowId } from '../../../src/core/contracts';
 import { PG_INDEXES, PG_PARTIAL, SOURDOUGH } from '../../fixtures/texts';
+import { pollUntil } from '../../support/poll';
 import { startStack, waitForJob, type Stack } from '../../support/stack';
 
 /** Markers in a scrap's content that make the fake runtime poison its title. */
@@ -68,14 +68,9 @@ async function attemptsOf(workflowId: string, activityType: string): Promise<num
     .map((e) => e.activityTaskStartedEventAttributes!.attempt ?? 0);
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, ms = 45_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
+/** Polls `probe` (pollUntil) until it returns a truthy value, and returns that. */
+function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 45_000): Promise<T> {
+  return pollUntil(probe, (v): v is T => Boolean(v), { describe: what, timeoutMs });
 }
 
 it.each([

@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import type { PrismaClient } from '@prisma/client';
 import { createJobActivities } from '../../../src/activities/core/jobs';
 import { createCardActivities } from '../../../src/activities/san/cards';
 import { analyzeLocally } from '../../../src/ai/local';
+import type { CardAnalysis } from '../../../src/ai/types';
 import { createUserWithToken } from '../../../src/auth/tokens';
 import { createPrisma } from '../../../src/db/client';
 import { enqueueIfNoneActive, transitionJob } from '../../../src/core/projection';
@@ -65,26 +67,120 @@ it('SAN-2: a second active job for the same target is refused by the partial uni
   expect(next.job.jobId).not.toBe(job.jobId);
 });
 
-it('storeCard retried any number of times stores one card, no duplicate tags or categories', async () => {
+/**
+ * A local analysis of `content` whose tag names are unique to the calling test (and whose tag list
+ * repeats one tag, as a model may), so the tag ids and rows it checks are its own. Categories are a
+ * fixed set: tests look up whether theirs exists before they store.
+ */
+function analysisWithOwnTags(content: string): CardAnalysis {
+  const suffix = randomUUID().slice(0, 8);
+  const base = analyzeLocally({ content });
+  const tags = base.tags.map((t) => `${t}-${suffix}`);
+  return { ...base, tags: [...tags, tags[0]!] };
+}
+
+/** The category row `name` if an earlier card created it, and how many rows storing one must add. */
+async function categoryBefore(name: string) {
+  const row = await db.category.findUnique({ where: { name } });
+  return { row, adds: row ? 0 : 1 };
+}
+
+/** What storeCard wrote for `scrapId`: the card, its category and tags (by name), with their ids. */
+async function storedCard(scrapId: string) {
+  const card = await db.knowledgeCard.findUniqueOrThrow({ where: { scrapId }, include: { category: true, tags: { include: { tag: true } } } });
+  return {
+    cardId: card.id, title: card.title, summary: card.summary, createdAt: card.createdAt,
+    category: { id: card.category.id, name: card.category.name },
+    tags: card.tags.map((t) => ({ id: t.tag.id, name: t.tag.name })).sort((a, b) => a.name.localeCompare(b.name)),
+  };
+}
+
+/** Rows of the shared lookup tables, whole: a retry that renamed or duplicated one would add a row. */
+const lookupCounts = async () => ({ categories: await db.category.count(), tags: await db.tag.count() });
+
+const uniqueSorted = (names: string[]) => [...new Set(names)].sort((a, b) => a.localeCompare(b));
+
+it('SAN-7: a retried storeCard (twice in a row, then concurrently) reuses its card, category and tags and completes the job once', async () => {
   const { scrap, job } = await newScrapWithJob(PG_INDEXES);
+  const analysis = analysisWithOwnTags(PG_INDEXES);
+  // Another card already created the category and one of the tags: find-or-create must find them.
+  const existingCategory = await db.category.upsert({ where: { name: analysis.category }, create: { name: analysis.category }, update: {} });
+  const existingTag = await db.tag.create({ data: { name: analysis.tags[0]! } });
   await transitionJob(db, job.jobId, 'PROCESSING');
-  const analysis = analyzeLocally({ content: PG_INDEXES });
-  const args = { jobId: job.jobId, scrapId: scrap.id, userId, analysis: { ...analysis, tags: [...analysis.tags, analysis.tags[0]!] } };
-  const ids = (await Promise.all([1, 2, 3].map(() => env.run(acts.storeCard, args)))) as string[];
-  expect(new Set(ids).size).toBe(1);
+  const args = { jobId: job.jobId, scrapId: scrap.id, userId, analysis };
+  const before = await lookupCounts();
+
+  const cardId = (await env.run(acts.storeCard, args)) as string;
+  const first = await storedCard(scrap.id);
+  expect(first.cardId).toBe(cardId);
+  expect(first.category).toEqual({ id: existingCategory.id, name: analysis.category });
+  expect(first.tags.map((t) => t.name)).toEqual(uniqueSorted(analysis.tags));
+  expect(first.tags.find((t) => t.name === existingTag.name)?.id).toBe(existingTag.id);
+  const created = await lookupCounts();
+  expect(created).toEqual({ categories: before.categories, tags: before.tags + uniqueSorted(analysis.tags).length - 1 });
+  const completed = await db.asyncJob.findUniqueOrThrow({ where: { jobId: job.jobId } });
+  expect(completed.status).toBe('COMPLETED');
+  expect(completed.finishedAt).toBeInstanceOf(Date);
+
+  // Sequential retry (the activity's answer was lost): same card, same category and tag ids.
+  expect(await env.run(acts.storeCard, args)).toBe(cardId);
+  expect(await storedCard(scrap.id)).toEqual(first);
+  expect(await lookupCounts()).toEqual(created);
+  expect(await db.asyncJob.findUniqueOrThrow({ where: { jobId: job.jobId } })).toEqual(completed); // finishedAt unchanged
+
+  // Concurrent retries (several attempts overlapping): still the same rows, nothing added.
+  expect(await Promise.all([1, 2, 3].map(() => env.run(acts.storeCard, args)))).toEqual([cardId, cardId, cardId]);
+  expect(await storedCard(scrap.id)).toEqual(first);
+  expect(await lookupCounts()).toEqual(created);
   expect(await db.knowledgeCard.count({ where: { scrapId: scrap.id } })).toBe(1);
-  expect(await db.knowledgeCardTag.count({ where: { cardId: ids[0] } })).toBe(new Set(analysis.tags).size);
-  expect(await db.category.count({ where: { name: analysis.category } })).toBe(1);
-  expect((await db.asyncJob.findUniqueOrThrow({ where: { jobId: job.jobId } })).status).toBe('COMPLETED');
+  expect(await db.knowledgeCardTag.count({ where: { cardId } })).toBe(first.tags.length);
+  expect(await db.asyncJob.findUniqueOrThrow({ where: { jobId: job.jobId } })).toEqual(completed);
 });
 
-it('concurrent cards sharing tags and a category do not collide', async () => {
+it('SAN-7: concurrent first attempts of storeCard converge on one card, one category row and one row per tag', async () => {
+  const { scrap, job } = await newScrapWithJob(`${PG_INDEXES} concurrent`);
+  const analysis = analysisWithOwnTags(PG_INDEXES);
+  await transitionJob(db, job.jobId, 'PROCESSING');
+  const args = { jobId: job.jobId, scrapId: scrap.id, userId, analysis };
+  const category = await categoryBefore(analysis.category);
+  const before = await lookupCounts();
+
+  const ids = await Promise.all([1, 2, 3].map(() => env.run(acts.storeCard, args)));
+  const card = await storedCard(scrap.id);
+  expect(ids).toEqual([card.cardId, card.cardId, card.cardId]);
+  expect(card.category.name).toBe(analysis.category);
+  if (category.row) expect(card.category.id).toBe(category.row.id);
+  expect(card.tags.map((t) => t.name)).toEqual(uniqueSorted(analysis.tags));
+  expect(await lookupCounts()).toEqual({ categories: before.categories + category.adds, tags: before.tags + card.tags.length });
+  const completed = await db.asyncJob.findUniqueOrThrow({ where: { jobId: job.jobId } });
+  expect(completed.status).toBe('COMPLETED');
+
+  expect(await env.run(acts.storeCard, args)).toBe(card.cardId);
+  expect(await storedCard(scrap.id)).toEqual(card);
+  expect(await db.asyncJob.findUniqueOrThrow({ where: { jobId: job.jobId } })).toEqual(completed);
+});
+
+it('SAN-7: concurrent cards of different scraps sharing tags and a category all point at the same rows', async () => {
   const jobs = await Promise.all([PG_PARTIAL, `${PG_PARTIAL} 2`, `${PG_PARTIAL} 3`, `${PG_PARTIAL} 4`].map((c) => newScrapWithJob(c)));
-  const analysis = analyzeLocally({ content: PG_PARTIAL });
-  await Promise.all(jobs.map(async ({ scrap, job }) => {
+  const analysis = analysisWithOwnTags(PG_PARTIAL);
+  const category = await categoryBefore(analysis.category);
+  const before = await lookupCounts();
+  const cardIds = await Promise.all(jobs.map(async ({ scrap, job }) => {
     await transitionJob(db, job.jobId, 'PROCESSING');
     return env.run(acts.storeCard, { jobId: job.jobId, scrapId: scrap.id, userId, analysis });
   }));
-  for (const tag of analysis.tags) expect(await db.tag.count({ where: { name: tag } })).toBe(1);
-  expect(await db.knowledgeCard.count({ where: { scrapId: { in: jobs.map((j) => j.scrap.id) } } })).toBe(4);
+  expect(new Set(cardIds).size).toBe(4);
+
+  const cards = await Promise.all(jobs.map(({ scrap }) => storedCard(scrap.id)));
+  expect(cards.map((c) => c.cardId)).toEqual(cardIds);
+  const [one, ...others] = cards;
+  expect(one!.category.name).toBe(analysis.category);
+  if (category.row) expect(one!.category.id).toBe(category.row.id);
+  expect(one!.tags.map((t) => t.name)).toEqual(uniqueSorted(analysis.tags));
+  for (const c of others) {
+    expect(c.category).toEqual(one!.category);
+    expect(c.tags).toEqual(one!.tags);
+  }
+  expect(await lookupCounts()).toEqual({ categories: before.categories + category.adds, tags: before.tags + one!.tags.length });
+  for (const { job } of jobs) expect((await db.asyncJob.findUniqueOrThrow({ where: { jobId: job.jobId } })).status).toBe('COMPLETED');
 });

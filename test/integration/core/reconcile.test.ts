@@ -1,16 +1,17 @@
-import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { WorkflowNotFoundError } from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
+import type { StartableJob, StartOutcome } from '../../../src/core/starter';
 import { createJobStarter } from '../../../src/families';
 import { jobSearchAttributes, jobWorkflowId, maintenanceTaskQueue, type JobWorkflowInput } from '../../../src/core/contracts';
 import { ensureReconcileSchedule } from '../../../src/workers/schedules';
 import type { ReconcileReport } from '../../../src/activities/core/jobs';
 import { PG_PARTIAL, SOURDOUGH } from '../../fixtures/texts';
+import { pollUntil } from '../../support/poll';
 import { startStack, waitForJob, type Stack } from '../../support/stack';
 
 /** The API process "dies" after committing the rows and before starting the workflow. */
 const crashingStarter = {
-  start: jest.fn(async () => {
+  start: jest.fn(async (_job: StartableJob): Promise<StartOutcome> => {
     throw new Error('simulated crash: process died before client.workflow.start');
   }),
 };
@@ -23,41 +24,91 @@ beforeAll(async () => {
 });
 afterAll(async () => stack?.stop());
 
-async function submitWithCrash(content: string) {
+type Submitted = { scrapId: string; analysisJobId: string; refineJobId: string };
+
+/**
+ * POSTs a scrap through the crashing API. Every assertion of these tests is about the rows and
+ * workflows of the scraps they submit themselves: other tests of this file leave PENDING rows, and
+ * a reconcile pass starts those too, so its report counts are never asserted exactly.
+ */
+async function submitWithCrash(content: string): Promise<Submitted> {
   const res = await stack.app.inject({ method: 'POST', url: '/scraps', headers: user.auth, payload: { content } });
   expect(res.statusCode).toBe(202); // committed rows are durable; the client may poll
-  return res.json() as { scrapId: string; analysisJobId: string; refineJobId: string };
+  return res.json() as Submitted;
 }
+
+/** This scrap's two jobs (CARD_ANALYSIS, SCRAP_REFINE) with their workflow IDs. */
+function jobsOf(ids: Submitted) {
+  return [
+    { jobId: ids.analysisJobId, workflowId: jobWorkflowId('CARD_ANALYSIS', ids.scrapId) },
+    { jobId: ids.refineJobId, workflowId: jobWorkflowId('SCRAP_REFINE', ids.scrapId) },
+  ];
+}
+
+/** The API's start attempts for this scrap's jobs (the crashing starter is shared by the file). */
+const apiStartsFor = (scrapId: string) => crashingStarter.start.mock.calls.filter(([job]) => job.targetId === scrapId).map(([job]) => job.jobType).sort();
 
 async function expectNoWorkflow(workflowId: string) {
   await expect(stack.client.workflow.getHandle(workflowId).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
 }
 
+/** This scrap's two job rows, in {@link jobsOf} order. */
+const rowsOf = (ids: Submitted) => Promise.all(jobsOf(ids).map((j) => stack.db.asyncJob.findUniqueOrThrow({ where: { jobId: j.jobId } })));
+
+/**
+ * Every run visibility lists under `workflowId`, once it lists at least one and all are closed
+ * (visibility lags behind the server's state; `describe` below does not).
+ */
+async function listedRuns(workflowId: string) {
+  return pollUntil(
+    async () => {
+      const runs: { runId: string; status: string }[] = [];
+      for await (const wf of stack.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push({ runId: wf.runId, status: wf.status.name });
+      return runs;
+    },
+    (runs) => runs.length > 0 && runs.every((r) => r.status !== 'RUNNING'),
+    { describe: `visibility to list the closed runs of ${workflowId}` },
+  );
+}
+
+/** The latest run of `workflowId` (describe reads it consistently; visibility lags): run ID and status. */
+async function latestRun(workflowId: string) {
+  const d = await stack.client.workflow.getHandle(workflowId).describe();
+  return { runId: d.runId, status: d.status.name };
+}
+
 it('a job committed without its workflow is started by the reconciler, exactly once', async () => {
-  const ids = await submitWithCrash(PG_PARTIAL);
-  expect(crashingStarter.start).toHaveBeenCalledTimes(2);
-  const jobs = await stack.db.asyncJob.findMany({ where: { targetId: ids.scrapId } });
-  expect(jobs.map((j) => j.status)).toEqual(['PENDING', 'PENDING']);
-  await expectNoWorkflow(jobWorkflowId('CARD_ANALYSIS', ids.scrapId));
+  const ids = await submitWithCrash(`${PG_PARTIAL} ${randomUUID()}`);
+  const mine = jobsOf(ids);
+  expect(apiStartsFor(ids.scrapId)).toEqual(['CARD_ANALYSIS', 'SCRAP_REFINE']);
+  expect(await stack.db.asyncJob.count({ where: { targetId: ids.scrapId } })).toBe(2);
+  expect((await rowsOf(ids)).map((j) => j.status)).toEqual(['PENDING', 'PENDING']);
+  for (const j of mine) await expectNoWorkflow(j.workflowId);
 
   const run = () =>
     stack.client.workflow.execute('reconcilePendingJobsWorkflow', {
       taskQueue: stack.queues.jobs,
-      workflowId: `reconcile-test-${ids.scrapId}-${Date.now()}`,
+      workflowId: `reconcile-test-${ids.scrapId}-${randomUUID()}`,
       args: [{ queues: stack.queues, graceSeconds: 0 }],
     }) as Promise<ReconcileReport>;
 
   const first = await run();
-  expect(first).toMatchObject({ examined: 2, started: 2, failedToStart: 0 });
-  expect((await waitForJob(stack, ids.analysisJobId, user.auth)).status).toBe('COMPLETED');
-  expect((await waitForJob(stack, ids.refineJobId, user.auth)).status).toBe('COMPLETED');
+  expect(first.started + first.alreadyRunning + first.failedToStart).toBe(first.examined);
+  // The reconciler started this scrap's two workflows (the API never did) and they completed.
+  for (const j of mine) expect((await waitForJob(stack, j.jobId, user.auth)).status).toBe('COMPLETED');
+  const runsAfterFirst = await Promise.all(mine.map((j) => latestRun(j.workflowId)));
+  expect(runsAfterFirst.map((r) => r.status)).toEqual(['COMPLETED', 'COMPLETED']);
+  const rowsAfterFirst = await rowsOf(ids);
 
-  const second = await run();
-  expect(second).toMatchObject({ examined: 0, started: 0 });
+  // A second pass does not start them again: no new run under either workflow ID (a start after
+  // completion would make one, the reuse policy allows it), rows and card untouched.
+  await run();
+  expect(await Promise.all(mine.map((j) => latestRun(j.workflowId)))).toEqual(runsAfterFirst);
+  expect(await rowsOf(ids)).toEqual(rowsAfterFirst);
+  expect(await stack.db.asyncJob.count({ where: { targetId: ids.scrapId } })).toBe(2);
   expect(await stack.db.knowledgeCard.count({ where: { scrapId: ids.scrapId } })).toBe(1);
-  const runs = [];
-  for await (const wf of stack.client.workflow.list({ query: `WorkflowId = '${jobWorkflowId('CARD_ANALYSIS', ids.scrapId)}'` })) runs.push(wf);
-  expect(runs).toHaveLength(1);
+  expect(apiStartsFor(ids.scrapId)).toEqual(['CARD_ANALYSIS', 'SCRAP_REFINE']);
+  for (const [i, j] of mine.entries()) expect(await listedRuns(j.workflowId)).toEqual([runsAfterFirst[i]]);
 });
 
 it('a reconcile racing a live start does not run the job twice', async () => {
@@ -84,16 +135,19 @@ it('the reconcile Schedule is created idempotently and can be triggered by hand'
   try {
     expect((await handle.describe()).spec.intervals?.[0]?.every).toBe(3_600_000);
     await handle.trigger();
-    const deadline = Date.now() + 20_000;
-    let wfId: string | undefined;
-    while (!wfId && Date.now() < deadline) {
-      const d = await handle.describe();
-      wfId = d.info.recentActions[0]?.action.workflow.workflowId;
+    const wfId = await pollUntil(
+      async () => (await handle.describe()).info.recentActions[0]?.action.workflow.workflowId,
+      (id): id is string => id !== undefined,
+      { describe: 'the triggered reconcile run', timeoutMs: 20_000 },
+    );
+    const report = (await stack.client.workflow.getHandle(wfId).result()) as ReconcileReport;
+    expect(report.started + report.alreadyRunning + report.failedToStart).toBe(report.examined);
+    // Only the triggered reconcile can have started this scrap's jobs: the API's start crashed.
+    for (const j of jobsOf(ids)) {
+      expect((await waitForJob(stack, j.jobId, user.auth)).status).toBe('COMPLETED');
+      expect((await latestRun(j.workflowId)).status).toBe('COMPLETED');
     }
-    expect(wfId).toBeDefined();
-    const report = (await stack.client.workflow.getHandle(wfId!).result()) as ReconcileReport;
-    expect(report.started).toBeGreaterThanOrEqual(2);
-    expect((await waitForJob(stack, ids.analysisJobId, user.auth)).status).toBe('COMPLETED');
+    expect(apiStartsFor(ids.scrapId)).toEqual(['CARD_ANALYSIS', 'SCRAP_REFINE']);
   } finally {
     await handle.delete();
   }
@@ -127,13 +181,14 @@ it('under a backlog the reconciler never starts a second run: an open run is lef
   expect(await runs()).toBe(1);
 
   await stack.client.workflow.getHandle(workflowId).terminate('operator: drop this job');
-  const deadline = Date.now() + 20_000;
-  for (;;) { // visibility is eventually consistent
-    let closed = false;
-    for await (const _ of stack.client.workflow.list({ query: `WorkflowId = '${workflowId}' AND ExecutionStatus = 'Terminated'` })) closed = true;
-    if (closed || Date.now() > deadline) break;
-    await sleep(200);
-  }
+  await pollUntil(
+    async () => {
+      for await (const _ of stack.client.workflow.list({ query: `WorkflowId = '${workflowId}' AND ExecutionStatus = 'Terminated'` })) return true;
+      return false;
+    },
+    (closed) => closed,
+    { describe: 'visibility to list the terminated run' },
+  );
   const second = await reconcile();
   expect(second.closedFailed).toBeGreaterThanOrEqual(1);
   expect(await stack.db.asyncJob.findUniqueOrThrow({ where: { jobId: job.jobId } })).toMatchObject({

@@ -4,6 +4,7 @@ import { temporal } from '@temporalio/proto';
 import { jobWorkflowId } from '../../../src/core/contracts';
 import { PG_INDEXES } from '../../fixtures/texts';
 import { startOpenAiEmulator, type OpenAiEmulator } from '../../support/openai-emulator';
+import { pollUntil } from '../../support/poll';
 import { startStack, waitForJob, type Stack } from '../../support/stack';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -49,13 +50,11 @@ it('an AI worker killed in the middle of an activity: the job completes after a 
 
   // Wait until the worker process has picked up analyzeScrap and is inside the AI call.
   const STARTED = temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const d = await handle.describe();
-    const pending = d.raw.pendingActivities ?? [];
-    if (pending.some((a) => a.activityType?.name === 'analyzeScrap' && a.state === STARTED)) break;
-    if (Date.now() > deadline) throw new Error('analyzeScrap never started');
-  }
+  await pollUntil(
+    async () => (await handle.describe()).raw.pendingActivities ?? [],
+    (pending) => pending.some((a) => a.activityType?.name === 'analyzeScrap' && a.state === STARTED),
+    { describe: 'analyzeScrap to be started by the first worker process', timeoutMs: 30_000 },
+  );
 
   first.kill('SIGKILL'); // no graceful shutdown: the activity's heartbeats just stop
   expect(await exited(first)).toBeNull();

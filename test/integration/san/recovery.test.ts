@@ -3,7 +3,6 @@
  * seeded inconsistencies, its report and the repaired state are checked, and a second run changes
  * nothing. Also the schedules and `POST /async-jobs/{jobId}/retry`.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { randomUUID } from 'node:crypto';
 import type { AsyncJob } from '@prisma/client';
 import type { RecoveryItem, RecoveryReport } from '../../../src/activities/core/recovery';
@@ -14,6 +13,7 @@ import { jobWorkflowId, type JobStatus, type JobType } from '../../../src/core/c
 import { ensureRecoverySchedules, RECOVERY_SCHEDULES } from '../../../src/workers/schedules';
 import type { RecoveryInput } from '../../../src/workflows/core/recovery';
 import { PG_INDEXES, PG_PARTIAL, SOURDOUGH } from '../../fixtures/texts';
+import { pollUntil } from '../../support/poll';
 import { startStack, waitForJob, type Stack } from '../../support/stack';
 
 let stack: Stack;
@@ -72,16 +72,6 @@ async function backdate(jobId: string, minutes: number) {
   await stack.db.asyncJob.update({ where: { jobId }, data: { updatedAt: at, startedAt: at } });
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | null | false>, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
-
 const job = (jobId: string) => stack.db.asyncJob.findUniqueOrThrow({ where: { jobId } });
 
 describe('rule 1: stale PENDING / PROCESSING compared with Temporal', () => {
@@ -114,8 +104,9 @@ describe('rule 1: stale PENDING / PROCESSING compared with Temporal', () => {
     await stack.stopAiWorker(); // both jobs hang in their AI activity, PROCESSING
     const res = await stack.app.inject({ method: 'POST', url: '/scraps', headers: user.auth, payload: { content: `${PG_INDEXES} ${randomUUID()}` } });
     const ids = res.json() as { scrapId: string; analysisJobId: string; refineJobId: string };
-    await until('both jobs PROCESSING', async () =>
-      (await stack.db.asyncJob.count({ where: { targetId: ids.scrapId, status: 'PROCESSING' } })) === 2);
+    await pollUntil(() => stack.db.asyncJob.findMany({ where: { targetId: ids.scrapId } }), (rows) => rows.length === 2 && rows.every((r) => r.status === 'PROCESSING'), {
+      describe: 'both jobs PROCESSING',
+    });
     const analysisWf = stack.client.workflow.getHandle(jobWorkflowId('CARD_ANALYSIS', ids.scrapId));
     await analysisWf.terminate('simulated: workflow killed by an operator');
     await backdate(ids.analysisJobId, 61);
@@ -143,15 +134,19 @@ describe('rule 1: stale PENDING / PROCESSING compared with Temporal', () => {
     await stack.stopAiWorker();
     const res = await stack.app.inject({ method: 'POST', url: '/scraps', headers: user.auth, payload: { content: `${SOURDOUGH} ${randomUUID()}` } });
     const ids = res.json() as { scrapId: string; analysisJobId: string; refineJobId: string };
-    await until('analysis PROCESSING', async () => (await job(ids.analysisJobId)).status === 'PROCESSING');
+    await pollUntil(() => job(ids.analysisJobId), (row) => row.status === 'PROCESSING', { describe: 'analysis PROCESSING' });
     // The row was closed behind the workflow's back (e.g. a manual fix in the database).
     await stack.db.asyncJob.update({ where: { jobId: ids.analysisJobId }, data: { status: 'COMPLETED', finishedAt: new Date() } });
     const wf = stack.client.workflow.getHandle(jobWorkflowId('CARD_ANALYSIS', ids.scrapId));
     const runId = (await wf.describe()).runId;
-    await until('visibility lists the run', async () => {
-      for await (const w of stack.client.workflow.list({ query: `WorkflowId = '${wf.workflowId}' AND ExecutionStatus = 'Running'` })) return w;
-      return undefined;
-    });
+    await pollUntil(
+      async () => {
+        for await (const w of stack.client.workflow.list({ query: `WorkflowId = '${wf.workflowId}' AND ExecutionStatus = 'Running'` })) return w;
+        return undefined;
+      },
+      (w) => w !== undefined,
+      { describe: 'visibility to list the running workflow' },
+    );
 
     // processingStaleMinutes 0: a start time cannot be back-dated, so the age bound is lowered.
     const report = await run('recoverStaleJobsWorkflow', input({ processingStaleMinutes: 0 }));
@@ -369,7 +364,11 @@ it('the four recovery Schedules are created idempotently with the configured int
     const orphan = await seedScrap(PG_INDEXES);
     const handle = stack.client.schedule.getHandle(ids[2]!); // recovery-missing-cards
     await handle.trigger();
-    const wfId = await until('the triggered run', async () => (await handle.describe()).info.recentActions[0]?.action.workflow.workflowId);
+    const wfId = await pollUntil(
+      async () => (await handle.describe()).info.recentActions[0]?.action.workflow.workflowId,
+      (id): id is string => id !== undefined,
+      { describe: 'the triggered recovery run' },
+    );
     const report = (await stack.client.workflow.getHandle(wfId).result()) as RecoveryReport;
     expect(report.rule).toBe('missing-cards');
     expect(itemFor(report, orphan.id)?.actions).toEqual(['enqueued', 'started']);

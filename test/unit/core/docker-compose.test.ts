@@ -255,6 +255,31 @@ describe('docker-compose.yml', () => {
     const base = /^ARG NODE_IMAGE=(\S+)$/m.exec(dockerfile)?.[1];
     expect(base).toMatch(/^node:\d+\.\d+\.\d+-/);
   });
+
+  test('the migrate image holds what prisma.config.ts reads: the schema folder, the migrations, the modules it imports', () => {
+    const stages = new Map<string, { from: string; copies: string[] }>();
+    let stage: { from: string; copies: string[] } | undefined;
+    for (const line of read('Dockerfile').split('\n')) {
+      const from = /^FROM\s+(\S+)\s+AS\s+(\S+)/i.exec(line);
+      if (from) stages.set(from[2] as string, (stage = { from: from[1] as string, copies: [] }));
+      const copy = /^COPY\s+(?!--from)(.+)\s+\S+$/i.exec(line);
+      if (copy && stage) stage.copies.push(...(copy[1] as string).trim().split(/\s+/));
+    }
+    const copied: string[] = [];
+    for (let s = stages.get('migrate'); s; s = stages.get(s.from)) copied.push(...s.copies);
+    const config = read('prisma.config.ts');
+    const needs = [
+      'prisma.config.ts',
+      'scripts/prisma.sh',
+      ...[...config.matchAll(/\b(?:schema|path): '([^']+)'/g)].map((m) => m[1] as string),
+      ...[...config.matchAll(/from '\.\/([^']+)'/g)].map((m) => `${m[1] as string}.ts`),
+    ];
+    expect(needs).toEqual(expect.arrayContaining(['prisma/schema', 'prisma/migrations']));
+    for (const need of needs) {
+      const inImage = copied.some((c) => need === c || need.startsWith(`${c.replace(/\/$/, '')}/`));
+      expect({ need, inImage, exists: existsSync(path.join(root, need)) }).toEqual({ need, inImage: true, exists: true });
+    }
+  });
 });
 
 describe('.env.example', () => {

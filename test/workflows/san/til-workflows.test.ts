@@ -4,8 +4,8 @@ import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { ActivityFailure, ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure as CommonFailure } from '@temporalio/common';
 import type { JobType } from '../../../src/core/contracts';
-import { blockUntilCancelled, bundle, createTimeSkippingEnv, runJobWorkflow } from '../harness';
-import { fakeActivities, QUIZ_JOB, QUIZZES, retryableAiFailure, TIL, TIL_CARD_IDS } from '../fakes';
+import { blockUntilCancelled, bundle, createTimeSkippingEnv, runJobWorkflow, scheduledActivities } from '../harness';
+import { fakeActivities, type FakeActivities, QUIZ_JOB, QUIZZES, retryableAiFailure, TIL, TIL_CARD_IDS } from '../fakes';
 
 let env: TestWorkflowEnvironment;
 let workflowBundle: WorkflowBundleWithSourceMap;
@@ -15,7 +15,7 @@ beforeAll(async () => {
 });
 afterAll(async () => env?.teardown());
 
-const run = (workflow: string, jobType: JobType, acts: ReturnType<typeof fakeActivities>, cancelWhen?: Promise<unknown>) =>
+const run = (workflow: string, jobType: JobType, acts: FakeActivities, cancelWhen?: Promise<unknown>) =>
   runJobWorkflow(env, workflowBundle, workflow, jobType, acts, { cancelWhen });
 
 describe('tilGenerationWorkflow', () => {
@@ -23,51 +23,59 @@ describe('tilGenerationWorkflow', () => {
     const acts = fakeActivities();
     const { input, result } = await run('tilGenerationWorkflow', 'TIL_GENERATION', acts);
     expect(result).toEqual({ jobId: input.jobId, status: 'COMPLETED' });
-    expect(acts.beginJob).toHaveBeenCalledWith(input.jobId);
-    expect(acts.collectTilCards).toHaveBeenCalledWith({ summaryId: input.targetId });
-    expect(acts.generateTil).toHaveBeenCalledWith({ targetDate: '2026-11-30', cardIds: TIL_CARD_IDS });
-    expect(acts.storeTil).toHaveBeenCalledWith({
+    expect(acts.jobs.beginJob).toHaveBeenCalledWith(input.jobId);
+    expect(acts.jobs.collectTilCards).toHaveBeenCalledWith({ summaryId: input.targetId });
+    expect(acts.ai.generateTil).toHaveBeenCalledWith({ targetDate: '2026-11-30', cardIds: TIL_CARD_IDS });
+    expect(acts.jobs.storeTil).toHaveBeenCalledWith({
       jobId: input.jobId, summaryId: input.targetId, userId: input.userId, til: TIL, sourceCardIds: TIL_CARD_IDS,
     });
-    expect(acts.startCommittedJob).toHaveBeenCalledWith(QUIZ_JOB);
-    expect(acts.storeTil.mock.invocationCallOrder[0]!).toBeLessThan(acts.startCommittedJob.mock.invocationCallOrder[0]!);
-    expect(acts.failJob).not.toHaveBeenCalled();
+    expect(acts.jobs.startCommittedJob).toHaveBeenCalledWith(QUIZ_JOB);
+    expect(acts.jobs.storeTil.mock.invocationCallOrder[0]!).toBeLessThan(acts.jobs.startCommittedJob.mock.invocationCallOrder[0]!);
+    expect(acts.jobs.failJob).not.toHaveBeenCalled();
+    const { jobs, ai } = input.queues;
+    expect(await scheduledActivities(env, input)).toEqual([
+      { activity: 'beginJob', taskQueue: jobs },
+      { activity: 'collectTilCards', taskQueue: jobs },
+      { activity: 'generateTil', taskQueue: ai },
+      { activity: 'storeTil', taskQueue: jobs },
+      { activity: 'startCommittedJob', taskQueue: jobs },
+    ]);
   });
 
   it('starts nothing when the summary already had its automatic quiz job started (storeTil returns null)', async () => {
     const acts = fakeActivities();
-    acts.storeTil.mockResolvedValue(null);
+    acts.jobs.storeTil.mockResolvedValue(null);
     const { result } = await run('tilGenerationWorkflow', 'TIL_GENERATION', acts);
     expect(result).toMatchObject({ status: 'COMPLETED' });
-    expect(acts.startCommittedJob).not.toHaveBeenCalled();
+    expect(acts.jobs.startCommittedJob).not.toHaveBeenCalled();
   });
 
   it('skips all work when the row is already terminal (late duplicate start)', async () => {
     const acts = fakeActivities();
-    acts.beginJob.mockResolvedValue({ proceed: false, status: 'COMPLETED' });
+    acts.jobs.beginJob.mockResolvedValue({ proceed: false, status: 'COMPLETED' });
     const { input, result } = await run('tilGenerationWorkflow', 'TIL_GENERATION', acts);
     expect(result).toEqual({ jobId: input.jobId, status: 'SKIPPED' });
-    expect(acts.collectTilCards).not.toHaveBeenCalled();
-    expect(acts.generateTil).not.toHaveBeenCalled();
+    expect(acts.jobs.collectTilCards).not.toHaveBeenCalled();
+    expect(acts.ai.generateTil).not.toHaveBeenCalled();
   });
 
   it('retries a retryable AI failure with backoff (time skipped) and completes once', async () => {
     const acts = fakeActivities();
-    acts.generateTil.mockRejectedValueOnce(retryableAiFailure()).mockRejectedValueOnce(retryableAiFailure());
+    acts.ai.generateTil.mockRejectedValueOnce(retryableAiFailure()).mockRejectedValueOnce(retryableAiFailure());
     const { result } = await run('tilGenerationWorkflow', 'TIL_GENERATION', acts);
     expect(result).toMatchObject({ status: 'COMPLETED' });
-    expect(acts.generateTil).toHaveBeenCalledTimes(3);
-    expect(acts.storeTil).toHaveBeenCalledTimes(1);
+    expect(acts.ai.generateTil).toHaveBeenCalledTimes(3);
+    expect(acts.jobs.storeTil).toHaveBeenCalledTimes(1);
   });
 
   it('after 4 failed AI attempts records FAILED with the cause chain; no TIL stored, no quiz started', async () => {
     const acts = fakeActivities();
-    acts.generateTil.mockRejectedValue(retryableAiFailure());
+    acts.ai.generateTil.mockRejectedValue(retryableAiFailure());
     const { input, result } = await run('tilGenerationWorkflow', 'TIL_GENERATION', acts);
-    expect(acts.generateTil).toHaveBeenCalledTimes(4);
-    expect(acts.storeTil).not.toHaveBeenCalled();
-    expect(acts.startCommittedJob).not.toHaveBeenCalled();
-    const [jobId, chain] = acts.failJob.mock.calls[0]!;
+    expect(acts.ai.generateTil).toHaveBeenCalledTimes(4);
+    expect(acts.jobs.storeTil).not.toHaveBeenCalled();
+    expect(acts.jobs.startCommittedJob).not.toHaveBeenCalled();
+    const [jobId, chain] = acts.jobs.failJob.mock.calls[0]!;
     expect(jobId).toBe(input.jobId);
     expect(chain).toMatch(/<- ApplicationFailure\[AI_MALFORMED_OUTPUT\]: model answered invalid JSON/);
     expect(result).toBeInstanceOf(WorkflowFailedError);
@@ -78,11 +86,11 @@ describe('tilGenerationWorkflow', () => {
 
   it('a date without cards fails at once (non-retryable), without calling the AI', async () => {
     const acts = fakeActivities();
-    acts.collectTilCards.mockRejectedValue(CommonFailure.nonRetryable('no knowledge cards on 2026-11-30', 'NO_CARDS_FOR_DATE'));
+    acts.jobs.collectTilCards.mockRejectedValue(CommonFailure.nonRetryable('no knowledge cards on 2026-11-30', 'NO_CARDS_FOR_DATE'));
     const { result } = await run('tilGenerationWorkflow', 'TIL_GENERATION', acts);
-    expect(acts.collectTilCards).toHaveBeenCalledTimes(1);
-    expect(acts.generateTil).not.toHaveBeenCalled();
-    expect(acts.failJob.mock.calls[0]![1]).toContain('NO_CARDS_FOR_DATE');
+    expect(acts.jobs.collectTilCards).toHaveBeenCalledTimes(1);
+    expect(acts.ai.generateTil).not.toHaveBeenCalled();
+    expect(acts.jobs.failJob.mock.calls[0]![1]).toContain('NO_CARDS_FOR_DATE');
     expect(result).toBeInstanceOf(WorkflowFailedError);
   });
 });
@@ -91,55 +99,62 @@ describe('recallQuizGenerationWorkflow', () => {
   it('cancelled while generating: the job (and through its target hook the generation) is FAILED `cancelled: …`', async () => {
     const acts = fakeActivities();
     const blocking = blockUntilCancelled();
-    acts.generateQuizzes.mockImplementation(blocking.activity);
+    acts.ai.generateQuizzes.mockImplementation(blocking.activity);
     const { input, result } = await run('recallQuizGenerationWorkflow', 'RECALL_QUIZ_GENERATION', acts, blocking.started);
-    expect(acts.failCancelledJob).toHaveBeenCalledWith(expect.objectContaining({ jobId: input.jobId, jobType: 'RECALL_QUIZ_GENERATION', targetId: input.targetId }));
-    expect(acts.failRecallQuizJob).not.toHaveBeenCalled();
-    expect(acts.storeRecallQuizzes).not.toHaveBeenCalled();
+    expect(acts.jobs.failCancelledJob).toHaveBeenCalledWith(expect.objectContaining({ jobId: input.jobId, jobType: 'RECALL_QUIZ_GENERATION', targetId: input.targetId }));
+    expect(acts.jobs.failRecallQuizJob).not.toHaveBeenCalled();
+    expect(acts.jobs.storeRecallQuizzes).not.toHaveBeenCalled();
     expect(((result as WorkflowFailedError).cause as ApplicationFailure).type).toBe('JOB_CANCELLED');
   });
 
   it('begins job and generation together, generates the requested types and stores the quizzes', async () => {
     const acts = fakeActivities();
-    acts.collectQuizCards.mockResolvedValue({ targetDate: '2026-11-30', cardIds: TIL_CARD_IDS, types: ['OX'] });
+    acts.jobs.collectQuizCards.mockResolvedValue({ targetDate: '2026-11-30', cardIds: TIL_CARD_IDS, types: ['OX'] });
     const { input, result } = await run('recallQuizGenerationWorkflow', 'RECALL_QUIZ_GENERATION', acts);
     expect(result).toEqual({ jobId: input.jobId, status: 'COMPLETED' });
-    expect(acts.beginRecallQuizJob).toHaveBeenCalledWith({ jobId: input.jobId, generationId: input.targetId });
-    expect(acts.beginJob).not.toHaveBeenCalled(); // the generation-aware begin replaces it
-    expect(acts.generateQuizzes).toHaveBeenCalledWith({ cardIds: TIL_CARD_IDS, types: ['OX'] });
-    expect(acts.storeRecallQuizzes).toHaveBeenCalledWith({ jobId: input.jobId, generationId: input.targetId, quizzes: QUIZZES });
-    expect(acts.failRecallQuizJob).not.toHaveBeenCalled();
+    expect(acts.jobs.beginRecallQuizJob).toHaveBeenCalledWith({ jobId: input.jobId, generationId: input.targetId });
+    expect(acts.jobs.beginJob).not.toHaveBeenCalled(); // the generation-aware begin replaces it
+    expect(acts.ai.generateQuizzes).toHaveBeenCalledWith({ cardIds: TIL_CARD_IDS, types: ['OX'] });
+    expect(acts.jobs.storeRecallQuizzes).toHaveBeenCalledWith({ jobId: input.jobId, generationId: input.targetId, quizzes: QUIZZES });
+    expect(acts.jobs.failRecallQuizJob).not.toHaveBeenCalled();
+    const { jobs, ai } = input.queues;
+    expect(await scheduledActivities(env, input)).toEqual([
+      { activity: 'beginRecallQuizJob', taskQueue: jobs },
+      { activity: 'collectQuizCards', taskQueue: jobs },
+      { activity: 'generateQuizzes', taskQueue: ai },
+      { activity: 'storeRecallQuizzes', taskQueue: jobs },
+    ]);
   });
 
   it('skips all work when the job is already terminal', async () => {
     const acts = fakeActivities();
-    acts.beginRecallQuizJob.mockResolvedValue({ proceed: false, status: 'FAILED' });
+    acts.jobs.beginRecallQuizJob.mockResolvedValue({ proceed: false, status: 'FAILED' });
     const { input, result } = await run('recallQuizGenerationWorkflow', 'RECALL_QUIZ_GENERATION', acts);
     expect(result).toEqual({ jobId: input.jobId, status: 'SKIPPED' });
-    expect(acts.collectQuizCards).not.toHaveBeenCalled();
-    expect(acts.generateQuizzes).not.toHaveBeenCalled();
+    expect(acts.jobs.collectQuizCards).not.toHaveBeenCalled();
+    expect(acts.ai.generateQuizzes).not.toHaveBeenCalled();
   });
 
   it('retries a retryable AI failure and stores once', async () => {
     const acts = fakeActivities();
-    acts.generateQuizzes.mockRejectedValueOnce(retryableAiFailure());
+    acts.ai.generateQuizzes.mockRejectedValueOnce(retryableAiFailure());
     const { result } = await run('recallQuizGenerationWorkflow', 'RECALL_QUIZ_GENERATION', acts);
     expect(result).toMatchObject({ status: 'COMPLETED' });
-    expect(acts.generateQuizzes).toHaveBeenCalledTimes(2);
-    expect(acts.storeRecallQuizzes).toHaveBeenCalledTimes(1);
+    expect(acts.ai.generateQuizzes).toHaveBeenCalledTimes(2);
+    expect(acts.jobs.storeRecallQuizzes).toHaveBeenCalledTimes(1);
   });
 
   it('a non-retryable AI failure fails job and generation together with the cause chain', async () => {
     const acts = fakeActivities();
-    acts.generateQuizzes.mockRejectedValue(CommonFailure.nonRetryable('provider answered 401', 'AI_UNAUTHORIZED'));
+    acts.ai.generateQuizzes.mockRejectedValue(CommonFailure.nonRetryable('provider answered 401', 'AI_UNAUTHORIZED'));
     const { input, result } = await run('recallQuizGenerationWorkflow', 'RECALL_QUIZ_GENERATION', acts);
-    expect(acts.generateQuizzes).toHaveBeenCalledTimes(1);
-    expect(acts.storeRecallQuizzes).not.toHaveBeenCalled();
-    expect(acts.failRecallQuizJob).toHaveBeenCalledTimes(1);
-    const [args] = acts.failRecallQuizJob.mock.calls[0]!;
+    expect(acts.ai.generateQuizzes).toHaveBeenCalledTimes(1);
+    expect(acts.jobs.storeRecallQuizzes).not.toHaveBeenCalled();
+    expect(acts.jobs.failRecallQuizJob).toHaveBeenCalledTimes(1);
+    const [args] = acts.jobs.failRecallQuizJob.mock.calls[0]!;
     expect(args).toMatchObject({ jobId: input.jobId, generationId: input.targetId });
     expect(args.errorMessage).toContain('ApplicationFailure[AI_UNAUTHORIZED]: provider answered 401');
-    expect(acts.failJob).not.toHaveBeenCalled();
+    expect(acts.jobs.failJob).not.toHaveBeenCalled();
     expect(result).toBeInstanceOf(WorkflowFailedError);
     expect(((result as WorkflowFailedError).cause as ApplicationFailure).type).toBe('JOB_FAILED');
   });
