@@ -49,6 +49,7 @@ const EnvSchema = z.object({
 
   RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(5).default(60),
   RECONCILE_GRACE_SECONDS: z.coerce.number().int().min(0).default(30),
+  RECONCILE_CLOSED_LOOKBACK_SECONDS: z.coerce.number().int().min(60).default(900),
   SCHEDULES_ENABLED: bool.default(true),
 
   RECOVERY_INTERVAL_MINUTES: z.coerce.number().int().min(1).default(120),
@@ -56,6 +57,7 @@ const EnvSchema = z.object({
   RECOVERY_PROCESSING_STALE_MINUTES: z.coerce.number().min(0).default(60),
   RECOVERY_MAX_RETRIES: z.coerce.number().int().min(0).default(3),
   RECOVERY_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
+  RECOVERY_STUCK_ATTEMPTS: z.coerce.number().int().min(1).default(5),
 
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
@@ -129,6 +131,8 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
     reconcile: {
       intervalSeconds: e.RECONCILE_INTERVAL_SECONDS,
       graceSeconds: e.RECONCILE_GRACE_SECONDS,
+      /** Terminated / timed-out job runs closed within this many seconds are matched with their rows (fault 4). */
+      closedLookbackSeconds: e.RECONCILE_CLOSED_LOOKBACK_SECONDS,
       schedulesEnabled: e.SCHEDULES_ENABLED,
     },
     /** SAN-6 recovery schedules (created at `jobs` worker start-up when SCHEDULES_ENABLED). */
@@ -138,6 +142,8 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
       processingStaleMinutes: e.RECOVERY_PROCESSING_STALE_MINUTES,
       maxRetries: e.RECOVERY_MAX_RETRIES,
       batchSize: e.RECOVERY_BATCH_SIZE,
+      /** A running job whose pending activity is past this attempt with a failure is `stuck`. */
+      stuckAttempts: e.RECOVERY_STUCK_ATTEMPTS,
     },
     /** Issue 7 §2 observability: worker metrics port, Temporal SDK metrics, OTLP trace export (all off by default). */
     telemetry: {

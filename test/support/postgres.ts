@@ -21,9 +21,12 @@ export interface TestPostgres {
   adminUrl: string;
   /** Stops the server (fast shutdown) and deletes its directory. */
   stop(): Promise<void>;
-  /** Stops the server (fast shutdown: sessions are terminated with 57P01) and keeps its data; see {@link resume}. */
-  halt(): Promise<void>;
-  /** Starts a halted server again on the same port and data; resolves when it answers. */
+  /**
+   * Fault injection: stops the server (fast shutdown, sessions are cut) but keeps its data, so
+   * that {@link TestPostgres.resume} can start it again on the same port. Idempotent.
+   */
+  interrupt(): Promise<void>;
+  /** Starts an interrupted server again on the same port and data; resolves once it answers. */
   resume(): Promise<void>;
 }
 
@@ -118,26 +121,28 @@ export async function startPostgres(): Promise<TestPostgres> {
     const proc = spawn(path.join(binDir, 'postgres'), args, { ...spawnOpts, stdio: ['ignore', 'pipe', 'pipe'] });
     proc.stdout?.on('data', keep);
     proc.stderr?.on('data', keep);
-    return { proc, exited: new Promise<void>((resolve) => proc.once('exit', () => resolve())) };
+    const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+    return { proc, exited };
   };
-  let child = launch();
-  const killOnExit = () => child.proc.kill('SIGQUIT');
+  let server = launch();
+  const killOnExit = () => server.proc.kill('SIGQUIT');
   process.once('exit', killOnExit);
 
   const adminUrl = `postgresql://postgres@127.0.0.1:${port}/postgres`;
-  const halt = async () => {
-    if (child.proc.exitCode === null && child.proc.signalCode === null) {
-      child.proc.kill('SIGINT');
-      await child.exited;
+  const shutDown = async () => {
+    const { proc, exited } = server;
+    if (proc.exitCode === null && proc.signalCode === null) {
+      proc.kill('SIGINT');
+      await exited;
     }
   };
   const cleanup = async () => {
     process.removeListener('exit', killOnExit);
-    await halt();
+    await shutDown();
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await waitUntilReady(adminUrl, child.proc, () => output, 30_000);
+    await waitUntilReady(adminUrl, server.proc, () => output, 30_000);
   } catch (err) {
     await cleanup();
     throw err;
@@ -146,11 +151,12 @@ export async function startPostgres(): Promise<TestPostgres> {
   return {
     adminUrl,
     stop: () => (stopping ??= cleanup()),
-    halt,
+    interrupt: shutDown,
     async resume() {
-      if (child.proc.exitCode === null && child.proc.signalCode === null) return;
-      child = launch();
-      await waitUntilReady(adminUrl, child.proc, () => output, 30_000);
+      if (stopping) throw new Error('postgres was stopped for good');
+      if (server.proc.exitCode === null && server.proc.signalCode === null) return;
+      server = launch();
+      await waitUntilReady(adminUrl, server.proc, () => output, 30_000);
     },
   };
 }

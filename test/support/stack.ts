@@ -18,7 +18,7 @@ import type { JobStarter } from '../../src/core/starter';
 import { jobWorkflowId, taskQueues, type TaskQueues } from '../../src/core/contracts';
 import type { AiRuntime } from '../../src/ai/types';
 import { createAiWorker } from '../../src/workers/ai';
-import { createJobsWorker } from '../../src/workers/jobs';
+import { createJobsWorker, createMaintenanceWorker } from '../../src/workers/jobs';
 import { createGithubWorker } from '../../src/workers/github';
 import { createTestDatabase } from './postgres';
 import { pollUntil } from './poll';
@@ -127,6 +127,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   };
   const telemetry = opts.tracing ? workerTelemetry(opts.tracing) : undefined;
   run(await createJobsWorker({ config, db, client, connection: native, workflowBundle: await workflowBundle(Boolean(telemetry)), telemetry }));
+  run(await createMaintenanceWorker({ config, db, client, connection: native, workflowBundle: await workflowBundle(Boolean(telemetry)), telemetry }));
   let aiEntry: { worker: Worker; done: Promise<void> } | undefined;
   let githubEntry: { worker: Worker; done: Promise<void> } | undefined;
 

@@ -46,7 +46,7 @@ it('answers 503 with Retry-After during the outage, writes nothing partially, an
   // In flight while the server shuts down: each request either committed all of its rows or none.
   const racing = Array.from({ length: 30 }, (_, i) => submit(`racing the shutdown #${i} ${Date.now()}`));
   await Promise.race(racing); // the others are queued for or inside their transactions
-  await pg.halt();
+  await pg.interrupt();
   const raced = await Promise.all(racing);
   for (const [i, res] of raced.entries()) {
     if (res.statusCode !== 202) expectUnavailable(res, `racing #${i}`);
@@ -100,7 +100,7 @@ it('a transaction cut by the shutdown gives its pooled connection back (the pool
       }),
     );
     await bothInside; // both pool connections are now inside an open transaction
-    await pg.halt();
+    await pg.interrupt();
     release();
     for (const r of await Promise.allSettled(cut)) expect(r.status).toBe('rejected');
     await pg.resume();
