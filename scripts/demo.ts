@@ -36,7 +36,7 @@ import { taskQueues } from '../src/core/contracts';
 import { createAiWorker } from '../src/workers/ai';
 import { createGithubWorker } from '../src/workers/github';
 import { selfServiceToken, startGithubEmulator, SELF_SERVICE_TOKEN_PREFIX } from '../test/support/github-emulator';
-import { createJobsWorker } from '../src/workers/jobs';
+import { createJobsWorker, createMaintenanceWorker } from '../src/workers/jobs';
 import { ensureReconcileSchedule, ensureRecoverySchedules } from '../src/workers/schedules';
 import { installProcessTelemetry } from '../src/telemetry/process';
 import { clientInterceptors, runtimeTelemetryOptions, workerTelemetry } from '../src/telemetry/temporal';
@@ -216,6 +216,7 @@ async function main(): Promise<void> {
     // 4. Workers (jobs, ai, github) and the API.
     const workers = [
       await createJobsWorker({ config, db, client, connection: native, telemetry: workerTelemetry(tracing) }),
+      await createMaintenanceWorker({ config, db, client, connection: native, telemetry: workerTelemetry(tracing) }),
       await createAiWorker({ config, db, connection: native, telemetry: workerTelemetry(tracing) }),
       await createGithubWorker({ config, db, connection: native, telemetry: workerTelemetry(tracing) }),
     ];

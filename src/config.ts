@@ -30,6 +30,11 @@ const EnvSchema = z.object({
   JOB_CHANGE_FEED: z.enum(['auto', 'listen', 'poll']).default('auto'),
   JOB_CHANGE_POLL_MS: z.coerce.number().int().min(20).max(10_000).default(250),
   HOT_READS_PREPARED: z.enum(['auto', 'true', 'false']).default('auto'),
+  API_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  API_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).optional(),
+  API_CONNECTION_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
+  API_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).default(72_000),
+  API_MAX_HEADER_BYTES: z.coerce.number().int().min(1024).max(1_048_576).default(16_384),
 
   AI_PROVIDER: z.enum(['local', 'openai']).default('local'),
   OPENAI_BASE_URL: z.string().url().default('https://api.openai.com/v1'),
@@ -51,6 +56,7 @@ const EnvSchema = z.object({
 
   RECONCILE_INTERVAL_SECONDS: z.coerce.number().int().min(5).default(60),
   RECONCILE_GRACE_SECONDS: z.coerce.number().int().min(0).default(30),
+  RECONCILE_CLOSED_LOOKBACK_SECONDS: z.coerce.number().int().min(60).default(900),
   SCHEDULES_ENABLED: bool.default(true),
 
   RECOVERY_INTERVAL_MINUTES: z.coerce.number().int().min(1).default(120),
@@ -58,6 +64,7 @@ const EnvSchema = z.object({
   RECOVERY_PROCESSING_STALE_MINUTES: z.coerce.number().min(0).default(60),
   RECOVERY_MAX_RETRIES: z.coerce.number().int().min(0).default(3),
   RECOVERY_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
+  RECOVERY_STUCK_ATTEMPTS: z.coerce.number().int().min(1).default(5),
 
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
@@ -114,6 +121,16 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
         feed: e.JOB_CHANGE_FEED,
         pollMs: e.JOB_CHANGE_POLL_MS,
       },
+      /** Whole request (headers and body) must arrive within this, in ms; else 408. */
+      requestTimeoutMs: e.API_REQUEST_TIMEOUT_MS,
+      /** Headers must arrive within this, in ms (default: min(10 000, request timeout)); else 408. */
+      headersTimeoutMs: e.API_HEADERS_TIMEOUT_MS ?? Math.min(10_000, e.API_REQUEST_TIMEOUT_MS),
+      /** A socket with no traffic for this long is closed, in ms. */
+      connectionTimeoutMs: e.API_CONNECTION_TIMEOUT_MS,
+      /** An idle keep-alive connection is closed after this, in ms (above common proxy idle timeouts). */
+      keepAliveTimeoutMs: e.API_KEEP_ALIVE_TIMEOUT_MS,
+      /** Largest accepted request line + headers, in bytes; else 431. */
+      maxHeaderBytes: e.API_MAX_HEADER_BYTES,
     },
     ai: {
       provider: e.AI_PROVIDER,
@@ -142,6 +159,8 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
     reconcile: {
       intervalSeconds: e.RECONCILE_INTERVAL_SECONDS,
       graceSeconds: e.RECONCILE_GRACE_SECONDS,
+      /** Terminated / timed-out job runs closed within this many seconds are matched with their rows (fault 4). */
+      closedLookbackSeconds: e.RECONCILE_CLOSED_LOOKBACK_SECONDS,
       schedulesEnabled: e.SCHEDULES_ENABLED,
     },
     /** SAN-6 recovery schedules (created at `jobs` worker start-up when SCHEDULES_ENABLED). */
@@ -151,6 +170,8 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
       processingStaleMinutes: e.RECOVERY_PROCESSING_STALE_MINUTES,
       maxRetries: e.RECOVERY_MAX_RETRIES,
       batchSize: e.RECOVERY_BATCH_SIZE,
+      /** A running job whose pending activity is past this attempt with a failure is `stuck`. */
+      stuckAttempts: e.RECOVERY_STUCK_ATTEMPTS,
     },
     /** Issue 7 §2 observability: worker metrics port, Temporal SDK metrics, OTLP trace export (all off by default). */
     telemetry: {
@@ -182,6 +203,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     parseKeyRing(cfg.github.tokenKeys, cfg.github.activeKeyId);
   } catch (err) {
     throw new ConfigError(`invalid configuration:\n  GITHUB_TOKEN_KEYS / GITHUB_TOKEN_ACTIVE_KEY_ID: ${(err as Error).message}`);
+  }
+  if (cfg.api.headersTimeoutMs > cfg.api.requestTimeoutMs) {
+    throw new ConfigError('invalid configuration:\n  API_HEADERS_TIMEOUT_MS: must not exceed API_REQUEST_TIMEOUT_MS');
+  }
+  if (cfg.api.jobWait.maxSeconds * 1000 >= cfg.api.connectionTimeoutMs) {
+    // The socket of a waiting long poll is idle: a wait this long would be cut by the connection timeout.
+    throw new ConfigError('invalid configuration:\n  JOB_WAIT_MAX_SECONDS: must stay below API_CONNECTION_TIMEOUT_MS (an idle socket is closed mid-wait)');
   }
   if (cfg.ai.provider === 'openai' && !cfg.ai.openai.apiKey) {
     throw new ConfigError('invalid configuration:\n  OPENAI_API_KEY: required when AI_PROVIDER=openai');

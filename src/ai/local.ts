@@ -67,7 +67,8 @@ const KO_PARTICLES = [
 /** Two-letter Latin tokens that carry meaning; other one- and two-letter Latin tokens are dropped. */
 const SHORT_TERMS = new Set(['ai', 'ml', 'os', 'ui', 'ux', 'db', 'ci', 'cd', 'go', 'io', 'js', 'ts', 'qa', 'vm', 'ip']);
 
-const TOKEN_RE = /\p{Script=Hangul}+|(?:(?!\p{Script=Hangul})[\p{L}\p{N}])+(?:[-_.'](?:(?!\p{Script=Hangul})[\p{L}\p{N}])+)*/gu;
+// Letters keep their combining marks (\p{M}): a decomposed "naïve" or Devanagari vowel signs stay one token.
+const TOKEN_RE = /\p{Script=Hangul}+|(?:(?!\p{Script=Hangul})[\p{L}\p{M}\p{N}])+(?:[-_.'](?:(?!\p{Script=Hangul})[\p{L}\p{M}\p{N}])+)*/gu;
 const URL_RE = /(?:https?:\/\/|www\.)[^\s)>\]]+/gi;
 
 /** True when the first character is a Hangul syllable or jamo (tokens never mix scripts). */
@@ -86,9 +87,10 @@ function stripParticle(token: string): string {
   return token;
 }
 
-/** Lower-cased word tokens with Korean particles stripped (stopwords still included). */
-function words(text: string): string[] {
+/** Lower-cased NFC word tokens with Korean particles stripped (stopwords still included). */
+function words(raw: string): string[] {
   const out: string[] = [];
+  const text = raw.normalize('NFC'); // NFD input (macOS, some editors) gives the same tokens and tags
   const plain = text.includes('://') || /www\./i.test(text) ? text.replace(URL_RE, ' ') : text;
   for (const m of plain.toLowerCase().matchAll(TOKEN_RE)) {
     let t = m[0];
@@ -1286,8 +1288,9 @@ function assertQuizInput(input: { cards: readonly SourceCard[]; types: readonly 
   if (bad) throw new AiRuntimeError('BAD_REQUEST', `card id is not a UUID: ${clip(bad.cardId, 60)}`, false);
 }
 
-/** Pure SAN-7 analysis used by {@link createLocalAiRuntime}; exported for tools such as the test emulator. */
-export function analyzeLocally(input: ScrapText): CardAnalysis {
+/** Pure SAN-7 analysis used by {@link createLocalAiRuntime}; exported for tools such as the test emulator. Input is read as NFC. */
+export function analyzeLocally(raw: ScrapText): CardAnalysis {
+  const input = { ...raw, content: raw.content.normalize('NFC'), title: raw.title == null ? raw.title : raw.title.normalize('NFC') };
   const s = structure(input.content);
   const sents = sentences(s.blocks);
   const allWords = words([...s.headings, ...s.blocks].join('\n'));

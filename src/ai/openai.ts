@@ -488,12 +488,12 @@ function unitVector(): number[] {
   return v;
 }
 
-/** Trims, lower-cases and de-duplicates model tags and keeps at most 10, before validation. */
+/** NFC-normalises, trims, lower-cases and de-duplicates model tags and keeps at most 10, before validation. */
 function normaliseTags(answer: unknown): unknown {
   if (typeof answer !== 'object' || answer === null || !Array.isArray((answer as { tags?: unknown }).tags)) return answer;
   const tags = (answer as { tags: unknown[] }).tags;
   if (!tags.every((t) => typeof t === 'string')) return answer;
-  const unique = [...new Set((tags as string[]).map((t) => t.trim().toLowerCase()).filter(Boolean))].slice(0, 10);
+  const unique = [...new Set((tags as string[]).map((t) => t.normalize('NFC').trim().toLowerCase()).filter(Boolean))].slice(0, 10);
   return { ...answer, tags: unique };
 }
 

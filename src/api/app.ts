@@ -3,13 +3,16 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { jsonSchemaTransformObject, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { FAMILIES, TARGET_HOOKS } from '../families';
 import { installAuth } from './auth';
 import { closeWithApp, openHotPath } from './hot-path';
 import type { ApiDeps, AppDeps } from './deps';
-import { installProblemHandlers, ProblemError } from './problem';
+import { installJsonBodyParser } from './json-body';
+import { trackRouteMethods } from './method-not-allowed';
 import { installObservability } from './observability';
+import { declareProblemResponses, openApiTransform } from './openapi';
+import { installProblemHandlers, problemClientErrorHandler, ProblemError } from './problem';
 import { asyncJobRoutes } from './routes/core/async-jobs';
 import { healthRoutes } from './routes/core/health';
 
@@ -18,18 +21,19 @@ export type { ApiDeps, AppDeps } from './deps';
 /**
  * Path (e.g. `.title`) of the first string PostgreSQL cannot store (a NUL character, or a lone
  * UTF-16 surrogate), searching objects and arrays; undefined when every string is storable.
+ * Iterative (an explicit stack), so no nesting depth can overflow the call stack.
  */
 export function findUnstorableString(value: unknown, path = ''): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') || !value.isWellFormed() ? path : undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const bad = findUnstorableString(value[i], `${path}[${i}]`);
-      if (bad !== undefined) return bad;
-    }
-  } else if (value !== null && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      const bad = findUnstorableString(v, `${path}.${k}`);
-      if (bad !== undefined) return bad;
+  const stack: [unknown, string][] = [[value, path]];
+  while (stack.length > 0) {
+    const [v, p] = stack.pop()!;
+    if (typeof v === 'string') {
+      if (v.includes('\u0000') || !v.isWellFormed()) return p;
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], `${p}[${i}]`]);
+    } else if (v !== null && typeof v === 'object') {
+      const entries = Object.entries(v);
+      for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i]![1], `${p}.${entries[i]![0]}`]);
     }
   }
   return undefined;
@@ -42,9 +46,24 @@ export function findUnstorableString(value: unknown, path = ''): string | undefi
 export async function buildApp(appDeps: AppDeps): Promise<FastifyInstance> {
   const hot = await openHotPath(appDeps);
   const deps: ApiDeps = { ...appDeps, targets: TARGET_HOOKS, hot };
+  const { api } = deps.config;
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
-    bodyLimit: deps.config.api.bodyLimitBytes,
+    bodyLimit: api.bodyLimitBytes,
+    // Slow or stalled clients end (408 problem+json) instead of holding a connection forever.
+    requestTimeout: api.requestTimeoutMs,
+    connectionTimeout: api.connectionTimeoutMs,
+    keepAliveTimeout: api.keepAliveTimeoutMs,
+    http: {
+      headersTimeout: api.headersTimeoutMs,
+      requestTimeout: api.requestTimeoutMs,
+      // Node checks the two timeouts above on this interval (its default, 30 s, would let them overrun).
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(api.headersTimeoutMs / 4))),
+      maxHeaderSize: api.maxHeaderBytes,
+    },
+    clientErrorHandler: problemClientErrorHandler,
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
     requestIdHeader: false,
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     // A client's X-Request-Id is kept when it is a sane token, else replaced by a UUID.
@@ -67,15 +86,19 @@ export async function buildApp(appDeps: AppDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.removeContentTypeParser('text/plain'); // JSON only: anything else is 415
+  installJsonBodyParser(app);
   app.addHook('onSend', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
   });
-  installProblemHandlers(app);
+  declareProblemResponses(app);
+  installProblemHandlers(app, { allowedMethods: trackRouteMethods(app, { ignoreTrailingSlash: true }) });
   app.addHook('preValidation', async (req) => {
     for (const [where, value] of [['body', req.body], ['querystring', req.query], ['params', req.params]] as const) {
       const bad = findUnstorableString(value);
       if (bad !== undefined) {
-        throw new ProblemError(400, 'VALIDATION_FAILED', 'Validation Failed', `${where}${bad}: strings must be well-formed Unicode without NUL characters`);
+        const at = Array.from(`${where}${bad}`);
+        const path = at.length > 200 ? `${at.slice(0, 200).join('')}…` : at.join('');
+        throw new ProblemError(400, 'VALIDATION_FAILED', 'Validation Failed', `${path}: strings must be well-formed Unicode without NUL characters`);
       }
     }
   });
@@ -83,11 +106,18 @@ export async function buildApp(appDeps: AppDeps): Promise<FastifyInstance> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Durable jobs API', version: '0.1.0', description: 'Start durable background jobs and poll their status.' },
+      info: {
+        title: 'Durable jobs API',
+        version: '0.1.0',
+        description:
+          'Start durable background jobs and poll their status. Every error is application/problem+json (RFC 9457) with a ' +
+          'stable `code`. Besides the responses listed per operation, any request may answer 404 NOT_FOUND (unknown path), ' +
+          '405 METHOD_NOT_ALLOWED (with `Allow`), 408 REQUEST_TIMEOUT, 431 HEADERS_TOO_LARGE or 400 MALFORMED_REQUEST.',
+      },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
     },
-    transform: jsonSchemaTransform,
+    transform: openApiTransform,
     transformObject: jsonSchemaTransformObject,
   });
   app.addHook('onRoute', (route) => {

@@ -88,7 +88,8 @@ export async function installAuth(
     const auth = (route.config as { auth?: AuthMode } | undefined)?.auth;
     if (typeof auth === 'object') route.config = { ...(route.config as object), rawBody: true } as typeof route.config;
   });
-  await app.register(rawBody, { global: false, runFirst: true, encoding: false });
+  // utf8: the plugin then leaves JSON parsing to the app's own parser (invalid UTF-8 is refused there).
+  await app.register(rawBody, { global: false, runFirst: true, encoding: 'utf8' });
   app.addHook('onRequest', async (req, reply) => {
     const auth = req.routeOptions.config.auth ?? 'bearer';
     if (auth !== 'bearer' || req.routeOptions.url === undefined) return;

@@ -1,9 +1,12 @@
 /** RFC 9457 problem details with stable codes, and the API's single error handler. */
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { Prisma } from '@prisma/client';
 import { z } from 'zod';
 import { DomainError, type DomainErrorKind } from '../core/domain-error';
+import { databaseUnavailability } from '../db/unavailable';
 import { requestTraceId } from './observability';
 
 /**
@@ -24,6 +27,9 @@ export interface ProblemCodes {
   JOB_NOT_RETRYABLE: true;
   RETRY_LIMIT_REACHED: true;
   SERVICE_UNAVAILABLE: true;
+  REQUEST_TIMEOUT: true;
+  HEADERS_TOO_LARGE: true;
+  MALFORMED_REQUEST: true;
   INTERNAL: true;
 }
 
@@ -33,7 +39,8 @@ export type ProblemCode = keyof ProblemCodes;
 /** The API's own problem codes (families list theirs in their manifests). */
 export const CORE_PROBLEM_CODES = [
   'VALIDATION_FAILED', 'MALFORMED_JSON', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'UNAUTHORIZED', 'FORBIDDEN',
-  'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'DUPLICATE_RESOURCE', 'JOB_NOT_RETRYABLE', 'RETRY_LIMIT_REACHED', 'SERVICE_UNAVAILABLE', 'INTERNAL',
+  'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'DUPLICATE_RESOURCE', 'JOB_NOT_RETRYABLE', 'RETRY_LIMIT_REACHED', 'SERVICE_UNAVAILABLE',
+  'REQUEST_TIMEOUT', 'HEADERS_TOO_LARGE', 'MALFORMED_REQUEST', 'INTERNAL',
 ] as const satisfies readonly ProblemCode[];
 
 /** HTTP status of each {@link DomainErrorKind}. */
@@ -47,20 +54,34 @@ export const KIND_STATUS: Readonly<Record<DomainErrorKind, number>> = {
   unavailable: 503,
 };
 
+/** Media type of every error answer (RFC 9457). */
+export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
+
+/** Most entries of `errors[]` in one answer (and unknown field names listed); the rest are counted. */
+export const MAX_LISTED_ERRORS = 20;
+
 /** Response schema of a problem (for OpenAPI). */
 export const ProblemSchema = z
   .object({
-    type: z.string(),
+    type: z.string().describe('urn:problem:<code in kebab case>'),
     title: z.string(),
-    status: z.number().int(),
-    code: z.string(),
+    status: z.number().int().min(400).max(599),
+    code: z.string().describe('stable machine-readable code, e.g. VALIDATION_FAILED'),
     detail: z.string().optional(),
-    instance: z.string().optional(),
-    errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    instance: z.string().optional().describe('the request path'),
+    errors: z
+      .array(z.object({ path: z.string().describe('e.g. body.content, querystring.date'), message: z.string() }))
+      .optional()
+      .describe(`the failed checks: at most ${MAX_LISTED_ERRORS}, then one entry counting the rest`),
     /** 5xx only: the request's OpenTelemetry trace id (32 hex digits). */
     traceId: z.string().optional(),
   })
-  .meta({ id: 'Problem' });
+  .meta({ id: 'Problem', examples: [{ type: 'urn:problem:validation-failed', title: 'Validation Failed', status: 400, code: 'VALIDATION_FAILED', detail: 'body.content: must not be empty or whitespace only', instance: '/scraps', errors: [{ path: 'body.content', message: 'must not be empty or whitespace only' }] }] });
+
+/** An OpenAPI response object: `application/problem+json` with {@link ProblemSchema}. */
+export function problemResponse(description: string) {
+  return { description, content: { [PROBLEM_MEDIA_TYPE]: { schema: ProblemSchema } } };
+}
 
 /** Throw from handlers to answer with a problem document. */
 export class ProblemError extends Error {
@@ -79,18 +100,75 @@ export function notFound(what: string): ProblemError {
   return new ProblemError(404, 'NOT_FOUND', 'Not Found', `${what} not found`);
 }
 
+/** The problem document of an answer (`type` derived from `code`). */
+export function problemBody(status: number, code: ProblemCode, title: string, detail?: string, extra?: object) {
+  return { type: `urn:problem:${code.toLowerCase().replace(/_/g, '-')}`, title, status, code, detail, ...extra };
+}
+
 function send(reply: FastifyReply, status: number, code: ProblemCode, title: string, detail?: string, extra?: object) {
   // A 5xx names its trace, so an operator finds the request's spans and log lines (issue 7 §2).
   const traceId = status >= 500 ? requestTraceId(reply.request) : undefined;
   return reply
     .code(status)
-    .type('application/problem+json')
-    .send({ type: `urn:problem:${code.toLowerCase().replace(/_/g, '-')}`, title, status, code, detail, instance: reply.request.url, ...extra, ...(traceId ? { traceId } : {}) });
+    .type(PROBLEM_MEDIA_TYPE)
+    .send(problemBody(status, code, title, detail, { instance: reply.request.url.split('?')[0], ...extra, ...(traceId ? { traceId } : {}) }));
 }
 
-/** Installs the error and not-found handlers: every failure becomes problem+json; 5xx details hidden. */
-export function installProblemHandlers(app: FastifyInstance): void {
-  app.setNotFoundHandler((req, reply) => send(reply, 404, 'NOT_FOUND', 'Not Found', `no route ${req.method} ${req.url.split('?')[0]}`));
+/** Cuts a client-supplied name for an error message: at most 64 code points, never mid-surrogate. */
+function shortName(name: string): string {
+  const cps = Array.from(name);
+  return cps.length > 64 ? `${cps.slice(0, 64).join('')}…` : name;
+}
+
+interface ValidationIssue {
+  instancePath?: string;
+  keyword?: string;
+  message?: string;
+  params?: { keys?: unknown };
+}
+
+/**
+ * `errors[]` of a validation failure: one entry per failed check, unknown fields each named by path
+ * (`body.extra`), at most {@link MAX_LISTED_ERRORS} in all plus one entry counting the rest.
+ */
+export function validationErrors(where: string, issues: readonly ValidationIssue[]): { path: string; message: string }[] {
+  const out: { path: string; message: string }[] = [];
+  let more = 0;
+  for (const v of issues) {
+    const segments = (v.instancePath ?? '').split('/').filter(Boolean);
+    const path = [where, ...segments].join('.');
+    const keys = v.keyword === 'unrecognized_keys' && Array.isArray(v.params?.keys) ? (v.params.keys as unknown[]).map(String) : undefined;
+    const entries = keys ? keys.map((k) => ({ path: `${path}.${shortName(k)}`, message: 'unknown field' })) : [{ path, message: v.message ?? 'invalid' }];
+    for (const e of entries) {
+      if (out.length < MAX_LISTED_ERRORS) out.push(e);
+      else more++;
+    }
+  }
+  if (more > 0) out.push({ path: where, message: `${more} more errors not listed` });
+  return out;
+}
+
+/** Options of {@link installProblemHandlers}. */
+export interface ProblemHandlerOptions {
+  /** Methods served at a path that matched no route (for 405 + `Allow`); empty when the path is unknown. */
+  allowedMethods?: (path: string) => string[];
+}
+
+/**
+ * Installs the error and not-found handlers: every failure becomes problem+json; 5xx details hidden.
+ * A known path with a method it does not serve is 405 METHOD_NOT_ALLOWED with `Allow`; an
+ * unusable database is 503 SERVICE_UNAVAILABLE with `Retry-After` (its transaction rolled back).
+ */
+export function installProblemHandlers(app: FastifyInstance, opts: ProblemHandlerOptions = {}): void {
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0] ?? '/';
+    const allow = opts.allowedMethods?.(path) ?? [];
+    if (allow.length > 0) {
+      reply.header('Allow', allow.join(', '));
+      return send(reply, 405, 'METHOD_NOT_ALLOWED', 'Method Not Allowed', `${req.method} is not allowed on ${path}; allowed: ${allow.join(', ')}`);
+    }
+    return send(reply, 404, 'NOT_FOUND', 'Not Found', `no route ${req.method} ${path}`);
+  });
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if (err instanceof ProblemError) return send(reply, err.status, err.code, err.title, err.detail);
@@ -99,10 +177,7 @@ export function installProblemHandlers(app: FastifyInstance): void {
       return send(reply, KIND_STATUS[err.kind], err.code as ProblemCode, err.title, err.detail);
     }
     if (hasZodFastifySchemaValidationErrors(err)) {
-      const errors = err.validation.map((v) => ({
-        path: `${err.validationContext ?? 'body'}${v.instancePath ? v.instancePath.replace(/\//g, '.') : ''}`,
-        message: v.message ?? 'invalid',
-      }));
+      const errors = validationErrors(err.validationContext ?? 'body', err.validation);
       return send(reply, 400, 'VALIDATION_FAILED', 'Validation Failed', errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
     }
     switch (err.code) {
@@ -120,10 +195,12 @@ export function installProblemHandlers(app: FastifyInstance): void {
     if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') {
       return send(reply, 409, 'DUPLICATE_RESOURCE', 'Duplicate Resource', 'the resource already exists');
     }
-    if (err instanceof Prisma.PrismaClientKnownRequestError && (err.code === 'P2028' || err.code === 'P2024')) {
-      req.log.warn({ err }, 'database busy');
-      reply.header('Retry-After', '1');
-      return send(reply, 503, 'SERVICE_UNAVAILABLE', 'Service Unavailable', 'the database is busy; retry shortly');
+    const unavailable = databaseUnavailability(err);
+    if (unavailable) {
+      req.log.warn({ err, unavailable }, 'database unavailable');
+      reply.header('Retry-After', unavailable === 'busy' ? '1' : '5');
+      const detail = unavailable === 'busy' ? 'the database is busy; retry shortly' : 'the database cannot be reached; retry later';
+      return send(reply, 503, 'SERVICE_UNAVAILABLE', 'Service Unavailable', detail);
     }
     if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
       return send(reply, err.statusCode, err.statusCode === 405 ? 'METHOD_NOT_ALLOWED' : 'VALIDATION_FAILED', 'Bad Request', err.message);
@@ -132,4 +209,36 @@ export function installProblemHandlers(app: FastifyInstance): void {
     else req.log.error({ err }, 'unhandled error');
     return send(reply, 500, 'INTERNAL', 'Internal Server Error', 'an unexpected error occurred; see logs with this request id');
   });
+}
+
+/**
+ * fastify `clientErrorHandler`: errors Node's HTTP parser raises before any route runs answer
+ * problem+json too: 408 REQUEST_TIMEOUT (headers or body not received within the server's
+ * timeouts), 431 HEADERS_TOO_LARGE (over `maxHeaderSize`), else 400 MALFORMED_REQUEST. The
+ * connection is then closed (its remaining bytes cannot be trusted).
+ */
+export function problemClientErrorHandler(this: FastifyInstance, err: Error & { code?: string }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  // An answer already started on this connection (e.g. a 401 sent before the body arrived) must not
+  // be followed by raw bytes: just close.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (inFlight?.headersSent) {
+    socket.destroy(err);
+    return;
+  }
+  const [status, code, detail]: [number, ProblemCode, string] =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'REQUEST_TIMEOUT', 'the request was not received in time']
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'HEADERS_TOO_LARGE', 'the request headers are larger than the server accepts']
+        : [400, 'MALFORMED_REQUEST', 'the request is not valid HTTP/1.1'];
+  this.log.debug({ err }, 'client error');
+  const title = STATUS_CODES[status] ?? 'Bad Request';
+  const body = JSON.stringify(problemBody(status, code, title, detail));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${title}\r\nContent-Type: ${PROBLEM_MEDIA_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
 }

@@ -23,6 +23,14 @@ export function taskQueues(prefix = ''): TaskQueues {
   return { jobs: `${prefix}jobs`, ai: `${prefix}ai`, github: `${prefix}github` };
 }
 
+/**
+ * Task queue of the maintenance passes (the SAN-4 reconciler), `<prefix>maintenance`: served by its
+ * own worker in the `jobs` process, so a pass never waits behind a backlog of job work.
+ */
+export function maintenanceTaskQueue(prefix = ''): string {
+  return `${prefix}maintenance`;
+}
+
 /** DC-1: workflow ID of a job, `<job-type-kebab>:<targetId>` (e.g. `card-analysis:<scrapId>`). */
 export function jobWorkflowId(jobType: string, targetId: string): string {
   return `${jobType.toLowerCase().replace(/_/g, '-')}:${targetId}`;

@@ -1,13 +1,24 @@
 /** Failure formatting shared by workflows and activities. Workflow-safe, no I/O. */
-import { cutToLength } from '../core/text';
 
 /** Max length of a stored cause chain (async_jobs.error_message). */
 export const MAX_CAUSE_CHAIN_CHARS = 4000;
 
 /**
+ * Text PostgreSQL can store (SAN-1 error_message, reasons from Temporal): NUL characters and lone
+ * UTF-16 surrogates become U+FFFD, and the text is cut to `maxCodePoints` code points (never inside a
+ * surrogate pair), ending with `…` when cut. A cause chain that echoes bad input must not make the
+ * FAILED write itself fail.
+ */
+export function storableText(text: string, maxCodePoints = MAX_CAUSE_CHAIN_CHARS): string {
+  const clean = text.replaceAll('\u0000', '\ufffd').toWellFormed();
+  if (clean.length <= maxCodePoints) return clean; // UTF-16 length ≥ code points
+  const points = Array.from(clean);
+  return points.length > maxCodePoints ? `${points.slice(0, maxCodePoints - 1).join('')}…` : clean;
+}
+
+/**
  * SAN-1/SAN-4: renders an error and its `cause` chain as `Name[type]: message <- Name[type]: …`,
- * outermost first, cut to {@link MAX_CAUSE_CHAIN_CHARS} UTF-16 code units (`…` included), never
- * inside a surrogate pair. Temporal failures expose their failure type
+ * outermost first, made storable and cut to {@link MAX_CAUSE_CHAIN_CHARS} code points ({@link storableText}). Temporal failures expose their failure type
  * as `type`; it is shown when present.
  */
 export function formatCauseChain(err: unknown): string {
@@ -26,6 +37,5 @@ export function formatCauseChain(err: unknown): string {
       break;
     }
   }
-  const text = parts.join(' <- ');
-  return text.length > MAX_CAUSE_CHAIN_CHARS ? `${cutToLength(text, MAX_CAUSE_CHAIN_CHARS - 1)}…` : text;
+  return storableText(parts.join(' <- '));
 }

@@ -65,4 +65,8 @@ export const CORE_FAILURES = defineFailures({
     description: 'the database rejected the projection write deterministically (data exception, constraint); retrying cannot help',
   },
   DEPENDENCY_UNAVAILABLE: { retry: 'retryable', description: 'a dependency (database, Temporal, provider) is unreachable; waited out' },
+  DATABASE_ERROR: {
+    retry: 'retryable',
+    description: 'a database error of no known class (e.g. a serialisation conflict, a raised exception); retried within the bound',
+  },
 });

@@ -3,7 +3,7 @@
  * COMPLETED | FAILED; PENDING → FAILED (recovery of a job that never started). A job workflow never
  * moves a terminal row, so a late or repeated transition is a no-op. The one way back is the SAN-6
  * recovery edge FAILED → PENDING (re-enqueue), taken only by the bounded retry guard in
- * `src/jobs/retry.ts` with retry_count + 1. Workflow-safe, no I/O.
+ * `src/core/retry.ts` with retry_count + 1. Workflow-safe, no I/O.
  */
 import type { JobStatus } from './contracts';
 

@@ -7,6 +7,7 @@ import type { DbClient } from '../db/client';
 import type { JobStatus, JobType } from './contracts';
 import { sourcesOf } from './job-state';
 import { jobMetrics } from './metrics';
+import { storableText } from './errors';
 
 export type { DbClient };
 
@@ -18,7 +19,7 @@ export interface TransitionResult {
 
 /**
  * Moves job `jobId` to `to` when its current status allows it (DC-3), stamping started/finished
- * times; `errorMessage` is stored with FAILED. Returns the status after the call (null: no row).
+ * times; `errorMessage` is stored with FAILED (made storable, {@link storableText}). Returns the status after the call (null: no row).
  * Counted where it happens (issue 7 §2): COMPLETED/FAILED and their duration since enqueue, or a
  * rejected (late/duplicate) transition. Inside a transaction the count is taken at the guarded
  * UPDATE, so a transaction that rolls back afterwards and is retried counts that transition twice.
@@ -33,7 +34,7 @@ export async function transitionJob(
   const data: Prisma.AsyncJobUpdateManyMutationInput = { status: to };
   if (to === 'PROCESSING') data.startedAt = now;
   if (to === 'COMPLETED' || to === 'FAILED') data.finishedAt = now;
-  if (to === 'FAILED') data.errorMessage = errorMessage ?? 'failed';
+  if (to === 'FAILED') data.errorMessage = storableText(errorMessage ?? 'failed');
   const updated = await db.asyncJob.updateManyAndReturn({
     where: { jobId, status: { in: sourcesOf(to) } },
     data,

@@ -1,6 +1,6 @@
 import { Prisma, PrismaClient } from '@prisma/client';
-import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool } from 'pg';
+import { createPgAdapter } from './pg-adapter';
 
 /** The application's Prisma client (query compiler over `@prisma/adapter-pg`, no native engine). */
 export type Db = PrismaClient;
@@ -22,7 +22,8 @@ export interface CreatePrismaOptions {
 
 /**
  * Creates a Prisma client for a PostgreSQL URL through a `pg` pool of at most `poolMax`
- * connections. Connects lazily; call `$disconnect()` on shutdown to close the pool.
+ * connections (a connection lost inside a transaction is discarded, never leaked: src/db/pg-adapter.ts).
+ * Connects lazily; call `$disconnect()` on shutdown to close the pool.
  */
 export function createPrisma(url: string, opts: CreatePrismaOptions = {}): Db {
   const pool = new Pool({
@@ -32,7 +33,7 @@ export function createPrisma(url: string, opts: CreatePrismaOptions = {}): Db {
     idleTimeoutMillis: opts.idleTimeoutMs ?? 10_000,
   });
   // The adapter ends the pool on `$disconnect()`, as it does with a pool of its own.
-  const adapter = new PrismaPg(pool, { disposeExternalPool: true });
+  const adapter = createPgAdapter(pool, { disposeExternalPool: true });
   // Interactive transactions wait for a pooled connection as long as a plain query would (Prisma's
   // own default is 2 s, which bursts of concurrent requests exceed and answer with P2028).
   const wait = opts.connectionTimeoutMs ?? 10_000;

@@ -18,7 +18,6 @@
  * database needs (its wire front shares one session between connections, where names collide).
  */
 import type { QueryResultRow } from 'pg';
-import { DomainError } from '../core/domain-error';
 import type { JobStatus, JobType } from '../core/contracts';
 
 /** An `async_jobs` row as `GET /async-jobs/{id}` shows it (SAN-5; the owner is the query's filter). */
@@ -39,7 +38,10 @@ export interface JobVersionRow {
   updatedAt: Date;
 }
 
-/** The typed hot reads; every method is one statement, rejects only on database errors. */
+/**
+ * The typed hot reads; every method is one statement and rejects only with the driver's error (an
+ * outage or an exhausted pool is answered 503 by the API's error handler, src/db/unavailable.ts).
+ */
 export interface HotReads {
   /** The job `jobId` when it belongs to `userId`, else null (another user's job does not exist for them). */
   jobForOwner(jobId: string, userId: string): Promise<JobStatusRow | null>;
@@ -64,21 +66,10 @@ const USER_FOR_TOKEN = `SELECT user_id AS "userId" FROM api_tokens WHERE token_h
 
 const JOB_VERSIONS = `SELECT job_id AS "jobId", status, updated_at AS "updatedAt" FROM async_jobs WHERE job_id = ANY($1::uuid[])`;
 
-/**
- * A pool that had no free connection within its `connectionTimeoutMillis` answers 503 with
- * Retry-After, as the Prisma paths do for P2024/P2028 (src/api/problem.ts), never a 500.
- */
-function busy(err: unknown): never {
-  if (err instanceof Error && /timeout exceeded when trying to connect/i.test(err.message)) {
-    throw new DomainError('unavailable', 'SERVICE_UNAVAILABLE', 'Service Unavailable', 'the database is busy; retry shortly');
-  }
-  throw err;
-}
-
 /** The hot reads over `db` (a pool shared with Prisma, or a small pool of its own); `prepared`: named statements. */
 export function createHotReads(db: Queryable, opts: { prepared?: boolean } = {}): HotReads {
   const q = <R extends QueryResultRow>(name: string, text: string, values: unknown[]) =>
-    db.query<R>(opts.prepared ? { name, text, values } : { text, values }).catch(busy);
+    db.query<R>(opts.prepared ? { name, text, values } : { text, values });
   return {
     async jobForOwner(jobId, userId) {
       const { rows } = await q<JobStatusRow>('hot_job_for_owner', JOB_FOR_OWNER, [jobId, userId]);

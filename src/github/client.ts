@@ -64,6 +64,8 @@ export interface GithubClient {
   getAuthenticatedUser(): Promise<{ login: string; id: number }>;
   /** `GET /repos/{owner}/{repo}`. */
   getRepository(owner: string, repo: string): Promise<GithubRepo>;
+  /** `GET /repos/{o}/{r}/branches/{branch}`: the branch and its head commit, or null on 404 (no such branch, or a repository the token cannot see). */
+  getBranch(owner: string, repo: string, branch: string): Promise<{ name: string; sha: string } | null>;
   /** `GET /repos/{o}/{r}/contents/{path}?ref=`: the file, or null when missing (404). Directories count as present. */
   getFile(owner: string, repo: string, path: string, ref: string): Promise<GithubFile | null>;
   /** `PUT /repos/{o}/{r}/contents/{path}`: creates (no sha) or updates (sha) a file, one commit. */
@@ -127,6 +129,16 @@ function createOctokitClient(octokit: Octokit, timeoutMs: number, signal?: Abort
         private: data.private,
         canPush: data.permissions?.push ?? false,
       };
+    },
+
+    async getBranch(owner, repo, branch) {
+      try {
+        const { data } = await octokit.request('GET /repos/{owner}/{repo}/branches/{branch}', { owner, repo, branch, request: requestOptions() });
+        return { name: data.name, sha: data.commit.sha };
+      } catch (err) {
+        if (isRequestError(err) && err.status === 404) return null;
+        throw err;
+      }
     },
 
     async getFile(owner, repo, path, ref) {

@@ -8,9 +8,9 @@ import type { Config } from '../config';
 import { familyActivities } from '../families';
 import { createAiRuntime } from '../ai';
 import type { AiRuntime } from '../ai/types';
-import { runWorkerProcess } from './run';
+import { runWorkerProcess, workerInterceptorOptions } from './run';
 import { taskQueues } from '../core/contracts';
-import { telemetryWorkerOptions, type WorkerTelemetry } from '../telemetry/temporal';
+import type { WorkerTelemetry } from '../telemetry/temporal';
 
 /** Dependencies of {@link createAiWorker}; tests may inject a wrapped {@link AiRuntime}. */
 export interface AiWorkerDeps {
@@ -32,7 +32,7 @@ export async function createAiWorker(deps: AiWorkerDeps): Promise<Worker> {
     activities: familyActivities('ai', { config: deps.config, db: deps.db, ai: deps.ai ?? createAiRuntime(deps.config.ai) }),
     maxConcurrentActivityTaskExecutions: deps.config.ai.activityConcurrency,
     shutdownGraceTime: '10s',
-    ...telemetryWorkerOptions(deps.telemetry, 'none'),
+    ...workerInterceptorOptions(deps.db, deps.telemetry, 'none'),
   });
 }
 

@@ -9,9 +9,9 @@ import type { Config } from '../config';
 import { familyActivities } from '../families';
 import { tokenBoxFromConfig } from '../crypto/token-box';
 import { githubClientFactoryFromConfig, type GithubClientFactory } from '../github/client';
-import { runWorkerProcess } from './run';
+import { runWorkerProcess, workerInterceptorOptions } from './run';
 import { taskQueues } from '../core/contracts';
-import { telemetryWorkerOptions, type WorkerTelemetry } from '../telemetry/temporal';
+import type { WorkerTelemetry } from '../telemetry/temporal';
 
 /** Dependencies of {@link createGithubWorker}; tests may inject a client factory. */
 export interface GithubWorkerDeps {
@@ -38,7 +38,7 @@ export async function createGithubWorker(deps: GithubWorkerDeps): Promise<Worker
     }),
     maxConcurrentActivityTaskExecutions: deps.config.github.activityConcurrency,
     shutdownGraceTime: '10s',
-    ...telemetryWorkerOptions(deps.telemetry, 'none'),
+    ...workerInterceptorOptions(deps.db, deps.telemetry, 'none'),
   });
 }
 

@@ -1,7 +1,8 @@
 /**
  * Entry point of the `jobs` task queue (DC-2): every job workflow, the core's projection and
- * recovery activities and every family's `jobs` activities (src/families). Creates the reconciler
- * and recovery schedules at start-up.
+ * recovery activities and every family's `jobs` activities (src/families); and, in the same
+ * process, the `maintenance` queue's worker (the SAN-4 reconciler), so a backlog of job work never
+ * delays a reconcile pass. Creates the reconciler and recovery schedules at start-up.
  */
 import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
@@ -12,11 +13,11 @@ import { createRecoveryActivities } from '../activities/core/recovery';
 import { createJobStarter, familyActivities, JOB_TYPES, TARGET_HOOKS } from '../families';
 import { createLogger } from '../log';
 import { openDatabase, openTemporalClient } from '../runtime';
-import { taskQueues } from '../core/contracts';
+import { maintenanceTaskQueue, taskQueues } from '../core/contracts';
 import { ensureSearchAttributes } from '../dev/temporal-server';
 import { ensureReconcileSchedule, ensureRecoverySchedules } from './schedules';
-import { startWorkerTelemetry } from './run';
-import { telemetryWorkerOptions, type WorkerTelemetry } from '../telemetry/temporal';
+import { startWorkerTelemetry, workerInterceptorOptions } from './run';
+import type { WorkerTelemetry } from '../telemetry/temporal';
 
 /** Dependencies of {@link createJobsWorker}; tests pass a prebuilt workflow bundle. */
 export interface JobsWorkerDeps {
@@ -41,9 +42,31 @@ export async function createJobsWorker(deps: JobsWorkerDeps): Promise<Worker> {
     namespace: deps.config.temporal.namespace,
     taskQueue: queues.jobs,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
-    activities: { ...createJobActivities({ db: deps.db, starter }), ...recovery, ...families },
+    activities: { ...createJobActivities({ db: deps.db, starter, client: deps.client, targets: TARGET_HOOKS }), ...recovery, ...families },
+    ...workerInterceptorOptions(deps.db, deps.telemetry, deps.workflowBundle ? 'bundle' : 'path'),
     shutdownGraceTime: '10s',
-    ...telemetryWorkerOptions(deps.telemetry, deps.workflowBundle ? 'bundle' : 'path'),
+  });
+}
+
+/**
+ * Builds (does not run) the `maintenance` worker: the reconciler workflow and its activities
+ * (`startStalePendingJobs`, `failClosedRuns`) on `<prefix>maintenance`, a few at a time.
+ */
+export async function createMaintenanceWorker(deps: JobsWorkerDeps): Promise<Worker> {
+  const queues = taskQueues(deps.config.temporal.taskQueuePrefix);
+  const { startStalePendingJobs, failClosedRuns } = createJobActivities({
+    db: deps.db, starter: createJobStarter(deps.client, queues), client: deps.client, targets: TARGET_HOOKS,
+  });
+  return Worker.create({
+    connection: deps.connection,
+    namespace: deps.config.temporal.namespace,
+    taskQueue: maintenanceTaskQueue(deps.config.temporal.taskQueuePrefix),
+    ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
+    activities: { startStalePendingJobs, failClosedRuns },
+    maxConcurrentActivityTaskExecutions: 4,
+    maxConcurrentWorkflowTaskExecutions: 4,
+    ...workerInterceptorOptions(deps.db, deps.telemetry, deps.workflowBundle ? 'bundle' : 'path'),
+    shutdownGraceTime: '10s',
   });
 }
 
@@ -63,8 +86,16 @@ async function main(): Promise<void> {
       log.info({ scheduleIds: recoveryIds }, 'recovery schedules ready');
     }
     const worker = await createJobsWorker({ config, db, client, connection, telemetry: telemetry.worker });
-    log.info({ taskQueue: worker.options.taskQueue }, 'jobs worker running');
-    await worker.run();
+    const maintenance = await createMaintenanceWorker({ config, db, client, connection, telemetry: telemetry.worker });
+    log.info({ taskQueues: [worker.options.taskQueue, maintenance.options.taskQueue] }, 'jobs worker running');
+    // Both stop on SIGINT/SIGTERM; if one fails, the other is shut down too.
+    const runs = [worker, maintenance].map((w) =>
+      w.run().catch((err: unknown) => {
+        for (const other of [worker, maintenance]) if (other !== w && other.getState() === 'RUNNING') other.shutdown();
+        throw err;
+      }),
+    );
+    await Promise.all(runs);
     log.info('jobs worker stopped');
   } finally {
     await connection.close();

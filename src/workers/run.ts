@@ -1,5 +1,5 @@
 /** Shared process wiring of the worker entry points: telemetry (all), and the whole process of `ai` and `github`. */
-import { NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { NativeConnection, Runtime, type Worker, type WorkerOptions } from '@temporalio/worker';
 import type { PrismaClient } from '@prisma/client';
 import type { Logger } from 'pino';
 import { loadConfig, type Config } from '../config';
@@ -7,8 +7,9 @@ import { createLogger, temporalLogger } from '../log';
 import { openDatabase } from '../runtime';
 import { startMetricsServer, type MetricsServer } from '../telemetry/metrics-server';
 import { installProcessTelemetry } from '../telemetry/process';
-import { runtimeTelemetryOptions, workerTelemetry, type WorkerTelemetry } from '../telemetry/temporal';
+import { runtimeTelemetryOptions, telemetryWorkerOptions, workerTelemetry, type WorkerTelemetry } from '../telemetry/temporal';
 import type { Tracing } from '../telemetry/tracing';
+import { dbFailureInterceptor } from '../core/db-failures';
 
 /** What an entry point's worker factory receives. */
 export interface WorkerResources {
@@ -86,4 +87,30 @@ export function runWorkerProcess(
     console.error(err);
     process.exit(1);
   });
+}
+
+/**
+ * Activity interceptors of every worker (SAN-4): deterministic database rejections become the
+ * non-retryable PROJECTION_REJECTED, database outages are waited out inside the attempt
+ * (src/core/db-failures.ts), probing `db` with `SELECT 1`.
+ */
+export function workerInterceptors(db: PrismaClient) {
+  return { activity: [dbFailureInterceptor({ probe: () => db.$queryRaw`SELECT 1` })] };
+}
+
+/**
+ * `interceptors` and `sinks` of every worker: the tracing interceptors (outermost, so a span covers
+ * the whole attempt) when `telemetry` is given, then {@link workerInterceptors}. `workflows`: how
+ * the worker loads workflows (`path`, a prebuilt `bundle`, or `none` for activity-only workers).
+ */
+export function workerInterceptorOptions(
+  db: PrismaClient,
+  telemetry: WorkerTelemetry | undefined,
+  workflows: 'path' | 'bundle' | 'none',
+): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
+  const traced = telemetryWorkerOptions(telemetry, workflows);
+  return {
+    ...traced,
+    interceptors: { ...traced.interceptors, activity: [...(traced.interceptors?.activity ?? []), ...workerInterceptors(db).activity] },
+  };
 }

@@ -1,7 +1,7 @@
 /** Temporal Schedules created idempotently at `jobs` worker start-up (SAN-4 reconciler, SAN-6 recovery). */
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import type { Config } from '../config';
-import type { TaskQueues } from '../core/contracts';
+import { maintenanceTaskQueue, type TaskQueues } from '../core/contracts';
 import type { ReconcileInput } from '../workflows/core/maintenance';
 import type { RecoveryInput } from '../workflows/core/recovery';
 import { FAMILY_SCHEDULES } from '../families';
@@ -13,18 +13,23 @@ export function reconcileScheduleId(config: Config): string {
 }
 
 /**
- * Creates the reconciler schedule (every RECONCILE_INTERVAL_SECONDS, overlap SKIP) or, when it
- * exists, updates its interval and input to the current config. Returns the schedule ID.
+ * Creates the reconciler schedule (every RECONCILE_INTERVAL_SECONDS, overlap SKIP, on the
+ * `maintenance` task queue so it never waits behind job work) or, when it exists, updates its
+ * interval, queue and input to the current config. Returns the schedule ID.
  */
 export async function ensureReconcileSchedule(client: Client, config: Config, queues: TaskQueues): Promise<string> {
   const scheduleId = reconcileScheduleId(config);
-  const input: ReconcileInput = { queues, graceSeconds: config.reconcile.graceSeconds };
+  const input: ReconcileInput = {
+    queues,
+    graceSeconds: config.reconcile.graceSeconds,
+    closedLookbackSeconds: config.reconcile.closedLookbackSeconds,
+  };
   const every = `${config.reconcile.intervalSeconds}s`;
   const action = {
     type: 'startWorkflow' as const,
     workflowType: 'reconcilePendingJobsWorkflow',
     workflowId: `${scheduleId}-run`,
-    taskQueue: queues.jobs,
+    taskQueue: maintenanceTaskQueue(config.temporal.taskQueuePrefix),
     args: [input],
   };
   try {
@@ -71,6 +76,7 @@ export async function ensureRecoverySchedules(client: Client, config: Config, qu
     processingStaleMinutes: config.recovery.processingStaleMinutes,
     maxRetries: config.recovery.maxRetries,
     batchSize: config.recovery.batchSize,
+    stuckAttempts: config.recovery.stuckAttempts,
   };
   const every = `${config.recovery.intervalMinutes}m`;
   const ids: string[] = [];

@@ -2,6 +2,7 @@
  * A local GitHub REST emulator (node:http on 127.0.0.1, a free port) with GitHub's own semantics
  * for the routes this project calls (SAN-10, SAN-12): `GET /user`, `GET /repos/{o}/{r}`, contents
  * GET/PUT (git blob shas, "sha wasn't supplied" 422, stale-sha 409), `GET /repos/{o}/{r}/commits`,
+ * `GET /repos/{o}/{r}/branches/{branch}` (404 "Branch not found" for a missing or still empty branch),
  * `GET /user/starred` with RFC 5988 `Link` pagination, rate-limit headers on every answer, per-token
  * auth. Tests inject faults (`failNext`) and run code after an accepted PUT (`afterPut`). With
  * `selfServiceTokens` (the demo) any token `ghemu_<login>` is also accepted: see
@@ -68,6 +69,8 @@ export interface GithubEmulator {
   revokeToken(token: string): void;
   /** Adds a repository; `owner` (a login) may push, `collaborators` too; `readers` may only read. */
   addRepo(owner: string, name: string, opts?: { private?: boolean; defaultBranch?: string; collaborators?: string[]; readers?: string[]; description?: string; language?: string; stars?: number; topics?: string[] }): void;
+  /** Adds a branch starting at the head of `from` (default: the default branch), like `git branch`. */
+  addBranch(owner: string, name: string, branch: string, from?: string): void;
   /** Writes a file as one commit (test setup). */
   seedFile(owner: string, name: string, path: string, content: string, branch?: string): void;
   /** A file's text, or undefined. */
@@ -218,6 +221,10 @@ export async function startGithubEmulator(opts: { htmlBase?: string; selfService
     if (pathname === '/user/starred') return { key: `${method} /user/starred`, params: [] };
     if (seg[0] === 'repos' && seg.length === 3) return { key: `${method} /repos/{o}/{r}`, params: [seg[1]!, seg[2]!] };
     if (seg[0] === 'repos' && seg.length === 4 && seg[3] === 'commits') return { key: `${method} /repos/{o}/{r}/commits`, params: [seg[1]!, seg[2]!] };
+    if (seg[0] === 'repos' && seg.length >= 5 && seg[3] === 'branches') {
+      // GitHub takes a branch with slashes either raw (`feature/x`) or encoded (`feature%2Fx`).
+      return { key: `${method} /repos/{o}/{r}/branches/{branch}`, params: [seg[1]!, seg[2]!, seg.slice(4).map((s) => decodeURIComponent(s)).join('/')] };
+    }
     if (seg[0] === 'repos' && seg.length >= 4 && seg[3] === 'contents') {
       // Each segment decoded: `a/b%20c.md` and `a%2Fb%20c.md` name the same file, as on GitHub.
       const path = seg.slice(4).map((s) => decodeURIComponent(s)).join('/');
@@ -266,6 +273,20 @@ export async function startGithubEmulator(opts: { htmlBase?: string; selfService
           html_url: `${htmlBase}/${repo.owner}/${repo.name}/commit/${c.sha}`,
           commit: { message: c.message, author: { name: 'emulator', email: 'e@example.com', date: c.date }, committer: { name: 'emulator', email: 'e@example.com', date: c.date } },
         })),
+      };
+    }
+    if (key === 'GET /repos/{o}/{r}/branches/{branch}') {
+      const repo = visibleRepo(o!, r!, me.login);
+      const head = repo.branches.get(path!)?.commits.at(-1);
+      if (!head) throw new HttpFail(404, { message: 'Branch not found', documentation_url: docs, status: '404' });
+      return {
+        status: 200,
+        body: {
+          name: path,
+          commit: { sha: head.sha, url: `${url.origin}/repos/${repo.owner}/${repo.name}/commits/${head.sha}` },
+          protected: false,
+          _links: { html: `${htmlBase}/${repo.owner}/${repo.name}/tree/${encodePath(path!)}` },
+        },
       };
     }
     if (key === 'GET /repos/{o}/{r}/contents/{path}') {
@@ -390,6 +411,12 @@ export async function startGithubEmulator(opts: { htmlBase?: string; selfService
         branches: new Map([[defaultBranch, { files: new Map(), commits: [] }]]),
         description: o.description ?? null, language: o.language ?? null, stars: o.stars ?? 0, topics: o.topics ?? [],
       });
+    },
+    addBranch(owner, name, branch, from) {
+      const repo = getRepo(owner, name);
+      const base = repo && branchOf(repo, from);
+      if (!repo || !base) throw new Error(`no repo ${owner}/${name} or branch ${from ?? '(default)'}`);
+      repo.branches.set(branch, { files: new Map(base.files), commits: [...base.commits] });
     },
     seedFile(owner, name, path, content, branch) {
       const repo = getRepo(owner, name);

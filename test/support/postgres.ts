@@ -21,6 +21,13 @@ export interface TestPostgres {
   adminUrl: string;
   /** Stops the server (fast shutdown) and deletes its directory. */
   stop(): Promise<void>;
+  /**
+   * Fault injection: stops the server (fast shutdown, sessions are cut) but keeps its data, so
+   * that {@link TestPostgres.resume} can start it again on the same port. Idempotent.
+   */
+  interrupt(): Promise<void>;
+  /** Starts an interrupted server again on the same port and data; resolves once it answers. */
+  resume(): Promise<void>;
 }
 
 function freePort(): Promise<number> {
@@ -106,34 +113,52 @@ export async function startPostgres(): Promise<TestPostgres> {
     shared_buffers: '128MB',
   };
   const args = ['-D', dataDir, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
-  const child = spawn(path.join(binDir, 'postgres'), args, { ...spawnOpts, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (c: Buffer) => {
     output = (output + c.toString()).slice(-20_000);
   };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  const killOnExit = () => child.kill('SIGQUIT');
+  const launch = () => {
+    const proc = spawn(path.join(binDir, 'postgres'), args, { ...spawnOpts, stdio: ['ignore', 'pipe', 'pipe'] });
+    proc.stdout?.on('data', keep);
+    proc.stderr?.on('data', keep);
+    const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+    return { proc, exited };
+  };
+  let server = launch();
+  const killOnExit = () => server.proc.kill('SIGQUIT');
   process.once('exit', killOnExit);
 
   const adminUrl = `postgresql://postgres@127.0.0.1:${port}/postgres`;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const cleanup = async () => {
-    process.removeListener('exit', killOnExit);
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGINT');
+  const shutDown = async () => {
+    const { proc, exited } = server;
+    if (proc.exitCode === null && proc.signalCode === null) {
+      proc.kill('SIGINT');
       await exited;
     }
+  };
+  const cleanup = async () => {
+    process.removeListener('exit', killOnExit);
+    await shutDown();
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await waitUntilReady(adminUrl, child, () => output, 30_000);
+    await waitUntilReady(adminUrl, server.proc, () => output, 30_000);
   } catch (err) {
     await cleanup();
     throw err;
   }
   let stopping: Promise<void> | undefined;
-  return { adminUrl, stop: () => (stopping ??= cleanup()) };
+  return {
+    adminUrl,
+    stop: () => (stopping ??= cleanup()),
+    interrupt: shutDown,
+    async resume() {
+      if (stopping) throw new Error('postgres was stopped for good');
+      if (server.proc.exitCode === null && server.proc.signalCode === null) return;
+      server = launch();
+      await waitUntilReady(adminUrl, server.proc, () => output, 30_000);
+    },
+  };
 }
 
 function withDatabase(url: string, database: string): string {

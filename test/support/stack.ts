@@ -18,7 +18,7 @@ import type { JobStarter } from '../../src/core/starter';
 import { jobWorkflowId, taskQueues, type TaskQueues } from '../../src/core/contracts';
 import type { AiRuntime } from '../../src/ai/types';
 import { createAiWorker } from '../../src/workers/ai';
-import { createJobsWorker } from '../../src/workers/jobs';
+import { createJobsWorker, createMaintenanceWorker } from '../../src/workers/jobs';
 import { createGithubWorker } from '../../src/workers/github';
 import { createTestDatabase } from './postgres';
 import { pollUntil } from './poll';
@@ -63,6 +63,8 @@ export interface StackOptions {
   logger?: Logger;
   /** Installed tracing: the workers get its interceptors and workflow-span sink (issue 7 §2). */
   tracing?: Tracing;
+  /** Admin URL of the PostgreSQL server to create the test database on (default: the shared one, TEST_PG_ADMIN_URL). */
+  pgAdminUrl?: string;
 }
 
 /** A running stack; `stop()` shuts workers down and drops the database. */
@@ -91,7 +93,7 @@ function required(name: string): string {
 
 /** Starts a stack for one test file. */
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
-  const database = await createTestDatabase(required('TEST_PG_ADMIN_URL'));
+  const database = await createTestDatabase(opts.pgAdminUrl ?? required('TEST_PG_ADMIN_URL'));
   const prefix = `t${randomBytes(4).toString('hex')}-`;
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -125,6 +127,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   };
   const telemetry = opts.tracing ? workerTelemetry(opts.tracing) : undefined;
   run(await createJobsWorker({ config, db, client, connection: native, workflowBundle: await workflowBundle(Boolean(telemetry)), telemetry }));
+  run(await createMaintenanceWorker({ config, db, client, connection: native, workflowBundle: await workflowBundle(Boolean(telemetry)), telemetry }));
   let aiEntry: { worker: Worker; done: Promise<void> } | undefined;
   let githubEntry: { worker: Worker; done: Promise<void> } | undefined;
 

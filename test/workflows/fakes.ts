@@ -43,6 +43,9 @@ export function fakeActivities() {
     jobs: {
       beginJob: jest.fn<ReturnType<JobActivities['beginJob']>, Parameters<JobActivities['beginJob']>>(async () => ({ proceed: true, status: 'PROCESSING' })),
       failJob: jest.fn<ReturnType<JobActivities['failJob']>, Parameters<JobActivities['failJob']>>(async () => 'FAILED'),
+      failCancelledJob: jest.fn<ReturnType<JobActivities['failCancelledJob']>, Parameters<JobActivities['failCancelledJob']>>(
+        async () => ({ status: 'FAILED', errorMessage: 'cancelled: requested by test' }),
+      ),
       storeCard: jest.fn<ReturnType<CardActivities['storeCard']>, Parameters<CardActivities['storeCard']>>(async () => 'card-1'),
       storeRefinement: jest.fn<ReturnType<CardActivities['storeRefinement']>, Parameters<CardActivities['storeRefinement']>>(async () => undefined),
       startStalePendingJobs: jest.fn<ReturnType<JobActivities['startStalePendingJobs']>, Parameters<JobActivities['startStalePendingJobs']>>(

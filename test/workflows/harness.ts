@@ -1,5 +1,6 @@
 /** Time-skipping environment, workflow bundle and per-queue workers shared by the workflow tests. */
 import { randomUUID } from 'node:crypto';
+import { Context } from '@temporalio/activity';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Duration } from '@temporalio/common';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
@@ -37,6 +38,8 @@ export interface RunJobWorkflowOptions {
    * workflow waits on timers, but real time while an activity waits for a worker to pick it up.
    */
   workflowExecutionTimeout?: Duration;
+  /** Cancels the workflow (`handle.cancel()`) once this promise resolves. */
+  cancelWhen?: Promise<unknown>;
 }
 
 /**
@@ -44,7 +47,8 @@ export interface RunJobWorkflowOptions {
  * `jobs` queue with `activities.jobs`, and activity-only workers on the `ai` and `github` queues
  * with theirs. The three queue names are unique to the call, so an activity the workflow schedules
  * on the wrong queue is not found (NotFoundError on a worker without it, or never picked up).
- * Returns the input and the result, or the error it failed with.
+ * Returns the input and the result, or the error it failed with. With `cancelWhen`, the workflow is
+ * cancelled once that promise resolves.
  */
 export async function runJobWorkflow(
   env: TestWorkflowEnvironment,
@@ -64,16 +68,16 @@ export async function runJobWorkflow(
       .map((queue) => Worker.create({ connection, taskQueue: queues[queue], activities: activities[queue] })),
   );
   const execution = () =>
-    jobsWorker.runUntil(
-      env.client.workflow
-        .execute(workflow, {
-          workflowId: jobWorkflowId(jobType, input.targetId),
-          taskQueue: queues.jobs,
-          args: [input],
-          workflowExecutionTimeout: opts.workflowExecutionTimeout,
-        })
-        .catch((e: unknown) => e),
-    );
+    jobsWorker.runUntil(async () => {
+      const handle = await env.client.workflow.start(workflow, {
+        workflowId: jobWorkflowId(jobType, input.targetId),
+        taskQueue: queues.jobs,
+        args: [input],
+        workflowExecutionTimeout: opts.workflowExecutionTimeout,
+      });
+      if (opts.cancelWhen) void opts.cancelWhen.then(() => handle.cancel());
+      return handle.result().catch((e: unknown) => e);
+    });
   // Each activity-only worker runs until the workflow worker is done, then shuts down.
   const result = await activityWorkers.reduce<() => Promise<unknown>>((inner, worker) => () => worker.runUntil(inner), execution)();
   return { input, result };
@@ -100,4 +104,24 @@ export async function startedActivities(env: TestWorkflowEnvironment, input: Job
     const started = e.activityTaskStartedEventAttributes;
     return started ? [byScheduledId.get(String(started.scheduledEventId)) ?? ''] : [];
   });
+}
+
+/**
+ * An activity implementation that blocks, heartbeating, until the activity is cancelled; `started`
+ * resolves when it runs. For cancellation tests.
+ */
+export function blockUntilCancelled(): { started: Promise<void>; activity: () => Promise<never> } {
+  let markStarted: () => void = () => undefined;
+  const started = new Promise<void>((resolve) => (markStarted = resolve));
+  const activity = async (): Promise<never> => {
+    const ctx = Context.current();
+    markStarted();
+    const timer = setInterval(() => ctx.heartbeat(), 100);
+    try {
+      return await ctx.cancelled;
+    } finally {
+      clearInterval(timer);
+    }
+  };
+  return { started, activity };
 }

@@ -31,6 +31,8 @@ async function main(): Promise<void> {
     storeCard: async () => '44444444-4444-4444-8444-444444444444',
     storeRefinement: async () => undefined,
     startStalePendingJobs: async () => ({ examined: 1, started: 1, alreadyRunning: 0, failedToStart: 0 }),
+    failClosedRuns: async () => ({ examined: 1, failed: 1 }),
+    failCancelledJob: async () => ({ status: 'FAILED', errorMessage: 'cancelled: requested by test' }),
     analyzeScrap: async () => {
       if (failAnalysis) throw ApplicationFailure.create({ message: 'model answered invalid JSON', type: 'AI_MALFORMED_OUTPUT' });
       return { title: 't', summary: 's', tags: ['x'], category: 'Data', embedding: Array.from({ length: EMBEDDING_DIMENSIONS }, () => 0.01) };

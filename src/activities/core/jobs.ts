@@ -3,19 +3,36 @@
  * PROCESSING and FAILED transitions, completion in the caller's transaction, and the SAN-4
  * reconciler. Every write is a guarded transition, so a retried activity changes nothing twice.
  */
-import { log as activityLog } from '@temporalio/activity';
+import { Context, log as activityLog } from '@temporalio/activity';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { PrismaClient } from '@prisma/client';
 import type { DbTx } from '../../db/client';
 import { transitionJob } from '../../core/projection';
 import type { JobStarter } from '../../core/starter';
-import type { JobStatus } from '../../core/contracts';
+import { jobWorkflowId, type JobStatus, type JobType } from '../../core/contracts';
+import { ACTIVE_STATUSES } from '../../core/job-state';
+import { storableText } from '../../core/errors';
 import { CORE_FAILURES, failure } from '../../core/failures';
 import { jobMetrics } from '../../core/metrics';
+import { hooksOf, type TargetHookRegistry } from '../../core/target-hooks';
 
 /** Dependencies of the projection activities. */
 export interface JobActivityDeps {
   db: PrismaClient;
   starter: JobStarter;
+  /** Reads a cancelled run's history for the cancellation's reason (absent: a generic reason). */
+  client?: Client;
+  /** Target hooks: a target with a status of its own follows its job to FAILED (DC-3). */
+  targets?: TargetHookRegistry;
+}
+
+/** Which job a cancelled run belonged to, and the run. */
+export interface CancelledJob {
+  jobId: string;
+  jobType: JobType;
+  targetId: string;
+  workflowId: string;
+  runId: string;
 }
 
 /** Result of {@link JobActivities.beginJob}: `proceed` false when the row is already terminal. */
@@ -26,10 +43,34 @@ export interface BeginResult {
 
 /** Result of a reconciliation pass. */
 export interface ReconcileReport {
+  /** PENDING rows older than the grace that were looked at. */
   examined: number;
+  /** Rows whose workflow was started. */
   started: number;
+  /** Rows whose workflow ID has a run open (this job's or another job's): nothing started. */
   alreadyRunning: number;
+  /** Rows not started because they are no longer PENDING, or their own run already ran and closed. */
+  skipped?: number;
   failedToStart: number;
+  /** Rows failed because their run was terminated or timed out ({@link JobActivities.failClosedRuns}). */
+  closedFailed?: number;
+}
+
+/** Result of {@link JobActivities.failClosedRuns}. */
+export interface ClosedRunsReport {
+  /** Terminated / timed-out job runs looked at. */
+  examined: number;
+  /** Rows moved to FAILED. */
+  failed: number;
+}
+
+/** Heartbeats when called inside an activity (the reconciler's passes can take a while). */
+function heartbeat(): void {
+  try {
+    Context.current().heartbeat();
+  } catch {
+    // not running as an activity (direct call from a test or a script)
+  }
 }
 
 /**
@@ -45,7 +86,46 @@ export async function completeWith<T>(db: PrismaClient, jobId: string, fn: (tx: 
 }
 
 /** Builds the `jobs` task-queue activities of the core. */
-export function createJobActivities({ db, starter }: JobActivityDeps) {
+export function createJobActivities({ db, starter, client, targets = {} }: JobActivityDeps) {
+  /** The reason of the run's cancellation request: its `reason`, else who asked. */
+  async function cancellationReason(workflowId: string, runId: string): Promise<string> {
+    if (!client) return 'cancellation requested';
+    try {
+      const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+      const req = history.events?.find((e) => e.workflowExecutionCancelRequestedEventAttributes)?.workflowExecutionCancelRequestedEventAttributes;
+      if (req?.cause) return req.cause;
+      if (req?.identity) return `requested by ${req.identity}`;
+    } catch (err) {
+      activityLog.warn('cancellation reason unavailable', { workflowId, runId, error: String(err) });
+    }
+    return 'cancellation requested';
+  }
+
+  /** The latest run of `workflowId`: open or closed (when), and the job it ran (memo); undefined when none. */
+  async function runOf(workflowId: string): Promise<{ runId: string; open: boolean; jobId?: string; closedAt?: Date } | undefined> {
+    if (!client) return undefined;
+    try {
+      const d = await client.workflow.getHandle(workflowId).describe();
+      const jobId = typeof d.memo?.jobId === 'string' ? d.memo.jobId : undefined;
+      return { runId: d.runId, open: d.status.name === 'RUNNING', ...(jobId ? { jobId } : {}), ...(d.closeTime ? { closedAt: d.closeTime } : {}) };
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return undefined;
+      throw err;
+    }
+  }
+
+  /** The reason given to `terminate` (from the run's last history event), else who terminated it. */
+  async function terminationReason(workflowId: string, runId: string): Promise<string> {
+    const res = await client!.workflowService.getWorkflowExecutionHistoryReverse({
+      namespace: client!.options.namespace,
+      execution: { workflowId, runId },
+      maximumPageSize: 1,
+    });
+    const t = res.history?.events?.[0]?.workflowExecutionTerminatedEventAttributes;
+    if (t?.reason) return t.reason;
+    return t?.identity ? `by ${t.identity}` : 'no reason given';
+  }
+
   return {
     /**
      * SAN-4: PENDING → PROCESSING. PROCESSING again (retry, replay) proceeds; a terminal row means
@@ -66,9 +146,29 @@ export function createJobActivities({ db, starter }: JobActivityDeps) {
     },
 
     /**
+     * SAN-4: a cancelled job workflow's row → FAILED `cancelled: <reason>` (the cancellation
+     * request's reason from the run's history, else `requested by <identity>`), its target
+     * following through its `mirror` hook in the same transaction; a no-op on a terminal row.
+     * Called from a non-cancellable scope. Retryable (PROJECTION_RETRY). Returns the stored message.
+     */
+    async failCancelledJob(job: CancelledJob): Promise<{ status: JobStatus | null; errorMessage: string }> {
+      const errorMessage = `cancelled: ${await cancellationReason(job.workflowId, job.runId)}`;
+      const r = await db.$transaction(async (tx) => {
+        const t = await transitionJob(tx, job.jobId, 'FAILED', errorMessage);
+        if (t.changed) await hooksOf(targets, job.jobType).mirror?.(tx, job.targetId, 'FAILED');
+        return t;
+      });
+      activityLog.warn('job cancelled', { jobId: job.jobId, changed: r.changed, errorMessage });
+      return { status: r.status, errorMessage };
+    },
+
+    /**
      * SAN-4 durability: starts the workflow of every PENDING job older than `graceSeconds` (the API
-     * committed it but died before starting it). Starting is idempotent by workflow ID, and the
-     * workflow skips a row that is no longer active. Returns counts.
+     * committed it but died before starting it), oldest first, at most `limit`. It never multiplies
+     * work: right before starting, each row must still be PENDING, and its workflow ID must have no
+     * run of this job (a run that is open, or that closed after the row last changed, owns the row:
+     * nothing is started, and a terminated one is {@link failClosedRuns}'s). Heartbeats per row.
+     * Returns counts. Retryable (MAINTENANCE_RETRY); a repeated pass starts nothing twice.
      */
     async startStalePendingJobs(args: { graceSeconds: number; limit: number }): Promise<ReconcileReport> {
       const cutoff = new Date(Date.now() - args.graceSeconds * 1000);
@@ -77,9 +177,24 @@ export function createJobActivities({ db, starter }: JobActivityDeps) {
         orderBy: { createdAt: 'asc' },
         take: args.limit,
       });
-      const report: ReconcileReport = { examined: rows.length, started: 0, alreadyRunning: 0, failedToStart: 0 };
+      const report: ReconcileReport = { examined: rows.length, started: 0, alreadyRunning: 0, skipped: 0, failedToStart: 0 };
       for (const row of rows) {
+        heartbeat();
         try {
+          const now = await db.asyncJob.findUnique({ where: { jobId: row.jobId }, select: { status: true, updatedAt: true } });
+          if (now?.status !== 'PENDING') {
+            report.skipped! += 1;
+            continue;
+          }
+          const run = await runOf(jobWorkflowId(row.jobType, row.targetId));
+          if (run?.open) {
+            report.alreadyRunning += 1;
+            continue;
+          }
+          if (run && run.jobId === row.jobId && run.closedAt && run.closedAt >= now.updatedAt) {
+            report.skipped! += 1; // this job's run already ran after the row last changed
+            continue;
+          }
           const outcome = await starter.start(row);
           if (outcome === 'started') report.started += 1;
           else report.alreadyRunning += 1;
@@ -90,6 +205,52 @@ export function createJobActivities({ db, starter }: JobActivityDeps) {
       }
       activityLog.info('reconcile pass', { ...report });
       jobMetrics.reconciled(report);
+      return report;
+    },
+
+    /**
+     * SAN-4/DC-3: a job run that was terminated or timed out runs no workflow code, so its row would
+     * stay PENDING/PROCESSING until the stale rule. Job runs on `jobsTaskQueue` that closed so within
+     * the last `lookbackSeconds` (visibility, at most `limit`) whose row is still active, unchanged
+     * since the run closed, and which are still the latest run of their workflow ID, are moved to
+     * FAILED `terminated: <reason>` / `timed out: …` (compare-and-set on the row as read; the target
+     * follows through its `mirror` hook). The SAN-6 retry rules then apply as usual. Idempotent.
+     */
+    async failClosedRuns(args: { jobsTaskQueue: string; lookbackSeconds: number; limit: number }): Promise<ClosedRunsReport> {
+      const report: ClosedRunsReport = { examined: 0, failed: 0 };
+      if (!client) return report;
+      const since = new Date(Date.now() - args.lookbackSeconds * 1000).toISOString();
+      const query =
+        `TaskQueue = '${args.jobsTaskQueue}' AND JobType IS NOT NULL AND CloseTime > '${since}'` +
+        ` AND (ExecutionStatus = 'Terminated' OR ExecutionStatus = 'TimedOut')`;
+      for await (const wf of client.workflow.list({ query })) {
+        if (report.examined >= args.limit) break;
+        report.examined += 1;
+        heartbeat();
+        const jobId = typeof wf.memo?.jobId === 'string' ? wf.memo.jobId : undefined;
+        if (!jobId) continue;
+        const row = await db.asyncJob.findUnique({ where: { jobId } });
+        if (!row || !ACTIVE_STATUSES.includes(row.status)) continue;
+        if (!wf.closeTime || row.updatedAt > wf.closeTime) continue; // re-opened after this run closed
+        const latest = await runOf(wf.workflowId);
+        if (latest?.runId !== wf.runId) continue; // a newer run owns the row
+        const errorMessage = wf.status.name === 'TERMINATED'
+          ? `terminated: ${await terminationReason(wf.workflowId, wf.runId)}`
+          : 'timed out: the run exceeded its execution or run timeout';
+        const changed = await db.$transaction(async (tx) => {
+          const r = await tx.asyncJob.updateMany({
+            where: { jobId, status: row.status, updatedAt: row.updatedAt },
+            data: { status: 'FAILED', errorMessage: storableText(errorMessage), finishedAt: new Date() },
+          });
+          if (r.count === 1) await hooksOf(targets, row.jobType).mirror?.(tx, row.targetId, 'FAILED');
+          return r.count === 1;
+        });
+        if (changed) {
+          report.failed += 1;
+          activityLog.warn('job failed after its run closed', { jobId, workflowId: wf.workflowId, errorMessage });
+        }
+      }
+      if (report.examined > 0) activityLog.info('closed-runs pass', { ...report });
       return report;
     },
   };

@@ -13,6 +13,7 @@ import { requeueFailedJob } from '../../core/retry';
 import type { JobStarter } from '../../core/starter';
 import { SA_JOB_TYPE, SA_TARGET_ID, jobWorkflowId, type JobType } from '../../core/contracts';
 import { isTerminal } from '../../core/job-state';
+import { storableText } from '../../core/errors';
 import { hooksOf, type TargetHookRegistry } from '../../core/target-hooks';
 import { jobMetrics } from '../../core/metrics';
 
@@ -31,6 +32,12 @@ export interface RecoveryActivityDeps {
 export type RecoveryAction =
   /** Stale row, but Temporal says its workflow is running: left alone. */
   | 'left-running'
+  /**
+   * Stale PROCESSING row whose workflow is running but whose pending activity keeps failing (past
+   * `stuckAttempts` attempts, with a last failure): the run is terminated and the job FAILED with
+   * that failure as its cause (`stuck: <activity> attempt <n>: <failure>`), then re-enqueued.
+   */
+  | 'stuck'
   /** Stale row whose workflow is closed or missing: FAILED with `recovered: workflow <status>`. */
   | 'marked-failed'
   /** The row moved while we looked (a live run or another recovery got there first): untouched. */
@@ -84,7 +91,12 @@ export interface StaleJobsArgs {
   processingStaleMinutes: number;
   maxRetries: number;
   batchSize: number;
+  /** A running job's pending activity past this attempt with a last failure is `stuck` (default {@link DEFAULT_STUCK_ATTEMPTS}). */
+  stuckAttempts?: number;
 }
+
+/** Default of {@link StaleJobsArgs.stuckAttempts} (RECOVERY_STUCK_ATTEMPTS). */
+export const DEFAULT_STUCK_ATTEMPTS = 5;
 
 /** Input of {@link RecoveryActivities.terminateOrphanRuns}. */
 export interface OrphanRunsArgs {
@@ -95,10 +107,32 @@ export interface OrphanRunsArgs {
   batchSize: number;
 }
 
-/** Temporal's view of a job's workflow: running, or closed/missing with a status for the error. */
+/**
+ * Temporal's view of a job's workflow: running, or closed/missing with a status for the error;
+ * `stuck` describes a running run's pending activity that keeps failing.
+ */
 interface WorkflowView {
   running: boolean;
   status: string;
+  runId?: string;
+  stuck?: string;
+}
+
+/** The fields of a Temporal failure proto that {@link describeFailure} reads. */
+interface FailureProto {
+  message?: string | null;
+  applicationFailureInfo?: { type?: string | null } | null;
+  cause?: FailureProto | null;
+}
+
+/** `Type: message <- Type: message` of a failure proto and its causes (at most 4). */
+export function describeFailure(f: FailureProto | null | undefined): string {
+  const parts: string[] = [];
+  for (let cur = f, n = 0; cur && n < 4; cur = cur.cause, n++) {
+    const type = cur.applicationFailureInfo?.type;
+    parts.push(type ? `${type}: ${cur.message ?? ''}` : (cur.message ?? ''));
+  }
+  return parts.join(' <- ');
 }
 
 /** An empty report of `rule`. */
@@ -135,11 +169,22 @@ const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
 
 /** Builds the SAN-6 recovery activities of the core (registered on the `jobs` worker). */
 export function createRecoveryActivities({ db, client, starter, targets, jobTypes }: RecoveryActivityDeps) {
-  /** Describes the job's workflow by ID; a latest run that belongs to another job counts as missing. */
-  async function workflowView(job: AsyncJob): Promise<WorkflowView> {
+  /**
+   * Describes the job's workflow by ID; a latest run that belongs to another job counts as missing.
+   * A running run whose pending activity is past `stuckAttempts` with a last failure is `stuck`.
+   */
+  async function workflowView(job: AsyncJob, stuckAttempts: number): Promise<WorkflowView> {
     try {
       const d = await client.workflow.getHandle(jobWorkflowId(job.jobType, job.targetId)).describe();
-      if (d.status.name === 'RUNNING') return { running: true, status: 'RUNNING' };
+      if (d.status.name === 'RUNNING') {
+        const memo = d.memo?.jobId;
+        const ours = typeof memo !== 'string' || memo === job.jobId;
+        const failing = ours ? (d.raw.pendingActivities ?? []).find((a) => (a.attempt ?? 0) > stuckAttempts && a.lastFailure) : undefined;
+        const stuck = failing
+          ? `${failing.activityType?.name ?? 'activity'} attempt ${failing.attempt}: ${describeFailure(failing.lastFailure)}`
+          : undefined;
+        return { running: true, status: 'RUNNING', runId: d.runId, ...(stuck ? { stuck } : {}) };
+      }
       const memoJobId = d.memo?.jobId;
       if (typeof memoJobId === 'string' && memoJobId !== job.jobId) return { running: false, status: 'not found' };
       return { running: false, status: d.status.name };
@@ -161,7 +206,9 @@ export function createRecoveryActivities({ db, client, starter, targets, jobType
     /**
      * SAN-6 rule 1: PENDING rows older than `pendingStaleMinutes` (since entering PENDING) and
      * PROCESSING rows older than `processingStaleMinutes` (since starting) are compared with
-     * Temporal. Workflow running → left alone. Closed or missing → FAILED with `recovered: workflow
+     * Temporal. Workflow running → left alone, unless a PROCESSING job's pending activity keeps
+     * failing (attempt > `stuckAttempts` with a last failure): then it is `stuck`, its run is
+     * terminated and it is failed with `stuck: <activity> attempt <n>: <last failure>`. Closed or missing → FAILED with `recovered: workflow
      * <status>` (compare-and-set on the row as read, so a run that just moved it wins), then
      * re-enqueued within the retry limit and started. Idempotency: guarded updates. Retryable.
      */
@@ -181,12 +228,24 @@ export function createRecoveryActivities({ db, client, starter, targets, jobType
       });
       const report = newReport('stale-jobs');
       for (const row of rows) {
-        const view = await workflowView(row);
-        if (view.running) {
+        const view = await workflowView(row, args.stuckAttempts ?? DEFAULT_STUCK_ATTEMPTS);
+        const actions: RecoveryAction[] = [];
+        let errorMessage = `recovered: workflow ${view.status}`;
+        if (view.running && !(view.stuck && row.status === 'PROCESSING')) {
           record(report, itemOf(row, ['left-running'], `${row.status}; workflow RUNNING`));
           continue;
         }
-        const errorMessage = `recovered: workflow ${view.status}`;
+        if (view.stuck) {
+          // The run cannot finish by itself soon: end it, so its result can never land on a re-run's row.
+          errorMessage = storableText(`stuck: ${view.stuck}`, 1000);
+          actions.push('stuck');
+          try {
+            await client.workflow.getHandle(jobWorkflowId(row.jobType, row.targetId), view.runId).terminate(`recovery: ${errorMessage}`);
+            actions.push('terminated');
+          } catch (err) {
+            if (!(err instanceof WorkflowNotFoundError)) throw err; // closed meanwhile: fail the row all the same
+          }
+        }
         const count = await db.$transaction(async (tx) => {
           const r = await tx.asyncJob.updateMany({
             where: { jobId: row.jobId, status: row.status, updatedAt: row.updatedAt },
@@ -196,10 +255,10 @@ export function createRecoveryActivities({ db, client, starter, targets, jobType
           return r.count;
         });
         if (count === 0) {
-          record(report, itemOf(row, ['changed-concurrently'], `${row.status}; workflow ${view.status}`));
+          record(report, itemOf(row, [...actions, 'changed-concurrently'], `${row.status}; workflow ${view.status}`));
           continue;
         }
-        const actions: RecoveryAction[] = ['marked-failed'];
+        actions.push('marked-failed');
         await requeueAndStart(row.jobId, args.maxRetries, actions);
         // A job that stays FAILED may take its target with it (e.g. a live commit row, SAN-10).
         if (!actions.includes('requeued')) await hooksOf(targets, row.jobType).giveUp?.(db, row.targetId, errorMessage);

@@ -2,7 +2,7 @@
  * SAN-7 scrap submission: normalise, deduplicate per user by SHA-256, enqueue CARD_ANALYSIS and
  * SCRAP_REFINE in the scrap's transaction, start their workflows after commit (SAN-4).
  */
-import { contentHash, normaliseContent } from '../../domain/san/scrap';
+import { contentHash, normaliseContent, normaliseTitle } from '../../domain/san/scrap';
 import { enqueueAndStart, type EnqueueDeps } from '../../core/enqueue';
 import { latestJob } from '../../core/projection';
 
@@ -32,11 +32,12 @@ export type ScrapDeps = EnqueueDeps;
  */
 export async function submitScrap(deps: ScrapDeps, userId: string, input: ScrapInput): Promise<ScrapSubmission> {
   const content = normaliseContent(input.content);
+  const title = input.title === undefined ? null : normaliseTitle(input.title);
   const hash = contentHash(content);
   return enqueueAndStart(deps, async ({ tx, enqueue }) => {
     const inserted = await tx.$queryRaw<{ id: string }[]>`
       INSERT INTO scraps (id, user_id, content, content_hash, source_url, title)
-      VALUES (gen_random_uuid(), ${userId}::uuid, ${content}, ${hash}, ${input.sourceUrl ?? null}, ${input.title ?? null})
+      VALUES (gen_random_uuid(), ${userId}::uuid, ${content}, ${hash}, ${input.sourceUrl ?? null}, ${title})
       ON CONFLICT (user_id, content_hash) DO NOTHING
       RETURNING id`;
     const newId = inserted[0]?.id;

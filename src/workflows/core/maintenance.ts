@@ -1,5 +1,5 @@
 /** Operational workflows: the pending-job reconciler (SAN-4) and the benchmark baseline. */
-import { proxyActivities } from '@temporalio/workflow';
+import { patched, proxyActivities } from '@temporalio/workflow';
 import { MAINTENANCE_RETRY } from '../../core/activity-options';
 import type { JobActivities, ReconcileReport } from '../../activities/core/jobs';
 import type { TaskQueues } from '../../core/contracts';
@@ -8,20 +8,30 @@ import type { TaskQueues } from '../../core/contracts';
 export interface ReconcileInput {
   queues: TaskQueues;
   graceSeconds: number;
+  /** Rows per pass (default 500). */
   limit?: number;
+  /** Terminated / timed-out job runs closed within this many seconds are matched with their rows (default 900). */
+  closedLookbackSeconds?: number;
 }
 
 /**
- * SAN-4 durability: starts workflows of PENDING jobs whose start was lost (API died after commit).
- * Run by the `reconcile-pending-jobs` Schedule; safe to run at any time and concurrently.
+ * SAN-4 durability: starts workflows of PENDING jobs whose start was lost (API died after commit),
+ * never a second run of a job; then (DC-3) fails the rows of job runs that were terminated or timed
+ * out, since no workflow code ran to do it. Run by the `reconcile-pending-jobs` Schedule on the
+ * `maintenance` queue (its activities run on the same queue as the workflow, never behind a
+ * backlog of job work); safe to run at any time and concurrently.
  */
 export async function reconcilePendingJobsWorkflow(input: ReconcileInput): Promise<ReconcileReport> {
   const jobs = proxyActivities<JobActivities>({
-    taskQueue: input.queues.jobs,
-    startToCloseTimeout: '2m',
+    startToCloseTimeout: '10m',
+    heartbeatTimeout: '30s',
     retry: MAINTENANCE_RETRY,
   });
-  return jobs.startStalePendingJobs({ graceSeconds: input.graceSeconds, limit: input.limit ?? 500 });
+  const limit = input.limit ?? 500;
+  const report = await jobs.startStalePendingJobs({ graceSeconds: input.graceSeconds, limit });
+  if (!patched('reconcile-closed-runs')) return report;
+  const closed = await jobs.failClosedRuns({ jobsTaskQueue: input.queues.jobs, lookbackSeconds: input.closedLookbackSeconds ?? 900, limit });
+  return { ...report, closedFailed: closed.failed };
 }
 
 /** Benchmark baseline: a workflow that does nothing (no activities). */

@@ -16,6 +16,8 @@ export interface RecoveryInput {
   processingStaleMinutes: number;
   maxRetries: number;
   batchSize: number;
+  /** RECOVERY_STUCK_ATTEMPTS: a running job's pending activity past this attempt with a failure is `stuck` (default 5). */
+  stuckAttempts?: number;
 }
 
 /** Recovery activities on the `jobs` queue (10 min per pass, MAINTENANCE_RETRY). */
@@ -29,7 +31,8 @@ export function recoveryActivities(queues: Pick<TaskQueues, 'jobs'>) {
 
 /**
  * SAN-6 rule 1: stale PENDING/PROCESSING jobs whose workflow is not running → FAILED
- * (`recovered: workflow <status>`) and re-enqueued; then running job workflows whose row is terminal
+ * (`recovered: workflow <status>`) and re-enqueued; a stale PROCESSING job whose run keeps failing an
+ * activity → `stuck`: run terminated, FAILED with the last failure, re-enqueued; then running job workflows whose row is terminal
  * or missing are terminated. Schedule `recovery-stale-jobs`.
  */
 export async function recoverStaleJobsWorkflow(input: RecoveryInput): Promise<RecoveryReport> {
@@ -39,6 +42,7 @@ export async function recoverStaleJobsWorkflow(input: RecoveryInput): Promise<Re
     processingStaleMinutes: input.processingStaleMinutes,
     maxRetries: input.maxRetries,
     batchSize: input.batchSize,
+    ...(input.stuckAttempts !== undefined ? { stuckAttempts: input.stuckAttempts } : {}),
   });
   const orphans = await acts.terminateOrphanRuns({
     jobsTaskQueue: input.queues.jobs,

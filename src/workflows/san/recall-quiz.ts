@@ -2,6 +2,8 @@
 import { CORE_FAILURES, failure } from '../../core/failures';
 import type { JobWorkflowInput, JobWorkflowResult } from '../../core/contracts';
 import { formatCauseChain } from '../../core/errors';
+import { isCancellation } from '@temporalio/workflow';
+import { jobCancelled } from '../core/job-runner';
 import { generationActivities, tilProjectionActivities } from './til';
 
 /**
@@ -21,6 +23,7 @@ export async function recallQuizGenerationWorkflow(input: JobWorkflowInput): Pro
     const quizzes = await generationActivities(input).generateQuizzes({ cardIds, types });
     await quiz.storeRecallQuizzes({ jobId: input.jobId, generationId, quizzes });
   } catch (err) {
+    if (isCancellation(err)) throw await jobCancelled(input, err); // FAILED `cancelled: …`, generation mirrored
     await quiz.failRecallQuizJob({ jobId: input.jobId, generationId, errorMessage: formatCauseChain(err) });
     throw failure(CORE_FAILURES, 'JOB_FAILED', `${input.jobType} job ${input.jobId} failed`, { cause: err instanceof Error ? err : undefined });
   }

@@ -35,7 +35,8 @@ let bob: Awaited<ReturnType<Stack['newUser']>>;
 beforeAll(async () => {
   stack = await startStack({
     logger: createLogger('info', 'api', logStream),
-    env: { AUTH_TOKEN_CACHE_TTL_MS: String(TOKEN_TTL_MS), JOB_WAIT_MAX_SECONDS: '120' },
+    // Waits up to 120 s need a longer idle-socket timeout than the default 60 s.
+    env: { AUTH_TOKEN_CACHE_TTL_MS: String(TOKEN_TTL_MS), JOB_WAIT_MAX_SECONDS: '120', API_CONNECTION_TIMEOUT_MS: '180000' },
   });
   alice = await stack.newUser('alice');
   bob = await stack.newUser('bob');

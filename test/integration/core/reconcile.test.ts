@@ -2,7 +2,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import type { StartableJob, StartOutcome } from '../../../src/core/starter';
 import { createJobStarter } from '../../../src/families';
-import { jobWorkflowId } from '../../../src/core/contracts';
+import { jobSearchAttributes, jobWorkflowId, maintenanceTaskQueue, type JobWorkflowInput } from '../../../src/core/contracts';
 import { ensureReconcileSchedule } from '../../../src/workers/schedules';
 import type { ReconcileReport } from '../../../src/activities/core/jobs';
 import { PG_PARTIAL, SOURDOUGH } from '../../fixtures/texts';
@@ -151,4 +151,48 @@ it('the reconcile Schedule is created idempotently and can be triggered by hand'
   } finally {
     await handle.delete();
   }
+});
+
+it('under a backlog the reconciler never starts a second run: an open run is left alone, a terminated one fails the row', async () => {
+  const ids = await submitWithCrash(`${PG_PARTIAL} backlog probe ${Date.now()}`);
+  const job = await stack.db.asyncJob.findUniqueOrThrow({ where: { jobId: ids.analysisJobId } });
+  const workflowId = jobWorkflowId('CARD_ANALYSIS', ids.scrapId);
+  // The job's run exists but has not run yet (as when it waits behind a backlog): a delayed start.
+  const input: JobWorkflowInput = { jobId: job.jobId, jobType: job.jobType, targetId: job.targetId, userId: job.userId, queues: stack.queues };
+  await stack.client.workflow.start('cardAnalysisWorkflow', {
+    workflowId, taskQueue: stack.queues.jobs, args: [input], startDelay: '1h',
+    memo: { jobId: job.jobId }, typedSearchAttributes: jobSearchAttributes(job),
+  });
+  const runs = async () => {
+    let n = 0;
+    for await (const _ of stack.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) n += 1;
+    return n;
+  };
+  const reconcile = () =>
+    stack.client.workflow.execute('reconcilePendingJobsWorkflow', {
+      taskQueue: maintenanceTaskQueue(stack.config.temporal.taskQueuePrefix),
+      workflowId: `reconcile-test-backlog-${randomUUID()}`,
+      args: [{ queues: stack.queues, graceSeconds: 0 }],
+    }) as Promise<ReconcileReport>;
+
+  const first = await reconcile();
+  expect(first.alreadyRunning).toBeGreaterThanOrEqual(1);
+  expect((await stack.db.asyncJob.findUniqueOrThrow({ where: { jobId: job.jobId } })).status).toBe('PENDING');
+  expect(await runs()).toBe(1);
+
+  await stack.client.workflow.getHandle(workflowId).terminate('operator: drop this job');
+  await pollUntil(
+    async () => {
+      for await (const _ of stack.client.workflow.list({ query: `WorkflowId = '${workflowId}' AND ExecutionStatus = 'Terminated'` })) return true;
+      return false;
+    },
+    (closed) => closed,
+    { describe: 'visibility to list the terminated run' },
+  );
+  const second = await reconcile();
+  expect(second.closedFailed).toBeGreaterThanOrEqual(1);
+  expect(await stack.db.asyncJob.findUniqueOrThrow({ where: { jobId: job.jobId } })).toMatchObject({
+    status: 'FAILED', errorMessage: 'terminated: operator: drop this job',
+  });
+  expect(await runs()).toBe(1); // nothing was started for the job
 });

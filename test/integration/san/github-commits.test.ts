@@ -115,6 +115,33 @@ it('checks in order: 404 other/unknown summary, 400 TIL_NOT_READY, 400 account, 
   expect((await stack.app.inject({ method: 'GET', url: `/til/${summary.id}/github-commits`, headers: other.auth })).statusCode).toBe(404);
 });
 
+it('PUT /github/repository: a branch that does not exist is 422 GITHUB_BRANCH_NOT_FOUND and nothing is linked; an existing one is kept', async () => {
+  const user = await stack.newUser();
+  const login = `branchy${Date.now()}`;
+  const token = emulator.addUser(login);
+  emulator.addRepo(login, 'notes', { defaultBranch: 'trunk' });
+  emulator.seedFile(login, 'notes', 'README.md', '# notes\n');
+  emulator.addBranch(login, 'notes', 'feature/til');
+  expect((await stack.app.inject({ method: 'PUT', url: '/github/account', headers: user.auth, payload: { accessToken: token } })).statusCode).toBe(200);
+  const put = (payload: object) => stack.app.inject({ method: 'PUT', url: '/github/repository', headers: user.auth, payload });
+
+  for (const branch of ['does-not-exist', 'feature', 'Trunk']) {
+    const missing = await put({ owner: login, name: 'notes', branch });
+    expect([branch, missing.statusCode, missing.json().code]).toEqual([branch, 422, 'GITHUB_BRANCH_NOT_FOUND']);
+    expect(missing.headers['content-type']).toMatch(/^application\/problem\+json/);
+  }
+  expect(await stack.db.githubRepository.count({ where: { userId: user.userId } })).toBe(0);
+  expect(emulator.requests('GET /repos/{o}/{r}/branches/{branch}')).toBeGreaterThanOrEqual(3);
+
+  expect((await put({ owner: login, name: 'notes', branch: 'feature/til' })).json()).toMatchObject({ branch: 'feature/til' });
+  expect((await put({ owner: login, name: 'notes' })).json()).toMatchObject({ branch: 'trunk' }); // the repository's default
+  expect((await put({ owner: login, name: 'notes', branch: 'trunk' })).statusCode).toBe(200);
+
+  emulator.failNext(1, { status: 502 }, { route: 'GET /repos/{o}/{r}/branches/{branch}' });
+  const down = await put({ owner: login, name: 'notes', branch: 'feature/til' });
+  expect([down.statusCode, down.json().code]).toEqual([503, 'GITHUB_UNAVAILABLE']);
+});
+
 it('happy path: one commit on GitHub, SHA and URL recorded, both records COMPLETED, the workflow replays', async () => {
   const user = await stack.newUser();
   const gh = await linkGithub(user);

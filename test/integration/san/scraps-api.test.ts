@@ -16,6 +16,11 @@ async function submit(content: string, auth = alice.auth, extra: object = {}) {
   return stack.app.inject({ method: 'POST', url: '/scraps', headers: auth, payload: { content, ...extra } });
 }
 
+/** POST /scraps with a raw body and Content-Type. */
+async function raw(body: string | Buffer, contentType = 'application/json', auth = alice.auth) {
+  return stack.app.inject({ method: 'POST', url: '/scraps', headers: { ...auth, 'content-type': contentType }, payload: body });
+}
+
 describe('POST /scraps → CARD_ANALYSIS and SCRAP_REFINE', () => {
   let ids: { scrapId: string; analysisJobId: string; refineJobId: string };
 
@@ -186,6 +191,18 @@ describe('bad input is a clear 4xx, never a 500, and writes nothing', () => {
     ['invisible-only content', () => submit('\u200b\u00a0\u3000\ufeff'), 400, 'VALIDATION_FAILED'],
     ['an over-long path parameter', () => stack.app.inject({ method: 'GET', url: `/async-jobs/${'a'.repeat(5000)}`, headers: alice.auth }), 414, 'VALIDATION_FAILED'],
     ['year 0000 in a date', () => stack.app.inject({ method: 'GET', url: '/til?date=0000-01-01', headers: alice.auth }), 400, 'VALIDATION_FAILED'],
+    ['a body nested 10,000 levels deep', () => raw(`{"content":"x","extra":${'['.repeat(10_000)}${']'.repeat(10_000)}}`), 400, 'VALIDATION_FAILED'],
+    ['a body nested 33 levels deep', () => raw(`{"content":${'{"a":'.repeat(32)}1${'}'.repeat(32)}}`), 400, 'VALIDATION_FAILED'],
+    ['a __proto__ key', () => raw('{"content":"proto probe","__proto__":{"polluted":true}}'), 400, 'MALFORMED_JSON'],
+    ['a charset other than UTF-8', () => raw(Buffer.from('{"content":"caf\xe9"}', 'latin1'), 'application/json; charset=iso-8859-1'), 415, 'UNSUPPORTED_MEDIA_TYPE'],
+    ['a quoted upper-case non-UTF-8 charset', () => raw('{"content":"x"}', 'application/json; Charset="WINDOWS-1252"'), 415, 'UNSUPPORTED_MEDIA_TYPE'],
+    ['bytes that are not UTF-8', () => raw(Buffer.from('{"content":"caf\xe9"}', 'latin1')), 400, 'MALFORMED_JSON'],
+    ['an overlong UTF-8 encoding', () => raw(Buffer.concat([Buffer.from('{"content":"'), Buffer.from([0xc0, 0xaf]), Buffer.from('"}')])), 400, 'MALFORMED_JSON'],
+    ['NEL-only content', () => submit('\u0085'), 400, 'VALIDATION_FAILED'],
+    ['line/paragraph separators and joiners only', () => submit('\u2028\u2029\u200d\u2060\u200c'), 400, 'VALIDATION_FAILED'],
+    ['an invisible-only title', () => submit('visible text', alice.auth, { title: '\u200b\u3164' }), 400, 'VALIDATION_FAILED'],
+    ['an ftp sourceUrl', () => submit('x', alice.auth, { sourceUrl: 'ftp://example.com/x' }), 400, 'VALIDATION_FAILED'],
+    ['a wrong method on a known path', () => stack.app.inject({ method: 'DELETE', url: '/scraps', headers: alice.auth }), 405, 'METHOD_NOT_ALLOWED'],
   ];
   it.each(cases)('%s', async (_name, call, status, code) => {
     const before = await stack.db.scrap.count();
@@ -194,5 +211,65 @@ describe('bad input is a clear 4xx, never a 500, and writes nothing', () => {
     expect(res.statusCode).toBe(status);
     expect(res.json().code).toBe(code);
     expect(await stack.db.scrap.count()).toBe(before);
+  });
+});
+
+describe('hostile input: the class, not one sample', () => {
+  it('unknown fields are rejected and named (at most 20, the rest counted), even 100,000 of them', async () => {
+    const before = await stack.db.scrap.count();
+    const body: Record<string, unknown> = { content: 'unknown field probe' };
+    for (let i = 0; i < 100_000; i++) body[`k${i.toString(36)}`] = 0;
+    const text = JSON.stringify(body);
+    expect(text.length).toBeLessThan(stack.config.api.bodyLimitBytes); // the body limit is not what stops it
+    const res = await raw(text);
+    expect(res.statusCode).toBe(400);
+    const problem = res.json();
+    expect(problem.code).toBe('VALIDATION_FAILED');
+    expect(problem.errors).toHaveLength(21);
+    expect(problem.errors[0]).toEqual({ path: 'body.k0', message: 'unknown field' });
+    expect(problem.errors[20]).toEqual({ path: 'body', message: '99980 more errors not listed' });
+    expect(problem.detail.length).toBeLessThan(2000);
+    expect(await stack.db.scrap.count()).toBe(before);
+
+    const one = await submit('one unknown field', alice.auth, { titel: 'typo' });
+    expect(one.statusCode).toBe(400);
+    expect(one.json().errors).toEqual([{ path: 'body.titel', message: 'unknown field' }]);
+  });
+
+  it('NFC and NFD of the same text are one scrap; the stored text is NFC', async () => {
+    const text = `Ångström-scale café notes on naïve Bayes ${Date.now()}`;
+    const nfc = await submit(text.normalize('NFC'));
+    const nfd = await submit(text.normalize('NFD'));
+    expect(nfc.statusCode).toBe(202);
+    expect(nfd.json()).toMatchObject({ scrapId: nfc.json().scrapId, created: false });
+    const scrap = await stack.db.scrap.findUniqueOrThrow({ where: { id: nfc.json().scrapId } });
+    expect(scrap.content).toBe(text.normalize('NFC'));
+  });
+
+  it('zero-width and format characters at both ends are trimmed before storing and hashing', async () => {
+    const text = `zero-width probe ${Date.now()}`;
+    const padded = await submit(`\ufeff\u200b\u2060${text}\u200d\u200b\u0085`, alice.auth, { title: '\u200bTitle\u2060' });
+    expect(padded.statusCode).toBe(202);
+    const scrap = await stack.db.scrap.findUniqueOrThrow({ where: { id: padded.json().scrapId } });
+    expect(scrap.content).toBe(text);
+    expect(scrap.title).toBe('Title');
+    expect((await submit(text)).json()).toMatchObject({ scrapId: padded.json().scrapId, created: false });
+  });
+
+  it('a wrong method answers 405 with Allow listing the methods of that path', async () => {
+    const cases: [string, string, string][] = [
+      ['GET', '/scraps', 'POST'],
+      ['PATCH', '/github/repository', 'GET, HEAD, PUT, DELETE'],
+      ['DELETE', '/async-jobs/00000000-0000-4000-8000-000000000000', 'GET, HEAD'],
+      ['PUT', '/til/00000000-0000-4000-8000-000000000000/github-commits/', 'GET, HEAD, POST'],
+    ];
+    for (const [method, url, allow] of cases) {
+      const res = await stack.app.inject({ method: method as 'GET', url, headers: alice.auth });
+      expect([method, url, res.statusCode]).toEqual([method, url, 405]);
+      expect(res.headers.allow).toBe(allow);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.json().code).toBe('METHOD_NOT_ALLOWED');
+    }
+    expect((await stack.app.inject({ method: 'DELETE', url: '/nowhere', headers: alice.auth })).statusCode).toBe(404);
   });
 });

@@ -108,6 +108,22 @@ describe('local analysis', () => {
     expect(a.summary.length).toBeLessThanOrEqual(600);
   });
 
+  test.each(ALL)('%s: NFD input gives the NFC tags, title and embedding (decomposed marks stay inside words)', async (_name, content) => {
+    const nfc = await ai.analyzeCard({ content: content.normalize('NFC') });
+    const nfd = await ai.analyzeCard({ content: content.normalize('NFD') });
+    expect(nfd.tags).toEqual(nfc.tags);
+    expect(nfd.title).toBe(nfc.title);
+    expect(cosineDistance(nfd.embedding, nfc.embedding)).toBeLessThan(1e-9);
+  });
+
+  test('a decomposed accented word is one tag, never split at its combining mark', async () => {
+    const text = 'A naïve Bayes classifier is naïve about feature independence. Naïve models train fast; naïve priors help.';
+    const tags = (await ai.analyzeCard({ content: text.normalize('NFD') })).tags;
+    expect(tags).toContain('naïve'.normalize('NFC'));
+    for (const t of tags) expect(t).toBe(t.normalize('NFC'));
+    expect(tags).not.toContain('nai');
+  });
+
   test('title is the first markdown heading', async () => {
     expect((await ai.analyzeCard({ content: PG_INDEX_A })).title).toBe('How PostgreSQL chooses an index');
     expect((await ai.analyzeCard({ content: TLS })).title).toBe('Rotating TLS certificates without downtime');

@@ -2,6 +2,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { PrismaClient } from '@prisma/client';
 import { installAuth, signHmac } from '../../../src/api/auth';
+import { installJsonBodyParser } from '../../../src/api/json-body';
 import { installProblemHandlers } from '../../../src/api/problem';
 
 const SECRET = 'callback-secret';
@@ -10,6 +11,7 @@ const received: unknown[] = [];
 
 beforeAll(async () => {
   app = Fastify();
+  installJsonBodyParser(app); // the API's own JSON parser, as in buildApp
   installProblemHandlers(app);
   // Bearer lookups would need the database; these tests never send a token, so none is queried.
   await installAuth(app, {} as PrismaClient);

@@ -18,6 +18,15 @@ describe('config', () => {
     expect(() => loadConfig({ API_PORT: 'eighty', AI_PROVIDER: 'gpt' })).toThrow(ConfigError);
     expect(() => loadConfig({ API_PORT: 'eighty', AI_PROVIDER: 'gpt' })).toThrow(/API_PORT[\s\S]*AI_PROVIDER|AI_PROVIDER[\s\S]*API_PORT/);
   });
+  it('bounds slow clients by default and derives the headers timeout from the request timeout', () => {
+    const d = loadConfig({}).api;
+    expect(d.requestTimeoutMs).toBeGreaterThan(0);
+    expect(d.headersTimeoutMs).toBeLessThanOrEqual(d.requestTimeoutMs);
+    expect(loadConfig({ API_REQUEST_TIMEOUT_MS: '2000' }).api.headersTimeoutMs).toBe(2000);
+    expect(loadConfig({ API_REQUEST_TIMEOUT_MS: '2000', API_HEADERS_TIMEOUT_MS: '500' }).api.headersTimeoutMs).toBe(500);
+    expect(() => loadConfig({ API_REQUEST_TIMEOUT_MS: '2000', API_HEADERS_TIMEOUT_MS: '5000' })).toThrow(/API_HEADERS_TIMEOUT_MS/);
+    expect(() => loadConfig({ API_REQUEST_TIMEOUT_MS: '0' })).toThrow(/API_REQUEST_TIMEOUT_MS/);
+  });
   it('requires an API key for the openai provider', () => {
     expect(() => loadConfig({ AI_PROVIDER: 'openai' })).toThrow(/OPENAI_API_KEY/);
     expect(loadConfig({ AI_PROVIDER: 'openai', OPENAI_API_KEY: 'k' }).ai.provider).toBe('openai');

@@ -36,6 +36,16 @@ describe('Octokit adapter against the emulator', () => {
     expect(await client.getRepository('octo', 'notes')).toEqual({ fullName: 'octo/notes', defaultBranch: 'main', private: false, canPush: true });
   });
 
+  it('reads a branch (slashes included) and answers null for a missing one, as GitHub does', async () => {
+    emulator.seedFile('octo', 'notes', 'branch-probe.md', 'x');
+    emulator.addBranch('octo', 'notes', 'topic/a-b');
+    const head = emulator.commits('octo', 'notes')[0]!.sha;
+    expect(await client.getBranch('octo', 'notes', 'main')).toEqual({ name: 'main', sha: head });
+    expect(await client.getBranch('octo', 'notes', 'topic/a-b')).toEqual({ name: 'topic/a-b', sha: head });
+    expect(await client.getBranch('octo', 'notes', 'nope')).toBeNull();
+    expect(await client.getBranch('someone', 'secret', 'main')).toBeNull(); // GitHub's 404 does not tell them apart
+  });
+
   it('creates a file, refuses a create without sha (422) and a stale sha (409), updates with the right sha', async () => {
     const path = 'dir/한글 이름 #1.md';
     expect(await client.getFile('octo', 'notes', path, 'main')).toBeNull();

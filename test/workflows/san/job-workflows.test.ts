@@ -2,8 +2,8 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { ActivityFailure, ApplicationFailure, TimeoutFailure, WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure as CommonFailure } from '@temporalio/common';
-import type { JobType } from '../../../src/core/contracts';
-import { bundle, createTimeSkippingEnv, runJobWorkflow, scheduledActivities, startedActivities } from '../harness';
+import { jobWorkflowId, type JobType } from '../../../src/core/contracts';
+import { blockUntilCancelled, bundle, createTimeSkippingEnv, runJobWorkflow, scheduledActivities, startedActivities } from '../harness';
 import { ANALYSIS, fakeActivities, type FakeActivities, retryableAiFailure } from '../fakes';
 
 let env: TestWorkflowEnvironment;
@@ -14,7 +14,8 @@ beforeAll(async () => {
 });
 afterAll(async () => env?.teardown());
 
-const run = (workflow: string, jobType: JobType, acts: FakeActivities) => runJobWorkflow(env, workflowBundle, workflow, jobType, acts);
+const run = (workflow: string, jobType: JobType, acts: FakeActivities, cancelWhen?: Promise<unknown>) =>
+  runJobWorkflow(env, workflowBundle, workflow, jobType, acts, { cancelWhen });
 
 describe('cardAnalysisWorkflow', () => {
   it('begins, analyses on the ai queue and stores the card', async () => {
@@ -73,6 +74,35 @@ describe('cardAnalysisWorkflow', () => {
     expect(acts.ai.analyzeScrap).toHaveBeenCalledTimes(1);
     expect(acts.jobs.failJob.mock.calls[0]![1]).toContain('AI_INVALID_EMBEDDING');
     expect(result).toBeInstanceOf(WorkflowFailedError);
+  });
+});
+
+describe('cancellation (SAN-4: an operator cancel reaches the projection)', () => {
+  it('cancelled during the AI call: FAILED `cancelled: …` recorded, JOB_CANCELLED thrown, no card stored', async () => {
+    const acts = fakeActivities();
+    const blocking = blockUntilCancelled();
+    acts.ai.analyzeScrap.mockImplementation(blocking.activity);
+    const { input, result } = await run('cardAnalysisWorkflow', 'CARD_ANALYSIS', acts, blocking.started);
+    expect(acts.jobs.failCancelledJob).toHaveBeenCalledTimes(1);
+    expect(acts.jobs.failCancelledJob.mock.calls[0]![0]).toMatchObject({
+      jobId: input.jobId, jobType: 'CARD_ANALYSIS', targetId: input.targetId, workflowId: jobWorkflowId('CARD_ANALYSIS', input.targetId),
+    });
+    expect(acts.jobs.failJob).not.toHaveBeenCalled();
+    expect(acts.jobs.storeCard).not.toHaveBeenCalled();
+    expect(result).toBeInstanceOf(WorkflowFailedError);
+    const cause = (result as WorkflowFailedError).cause as ApplicationFailure;
+    expect(cause.type).toBe('JOB_CANCELLED');
+    expect(cause.message).toContain('cancelled: requested by test');
+  });
+
+  it('cancelled while beginning: the row is failed all the same', async () => {
+    const acts = fakeActivities();
+    const blocking = blockUntilCancelled();
+    acts.jobs.beginJob.mockImplementation(blocking.activity);
+    const { result } = await run('scrapRefineWorkflow', 'SCRAP_REFINE', acts, blocking.started);
+    expect(acts.jobs.failCancelledJob).toHaveBeenCalledTimes(1);
+    expect(acts.ai.refineScrap).not.toHaveBeenCalled();
+    expect(((result as WorkflowFailedError).cause as ApplicationFailure).type).toBe('JOB_CANCELLED');
   });
 });
 

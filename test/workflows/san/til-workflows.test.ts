@@ -4,7 +4,7 @@ import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { ActivityFailure, ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure as CommonFailure } from '@temporalio/common';
 import type { JobType } from '../../../src/core/contracts';
-import { bundle, createTimeSkippingEnv, runJobWorkflow, scheduledActivities } from '../harness';
+import { blockUntilCancelled, bundle, createTimeSkippingEnv, runJobWorkflow, scheduledActivities } from '../harness';
 import { fakeActivities, type FakeActivities, QUIZ_JOB, QUIZZES, retryableAiFailure, TIL, TIL_CARD_IDS } from '../fakes';
 
 let env: TestWorkflowEnvironment;
@@ -15,7 +15,8 @@ beforeAll(async () => {
 });
 afterAll(async () => env?.teardown());
 
-const run = (workflow: string, jobType: JobType, acts: FakeActivities) => runJobWorkflow(env, workflowBundle, workflow, jobType, acts);
+const run = (workflow: string, jobType: JobType, acts: FakeActivities, cancelWhen?: Promise<unknown>) =>
+  runJobWorkflow(env, workflowBundle, workflow, jobType, acts, { cancelWhen });
 
 describe('tilGenerationWorkflow', () => {
   it("collects the day's cards, generates on the ai queue, stores, then starts the automatic quiz job", async () => {
@@ -95,6 +96,17 @@ describe('tilGenerationWorkflow', () => {
 });
 
 describe('recallQuizGenerationWorkflow', () => {
+  it('cancelled while generating: the job (and through its target hook the generation) is FAILED `cancelled: …`', async () => {
+    const acts = fakeActivities();
+    const blocking = blockUntilCancelled();
+    acts.ai.generateQuizzes.mockImplementation(blocking.activity);
+    const { input, result } = await run('recallQuizGenerationWorkflow', 'RECALL_QUIZ_GENERATION', acts, blocking.started);
+    expect(acts.jobs.failCancelledJob).toHaveBeenCalledWith(expect.objectContaining({ jobId: input.jobId, jobType: 'RECALL_QUIZ_GENERATION', targetId: input.targetId }));
+    expect(acts.jobs.failRecallQuizJob).not.toHaveBeenCalled();
+    expect(acts.jobs.storeRecallQuizzes).not.toHaveBeenCalled();
+    expect(((result as WorkflowFailedError).cause as ApplicationFailure).type).toBe('JOB_CANCELLED');
+  });
+
   it('begins job and generation together, generates the requested types and stores the quizzes', async () => {
     const acts = fakeActivities();
     acts.jobs.collectQuizCards.mockResolvedValue({ targetDate: '2026-11-30', cardIds: TIL_CARD_IDS, types: ['OX'] });

@@ -2,20 +2,22 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ApiDeps } from '../../deps';
+import { ProblemError, ProblemSchema } from '../../problem';
 
-/** `GET /health` (process up) and `GET /ready` (database answers). */
+/** `GET /health` (process up) and `GET /ready` (database answers; else 503 SERVICE_UNAVAILABLE problem+json). */
 export const healthRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) => {
-  const Status = z.object({ status: z.enum(['ok', 'unavailable']) });
+  const Status = z.object({ status: z.literal('ok') });
   app.get('/health', { config: { auth: 'public' }, schema: { tags: ['health'], security: [], response: { 200: Status } } }, async () => ({ status: 'ok' as const }));
   app.get(
     '/ready',
-    { config: { auth: 'public' }, schema: { tags: ['health'], security: [], response: { 200: Status, 503: Status } } },
+    { config: { auth: 'public' }, schema: { tags: ['health'], security: [], response: { 200: Status, 503: ProblemSchema } } },
     async (_req, reply) => {
       try {
         await deps.db.$queryRaw`SELECT 1`;
         return { status: 'ok' as const };
       } catch {
-        return reply.code(503).send({ status: 'unavailable' as const });
+        reply.header('Retry-After', '5');
+        throw new ProblemError(503, 'SERVICE_UNAVAILABLE', 'Service Unavailable', 'the database does not answer');
       }
     },
   );

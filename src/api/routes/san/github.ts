@@ -38,6 +38,8 @@ const CommitSchema = z
 const OWNER = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/;
 const REPO = /^(?!\.{1,2}$)[A-Za-z0-9._-]{1,100}$/;
 const BRANCH = /^(?!\/|.*(?:\/\/|\/$|\.\.|@\{|\.lock$|\.$))[^\s~^:?*[\\\p{Cc}]{1,255}$/u;
+/** What {@link normaliseDirectory} accepts: `/`-separated segments, none `.`/`..`, no `\\`, control characters or surrounding spaces. */
+const DIRECTORY = /^\/*(?:(?!\.\.?(?:\/|$))[^\s\\/\p{Cc}](?:[^\\/\p{Cc}]*[^\s\\/\p{Cc}])?(?:\/+|$))*$/u;
 
 /** SAN-10 routes, scoped to the caller (another user's summary is a 404). */
 export const githubRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, deps) => {
@@ -54,14 +56,16 @@ export const githubRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, dep
       schema: {
         tags: ['github'],
         summary: 'Link a GitHub account by access token (verified with GET /user; stored encrypted, never returned)',
-        body: z.object({
-          accessToken: z
-            .string()
-            .trim()
-            .min(1)
-            .max(1024)
-            .regex(/^[\x21-\x7e]+$/, 'must be a GitHub token: printable ASCII, no spaces or line breaks'),
-        }),
+        body: z
+          .strictObject({
+            accessToken: z
+              .string()
+              .trim()
+              .min(1)
+              .max(1024)
+              .regex(/^[\x21-\x7e]+$/, 'must be a GitHub token: printable ASCII, no spaces or line breaks'),
+          })
+          .meta({ examples: [{ accessToken: 'ghp_16C7e42F292c6912E7710c838347Ae178B4a' }] }),
         response: { 200: AccountSchema, 400: ProblemSchema, 401: ProblemSchema, 422: ProblemSchema, 503: ProblemSchema },
       },
     },
@@ -105,12 +109,23 @@ export const githubRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, dep
       schema: {
         tags: ['github'],
         summary: "Link the one repository TILs are committed to (checked with the account's token; branch defaults to the repository's default branch)",
-        body: z.object({
-          owner: z.string().regex(OWNER, 'must be a GitHub user or organisation name'),
-          name: z.string().regex(REPO, 'must be a GitHub repository name'),
-          branch: z.string().regex(BRANCH, 'must be a valid branch name').optional(),
-          directory: z.string().max(200).optional(),
-        }),
+        description:
+          '400 GITHUB_ACCOUNT_NOT_LINKED without a linked account; 400 GITHUB_REPOSITORY_INACCESSIBLE when the repository ' +
+          'is missing or the token may not push; 422 GITHUB_BRANCH_NOT_FOUND when `branch` does not exist in it; ' +
+          '422 GITHUB_TOKEN_REJECTED; 503 GITHUB_UNAVAILABLE.',
+        body: z
+          .strictObject({
+            owner: z.string().regex(OWNER, 'must be a GitHub user or organisation name'),
+            name: z.string().regex(REPO, 'must be a GitHub repository name'),
+            branch: z.string().regex(BRANCH, 'must be a valid branch name').optional().describe("an existing branch; default: the repository's default branch"),
+            directory: z
+              .string()
+              .max(200)
+              .regex(DIRECTORY, 'must be a relative path without . or .. segments, backslashes, control characters or segments with surrounding spaces')
+              .optional()
+              .describe("directory of the TIL files ('' = the repository root)"),
+          })
+          .meta({ examples: [{ owner: 'octocat', name: 'til', branch: 'main', directory: 'til' }, { owner: 'octocat', name: 'til' }] }),
         response: { 200: RepositorySchema, 400: ProblemSchema, 401: ProblemSchema, 422: ProblemSchema, 503: ProblemSchema },
       },
     },
@@ -121,8 +136,9 @@ export const githubRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, dep
       if (!account) throw new ProblemError(400, 'GITHUB_ACCOUNT_NOT_LINKED', 'GitHub Account Not Linked', 'link a GitHub account first: PUT /github/account');
       const { owner, name } = req.body;
       let info;
+      let client;
       try {
-        const client = await github(tokens.open({ keyId: account.keyId, ciphertext: account.tokenEncrypted }, req.userId));
+        client = await github(tokens.open({ keyId: account.keyId, ciphertext: account.tokenEncrypted }, req.userId));
         info = await client.getRepository(owner, name);
       } catch (err) {
         throw githubProblem(err, `repository ${owner}/${name}`);
@@ -130,7 +146,20 @@ export const githubRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, dep
       if (!info.canPush) {
         throw new ProblemError(400, 'GITHUB_REPOSITORY_INACCESSIBLE', 'GitHub Repository Inaccessible', `the linked token may not push to ${owner}/${name}`);
       }
-      const data = { owner, name, branch: req.body.branch ?? info.defaultBranch, directory };
+      const branch = req.body.branch ?? info.defaultBranch;
+      // The default branch of an empty repository does not exist yet; the first commit creates it.
+      if (branch !== info.defaultBranch) {
+        let found;
+        try {
+          found = await client.getBranch(owner, name, branch);
+        } catch (err) {
+          throw githubProblem(err, `branch ${branch} of ${owner}/${name}`);
+        }
+        if (!found) {
+          throw new ProblemError(422, 'GITHUB_BRANCH_NOT_FOUND', 'GitHub Branch Not Found', `${owner}/${name} has no branch ${branch} (default: ${info.defaultBranch})`);
+        }
+      }
+      const data = { owner, name, branch, directory };
       const row = await deps.db.githubRepository.upsert({ where: { userId: req.userId }, create: { userId: req.userId, ...data }, update: data });
       return repositoryOf(row);
     },

@@ -59,7 +59,9 @@ export const recallQuizRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app,
       schema: {
         tags: ['recall-quizzes'],
         summary: "Generate recall quizzes (OX, SHORT_ANSWER) over a date's cards; enqueues RECALL_QUIZ_GENERATION",
-        body: z.object({ targetDate: IsoDateSchema, quizTypes: QuizTypes.default([...QUIZ_TYPES]) }),
+        body: z
+          .strictObject({ targetDate: IsoDateSchema, quizTypes: QuizTypes.default([...QUIZ_TYPES]) })
+          .meta({ examples: [{ targetDate: '2026-11-30', quizTypes: ['OX', 'SHORT_ANSWER'] }, { targetDate: '2026-11-30' }] }),
         response: { 202: Accepted, 400: ProblemSchema, 401: ProblemSchema, 422: ProblemSchema },
       },
     },

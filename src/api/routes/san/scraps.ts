@@ -1,20 +1,34 @@
 /** `POST /scraps` (SAN-7). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { VISIBLE_TEXT_PATTERN } from '../../../domain/san/scrap';
 import { submitScrap } from '../../../services/san/scraps';
 import type { SanRouteDeps } from './deps';
 import { ProblemSchema } from '../../problem';
 
 /** SAN-7 submission: 202 `{ scrapId, analysisJobId, refineJobId }` with `Location` of the analysis job. */
 export const scrapRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, deps) => {
-  const Body = z.object({
-    content: z
-      .string()
-      .max(deps.config.api.scrapMaxContentChars, `at most ${deps.config.api.scrapMaxContentChars} characters`)
-      .refine((s) => !/^[\s\u200b-\u200d\u2060\ufeff]*$/u.test(s), 'must not be empty or whitespace only'),
-    sourceUrl: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(2048).optional(),
-    title: z.string().trim().min(1).max(300).optional(),
-  });
+  const notBlank = 'must not be empty or whitespace only';
+  const Body = z
+    .strictObject({
+      content: z
+        .string()
+        .max(deps.config.api.scrapMaxContentChars, `at most ${deps.config.api.scrapMaxContentChars} characters`)
+        .regex(VISIBLE_TEXT_PATTERN, notBlank)
+        .describe('the text; stored in Unicode NFC with CRLF → LF and invisible characters trimmed at both ends'),
+      sourceUrl: z
+        .url({ protocol: /^https?$/, message: 'must be an http(s) URL' })
+        .max(2048)
+        .regex(/^https?:\/\//i, 'must be an http(s) URL')
+        .optional(),
+      title: z.string().max(300).regex(VISIBLE_TEXT_PATTERN, notBlank).optional().describe('wins over the extracted title'),
+    })
+    .meta({
+      examples: [
+        { content: '# B-tree indexes\n\nA B-tree keeps keys sorted so range scans are cheap.', sourceUrl: 'https://www.postgresql.org/docs/current/btree.html', title: 'B-tree indexes' },
+        { content: '운영체제의 스케줄러는 준비 큐에서 다음에 실행할 프로세스를 고른다.' },
+      ],
+    });
   const Accepted = z
     .object({ scrapId: z.uuid(), analysisJobId: z.uuid(), refineJobId: z.uuid().nullable(), created: z.boolean() })
     .meta({ id: 'ScrapAccepted' });

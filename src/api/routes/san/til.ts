@@ -13,7 +13,7 @@ import { Uuid } from '../../schemas';
 /** A calendar date `YYYY-MM-DD` (interpreted in the user's time zone). */
 export const IsoDateSchema = z.iso
   .date({ message: 'must be a date YYYY-MM-DD' })
-  .refine((d) => d >= '0001-01-01', 'must be a date from 0001-01-01 on');
+  .regex(/^(?!0000)/, 'must be a date from 0001-01-01 on');
 
 const TilAccepted = z
   .object({ summaryId: z.uuid(), jobId: z.uuid(), targetId: z.uuid(), targetDate: IsoDateSchema })
@@ -50,7 +50,7 @@ export const tilRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, deps) 
       schema: {
         tags: ['til'],
         summary: "Generate the TIL of a date (user's time zone) from that day's cards; enqueues TIL_GENERATION",
-        body: z.object({ targetDate: IsoDateSchema }),
+        body: z.strictObject({ targetDate: IsoDateSchema }).meta({ examples: [{ targetDate: '2026-11-30' }] }),
         response: { 202: TilAccepted, 400: ProblemSchema, 401: ProblemSchema, 409: ProblemSchema, 422: ProblemSchema },
       },
     },

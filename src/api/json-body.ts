@@ -1,0 +1,79 @@
+/**
+ * The API's one JSON body parser (`application/json`): charset, UTF-8 validity and nesting depth are
+ * checked on the raw bytes before anything parses them; then fastify's own JSON parser (prototype
+ * and constructor poisoning are errors) builds the value.
+ */
+import type { FastifyInstance } from 'fastify';
+import { ProblemError } from './problem';
+
+/** Deepest accepted nesting of arrays and objects in a body (`{}` is depth 1). */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * The `charset` parameter of a Content-Type header value, lower-cased and unquoted; undefined when
+ * absent. Parameters per RFC 9110 §5.6.6 (`; name=token` or `; name="quoted"`). Pure.
+ */
+export function charsetOf(contentType: string): string | undefined {
+  const params = contentType.slice(contentType.indexOf(';') + 1 || contentType.length);
+  for (const m of params.matchAll(/(?:^|;)\s*([!#$%&'*+.^_`|~\w-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;\s]*))/g)) {
+    if (m[1]?.toLowerCase() === 'charset') return (m[2] !== undefined ? m[2].replace(/\\(.)/g, '$1') : (m[3] ?? '')).toLowerCase();
+  }
+  return undefined;
+}
+
+/** Charset labels that name UTF-8 (RFC 8259 §8.1: JSON exchanged between systems is UTF-8). */
+const UTF8_LABELS = new Set(['utf-8', 'utf8']);
+
+/**
+ * True when the JSON text nests arrays/objects deeper than `max`. One linear scan that skips string
+ * contents (escapes included); no recursion, so any input is safe. Malformed text is left to the parser.
+ */
+export function jsonDepthExceeds(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Replaces fastify's `application/json` parser: 415 UNSUPPORTED_MEDIA_TYPE for a charset other than
+ * UTF-8 (absent = UTF-8); 400 MALFORMED_JSON for bytes that are not UTF-8 (never stored as U+FFFD) or
+ * text that is not JSON; 400 VALIDATION_FAILED for nesting deeper than {@link MAX_JSON_DEPTH}.
+ */
+export function installJsonBodyParser(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body: Buffer, done) => {
+    const charset = charsetOf(req.headers['content-type'] ?? '');
+    if (charset !== undefined && !UTF8_LABELS.has(charset)) {
+      done(new ProblemError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Unsupported Media Type', `charset ${charset} is not supported: send application/json in UTF-8`), undefined);
+      return;
+    }
+    let text: string;
+    try {
+      text = utf8.decode(body);
+    } catch {
+      done(new ProblemError(400, 'MALFORMED_JSON', 'Malformed JSON', 'the body is not valid UTF-8'), undefined);
+      return;
+    }
+    if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
+      done(new ProblemError(400, 'VALIDATION_FAILED', 'Validation Failed', `body: nested deeper than ${MAX_JSON_DEPTH} levels`), undefined);
+      return;
+    }
+    void parseJson(req, text, done);
+  });
+}

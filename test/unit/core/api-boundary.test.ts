@@ -1,0 +1,117 @@
+/**
+ * The API's input boundary without servers: raw JSON checks (charset, depth), the iterative
+ * unstorable-string search, validation error shaping, the registration guard for body schemas,
+ * and the classification of database-unavailable errors.
+ */
+import Fastify from 'fastify';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { Prisma } from '@prisma/client';
+import { z } from 'zod';
+import { findUnstorableString } from '../../../src/api/app';
+import { charsetOf, jsonDepthExceeds, MAX_JSON_DEPTH } from '../../../src/api/json-body';
+import { declareProblemResponses } from '../../../src/api/openapi';
+import { MAX_LISTED_ERRORS, validationErrors } from '../../../src/api/problem';
+import { databaseUnavailability } from '../../../src/db/unavailable';
+
+const nested = (depth: number, open = '[', close = ']') => `${open.repeat(depth)}${close.repeat(depth)}`;
+
+describe('JSON body checks on the raw text', () => {
+  it('reads the charset parameter: case, quotes, spacing, absent', () => {
+    expect(charsetOf('application/json')).toBeUndefined();
+    expect(charsetOf('application/json; charset=UTF-8')).toBe('utf-8');
+    expect(charsetOf('application/json;charset="ISO-8859-1"')).toBe('iso-8859-1');
+    expect(charsetOf('application/json ; foo=bar ;  CharSet = utf8')).toBe('utf8');
+    expect(charsetOf('application/json; foo="a;charset=latin1"; charset=utf-8')).toBe('utf-8');
+  });
+
+  it('measures nesting depth in one pass, ignoring brackets inside strings', () => {
+    expect(jsonDepthExceeds(nested(MAX_JSON_DEPTH), MAX_JSON_DEPTH)).toBe(false);
+    expect(jsonDepthExceeds(nested(MAX_JSON_DEPTH + 1), MAX_JSON_DEPTH)).toBe(true);
+    expect(jsonDepthExceeds(`{"a":${nested(MAX_JSON_DEPTH, '{"b":', '}')}}`, MAX_JSON_DEPTH)).toBe(true);
+    expect(jsonDepthExceeds(JSON.stringify({ content: '[[[[{{{{'.repeat(100), q: 'say \\"[[[' }), 3)).toBe(false);
+    expect(jsonDepthExceeds(JSON.stringify(['\\', '[[[[[[']), 2)).toBe(false);
+    expect(jsonDepthExceeds(nested(10_000), MAX_JSON_DEPTH)).toBe(true);
+  });
+});
+
+describe('findUnstorableString', () => {
+  it('finds NUL and lone surrogates by path', () => {
+    expect(findUnstorableString({ a: 'ok', b: ['x', 'y\u0000'] })).toBe('.b[1]');
+    expect(findUnstorableString({ t: 'a\ud800' })).toBe('.t');
+    expect(findUnstorableString({ t: '\ud83d\ude00 fine' })).toBeUndefined();
+  });
+  it('handles any nesting depth without recursion', () => {
+    let deep: unknown = 'bad\u0000';
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    expect(findUnstorableString(deep)).toBe('[0]'.repeat(100_000));
+  });
+});
+
+describe('validation errors', () => {
+  it('names unknown fields one per entry, capped, and counts the rest', () => {
+    const keys = Array.from({ length: 1000 }, (_, i) => `k${i}`);
+    const errors = validationErrors('body', [{ instancePath: '/', keyword: 'unrecognized_keys', message: 'x', params: { keys } }]);
+    expect(errors).toHaveLength(MAX_LISTED_ERRORS + 1);
+    expect(errors.slice(0, 3)).toEqual([
+      { path: 'body.k0', message: 'unknown field' },
+      { path: 'body.k1', message: 'unknown field' },
+      { path: 'body.k2', message: 'unknown field' },
+    ]);
+    expect(errors.at(-1)).toEqual({ path: 'body', message: `${1000 - MAX_LISTED_ERRORS} more errors not listed` });
+  });
+  it('cuts a huge field name by code point', () => {
+    const [e] = validationErrors('body', [{ instancePath: '/', keyword: 'unrecognized_keys', params: { keys: ['😀'.repeat(1000)] } }]);
+    expect(Array.from(e!.path)).toHaveLength('body.'.length + 64 + 1);
+    expect(e!.path.isWellFormed()).toBe(true);
+  });
+  it('joins nested paths with dots', () => {
+    expect(validationErrors('querystring', [{ instancePath: '/limit', message: 'too big' }])).toEqual([{ path: 'querystring.limit', message: 'too big' }]);
+  });
+});
+
+describe('route registration guard', () => {
+  async function appWith(body: z.ZodType) {
+    const app = Fastify();
+    app.setValidatorCompiler(validatorCompiler);
+    app.setSerializerCompiler(serializerCompiler);
+    declareProblemResponses(app);
+    app.post('/x', { schema: { body } }, async () => ({}));
+    await app.ready();
+    return app;
+  }
+  it('refuses a body schema that accepts unknown fields', async () => {
+    await expect(appWith(z.object({ a: z.string() }))).rejects.toThrow(/must reject unknown fields/);
+  });
+  it('accepts a strict one', async () => {
+    const app = await appWith(z.strictObject({ a: z.string() }));
+    expect((await app.inject({ method: 'POST', url: '/x', payload: { a: 'x', b: 1 } })).statusCode).toBe(400);
+    await app.close();
+  });
+});
+
+describe('database unavailability', () => {
+  const known = (code: string, meta?: Record<string, unknown>) =>
+    new Prisma.PrismaClientKnownRequestError('x', { code, clientVersion: '6', meta });
+  it('knows the Prisma codes of an unusable database', () => {
+    for (const code of ['P1001', 'P1002', 'P1008', 'P1017', 'P2037']) expect(databaseUnavailability(known(code))).toBe('unreachable');
+    for (const code of ['P2024', 'P2028']) expect(databaseUnavailability(known(code))).toBe('busy');
+    expect(databaseUnavailability(new Prisma.PrismaClientInitializationError("Can't reach database server", '6'))).toBe('unreachable');
+  });
+  it('looks through a raw-query error (P2010) to the driver adapter cause', () => {
+    const adminShutdown = { name: 'DriverAdapterError', message: 'terminating connection', cause: { kind: 'postgres', code: '57P01' } };
+    expect(databaseUnavailability(known('P2010', { driverAdapterError: adminShutdown }))).toBe('unreachable');
+    expect(databaseUnavailability(known('P2010', { driverAdapterError: { cause: { kind: 'DatabaseNotReachable' } } }))).toBe('unreachable');
+    expect(databaseUnavailability(known('P2010', { driverAdapterError: { cause: { kind: 'postgres', code: '42601' } } }))).toBeUndefined();
+  });
+  it("knows node-postgres' own connection errors and socket codes", () => {
+    expect(databaseUnavailability(new Error('Connection terminated unexpectedly'))).toBe('unreachable');
+    expect(databaseUnavailability(new Error('Client has encountered a connection error and is not queryable'))).toBe('unreachable');
+    expect(databaseUnavailability(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toBe('unreachable');
+    expect(databaseUnavailability(Object.assign(new Error('admin'), { code: '57P01', severity: 'FATAL' }))).toBe('unreachable');
+  });
+  it('leaves other errors alone', () => {
+    expect(databaseUnavailability(known('P2002'))).toBeUndefined();
+    expect(databaseUnavailability(new Error('boom'))).toBeUndefined();
+    expect(databaseUnavailability(Object.assign(new Error('x'), { code: '57P01' }))).toBeUndefined(); // not a server error
+  });
+});
