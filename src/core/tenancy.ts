@@ -1,0 +1,36 @@
+/**
+ * Company membership with roles (issue 8; reused by every company-scoped family). Tokens stay per
+ * user; a resource belongs to one company. A company the caller is not a member of does not exist
+ * for them (404, never 403, so ids of other tenants leak nothing); a member without a required role
+ * is refused (403).
+ */
+import type { CompanyRole, PrismaClient } from '@prisma/client';
+import { domainError } from './domain-error';
+
+/** Roles, strongest first (the `CompanyRole` enum). */
+export const COMPANY_ROLES = ['OWNER', 'HR_MANAGER', 'VIEWER'] as const satisfies readonly CompanyRole[];
+
+/** What a membership check needs of the database (a PrismaClient or a transaction client). */
+export type MembershipReader = Pick<PrismaClient, 'companyMember'>;
+
+/**
+ * The caller's role in `companyId`.
+ * @throws DomainError `not-found` `NOT_FOUND` when the user is not a member (or the company does not
+ *   exist); `forbidden` `FORBIDDEN` when `allowed` is given and the member's role is not in it.
+ */
+export async function requireMembership(
+  db: MembershipReader,
+  userId: string,
+  companyId: string,
+  allowed?: readonly CompanyRole[],
+): Promise<CompanyRole> {
+  const member = await db.companyMember.findUnique({
+    where: { companyId_userId: { companyId, userId } },
+    select: { role: true },
+  });
+  if (!member) throw domainError('not-found', 'NOT_FOUND', 'company not found');
+  if (allowed && !allowed.includes(member.role)) {
+    throw domainError('forbidden', 'FORBIDDEN', `this action needs one of the roles ${allowed.join(', ')}`);
+  }
+  return member.role;
+}
