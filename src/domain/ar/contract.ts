@@ -14,6 +14,9 @@ export const CONTRACT_VERSION = 'ai-run/v1';
 /** HTTP header carrying the contract version, both ways. */
 export const CONTRACT_VERSION_HEADER = 'X-Contract-Version';
 
+/** Time zone of relative dates ("by Friday") when a request names none. */
+export const DEFAULT_TIME_ZONE = 'Asia/Seoul';
+
 /** Longest request text accepted by the contract, in UTF-16 code units. */
 export const MAX_REQUEST_TEXT = 10_000;
 /** At most this many candidates per answer. */

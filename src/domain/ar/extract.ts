@@ -103,6 +103,17 @@ export function calendarDay(now: Date, timeZone: string): string {
   return `${get('year')}-${get('month')}-${get('day')}`;
 }
 
+/**
+ * The reference day of a request: `referenceTime` (an ISO 8601 instant or a Date) as a calendar day
+ * in `timeZone`. Runtime and guards resolve relative dates against the same day.
+ * @throws RangeError for an invalid time or an unknown time zone.
+ */
+export function requestDay(referenceTime: string | Date, timeZone: string): string {
+  const t = typeof referenceTime === 'string' ? new Date(referenceTime) : referenceTime;
+  if (Number.isNaN(t.getTime())) throw new RangeError('invalid reference time');
+  return calendarDay(t, timeZone);
+}
+
 /** Month and day without a year: the year that puts the date closest to `today`. */
 function nearestYear(today: string, m: number, d: number): string | undefined {
   const y = Number(today.slice(0, 4));
