@@ -279,11 +279,18 @@ function parsePlain(s: string): number | undefined {
   return Number.isFinite(v) && v > 0 ? v : undefined;
 }
 
+/**
+ * A Korean numeral: digits (with commas, a decimal part) and at most five unit steps (억, 만, 천,
+ * 백), each optionally followed by digits: "350,000", "35만", "3만 5천", "1억 2천만". Bounded and
+ * unambiguous (every step starts with a unit character), so matching never backtracks badly.
+ */
+const KO_NUMBER = '\\d[\\d,]{0,15}(?:\\.\\d{1,4})?(?:\\s{0,3}[억만천백](?:\\s{0,3}\\d[\\d,]{0,15}(?:\\.\\d{1,4})?)?){0,5}';
+
 const AMOUNT_RULES: Rule<{ value: number; currency: Currency }>[] = [
   // ₩350,000 / ₩ 35만 / KRW 350,000
-  { re: /(?:₩|\bkrw)\s?(\d[\d,]*(?:\s*[억만천]\s*(?:\d[\d,]*\s*[만천백]?\s*)*)?)(?:\s*원)?/g, make: (m) => krw(parseKoreanNumber(m[1] as string)) },
+  { re: new RegExp(`(?:₩|\\bkrw)\\s?(${KO_NUMBER})(?:\\s*원)?`, 'g'), make: (m) => krw(parseKoreanNumber(m[1] as string)) },
   // 350,000원 / 35만원 / 3만 5천원 / 1억 2천만 원
-  { re: /(?<![\d.,])(\d[\d,]*(?:\.\d+)?(?:\s*[억만천백](?:\s*\d[\d,]*(?:\.\d+)?)?)*(?:\s*[억만천백])?)\s*원/g, make: (m) => krw(parseKoreanNumber(m[1] as string)) },
+  { re: new RegExp(`(?<![\\d.,억만천백]\\s{0,3})(${KO_NUMBER})\\s*원`, 'g'), make: (m) => krw(parseKoreanNumber(m[1] as string)) },
   // 350,000 won / 350000 krw
   { re: /(?<![\d.,])(\d[\d,]*)\s?(?:won|krw)\b/g, make: (m) => krw(parsePlain(m[1] as string)) },
   // $120, $1,200.50, $1.2k, USD 120

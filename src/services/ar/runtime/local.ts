@@ -97,7 +97,7 @@ function score(s: string, spec: WorkflowSpec): number {
 // Address: "new address is …", "moved to …", "새 주소는 …", "주소를 … 로 변경".
 const EN_ADDRESS = /(?:new address(?: is)?|moved to|moving to|change my address to|update my address to|address is now)\s*:?\s*([^\n;!?]+?)\s*(?=$|[\n;!?]|\.(?:\s|$)|\s(?:from|starting|effective|as of|on|by|and my|please)\b)/;
 const KO_ADDRESS = /(?:새\s*주소|바뀐\s*주소|변경된\s*주소|주소)\s*(?:는|은|를|을|가|:)\s*([^\n;!?.]+?)\s*(?:(?:으로|로)\s*(?:변경|바꿔|바뀌|이사|옮)|입니다|이에요|예요|이고|$|[\n;!?.])/;
-const KO_MOVED = /([가-힣]+(?:시|도)\s[^\n;!?.,]{2,80}?)\s*(?:으로|로)\s*이사/;
+const KO_MOVED = /(?<![가-힣])([가-힣]{1,20}(?:시|도)\s[^\n;!?.,]{2,80}?)\s*(?:으로|로)\s*이사/;
 
 function extractAddress(text: string, s: string): string | undefined {
   for (const re of [EN_ADDRESS, KO_ADDRESS, KO_MOVED]) {
