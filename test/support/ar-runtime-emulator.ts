@@ -48,7 +48,9 @@ export type ArRuntimeFault =
   /** 422 problem+json (a terminal rejection). */
   | '422'
   /** The connection is destroyed without an answer (network error). */
-  | 'reset';
+  | 'reset'
+  /** 200 with a 2 MiB JSON body (beyond the adapter's 1 MiB limit). */
+  | 'oversized';
 
 /** Options of a fault. */
 export interface ArFaultOptions {
@@ -182,6 +184,8 @@ export async function startArRuntimeEmulator(options: { now?: () => Date } = {})
         const retryAfter = fault.options.retryAfter === undefined ? '1' : fault.options.retryAfter;
         return sendProblem(res, 429, 'RATE_LIMITED', 'emulated rate limit', retryAfter === null ? {} : { 'retry-after': retryAfter });
       }
+      case 'oversized':
+        return sendJson(res, 200, { padding: 'x'.repeat(2 * 1024 * 1024) });
       case 'malformed-json':
         res.writeHead(200, { 'content-type': 'application/json', [CONTRACT_VERSION_HEADER]: CONTRACT_VERSION });
         res.end('{"contractVersion": "ai-run/v1", "candidates": [');

@@ -73,6 +73,7 @@ describe('HTTP AI runtime adapter against the emulator', () => {
 
   it.each<[ArRuntimeFault, RuntimeErrorCode, boolean, new (...args: never[]) => AiRuntimeCallError]>([
     ['malformed-json', 'MALFORMED_RESPONSE', false, MalformedResponseError],
+    ['oversized', 'MALFORMED_RESPONSE', false, MalformedResponseError],
     ['wrong-contract-version', 'CONTRACT_VERSION_MISMATCH', false, ContractVersionMismatchError],
     ['500', 'RUNTIME_UNAVAILABLE', true, RuntimeUnavailableError],
     ['503', 'RUNTIME_UNAVAILABLE', true, RuntimeUnavailableError],

@@ -9,7 +9,7 @@
  * RUNTIME_RATE_LIMITED with `Retry-After` (seconds or HTTP date); 408 → RUNTIME_TIMEOUT; a response
  * whose `X-Contract-Version` differs, or a 4xx whose problem `code` is CONTRACT_VERSION_MISMATCH →
  * CONTRACT_VERSION_MISMATCH; other 4xx → RUNTIME_REJECTED; a 2xx whose body is not JSON →
- * MALFORMED_RESPONSE; the caller's abort → RUNTIME_CANCELLED. Messages name the status and the
+ * MALFORMED_RESPONSE (also a 2xx body over 1 MiB); the caller's abort → RUNTIME_CANCELLED. Messages name the status and the
  * runtime's problem `code`, never the request text or the runtime's free-text detail (it may echo input).
  */
 import { performance } from 'node:perf_hooks';
@@ -44,6 +44,34 @@ export interface HttpRuntimeOptions {
 }
 
 const PROBLEM_CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
+/** Largest response body read, in bytes (an answer has at most 5 candidates: a few KiB). */
+export const MAX_RESPONSE_BYTES = 1024 * 1024;
+
+class BodyTooLargeError extends Error {}
+
+/** The body as UTF-8 text, at most {@link MAX_RESPONSE_BYTES}; rejects with BodyTooLargeError beyond. */
+async function readBody(res: Response): Promise<string> {
+  const declared = Number(res.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > MAX_RESPONSE_BYTES) {
+    await res.body?.cancel();
+    throw new BodyTooLargeError();
+  }
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_RESPONSE_BYTES) {
+      await reader.cancel();
+      throw new BodyTooLargeError();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
 
 /** The runtime's problem `code` (RFC 9457 extension) when the body is JSON with a code-shaped `code`. */
 function problemCode(body: string): string | undefined {
@@ -97,13 +125,22 @@ export function createHttpAiRuntimeClient(options: HttpRuntimeOptions): AiRuntim
       if (call.traceparent) headers.traceparent = call.traceparent;
 
       let res: Response;
-      let body: string;
       try {
         res = await doFetch(url, { method: 'POST', headers, body: JSON.stringify(checked.data), signal });
-        body = await res.text();
       } catch (err) {
         if (signal.aborted) throw aborted(err);
         throw new RuntimeUnavailableError(`${what}: network error (${describe(err)})`, { latencyMs: elapsed(), cause: err });
+      }
+      let body: string;
+      try {
+        body = await readBody(res);
+      } catch (err) {
+        if (signal.aborted) throw aborted(err);
+        if (!(err instanceof BodyTooLargeError)) {
+          throw new RuntimeUnavailableError(`${what}: connection lost while reading the answer (${describe(err)})`, { latencyMs: elapsed(), status: res.status, cause: err });
+        }
+        if (res.ok) throw new MalformedResponseError(`${what}: HTTP ${res.status} body exceeds ${MAX_RESPONSE_BYTES} bytes`, { latencyMs: elapsed(), status: res.status });
+        body = ''; // an oversized error body: classify by status alone
       }
       const latencyMs = elapsed();
       const status = res.status;
