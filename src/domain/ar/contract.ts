@@ -220,7 +220,7 @@ export function parseRuntimeAnswer(
       issues.push({ path: `${at}.taskType`, message: `not a task type of workflow catalog ${catalog.version}` });
       return;
     }
-    const slots: Record<string, SlotValue> = {};
+    const slots: Record<string, SlotValue> = Object.create(null) as Record<string, SlotValue>;
     let unknown = 0;
     for (const [name, value] of Object.entries(c.slots)) {
       const slot = spec.slots.find((s) => s.name === name);
@@ -243,10 +243,10 @@ export function parseRuntimeAnswer(
     if (unknown > 0) issues.push({ path: `${at}.slots`, message: `unknown slot name${unknown === 1 ? '' : 's'} for ${spec.taskType} (${unknown})` });
     c.missingSlots.forEach((name, j) => {
       if (!spec.slots.some((s) => s.name === name)) issues.push({ path: `${at}.missingSlots.${j}`, message: `not a slot of ${spec.taskType}` });
-      else if (name in slots) issues.push({ path: `${at}.missingSlots.${j}`, message: 'slot is listed as missing but filled' });
+      else if (Object.hasOwn(slots, name)) issues.push({ path: `${at}.missingSlots.${j}`, message: 'slot is listed as missing but filled' });
     });
-    const missing = spec.slots.filter((s) => !(s.name in slots) && (s.required || c.missingSlots.includes(s.name))).map((s) => s.name);
-    candidates.push({ taskType: c.taskType, title: c.title, slots, missingSlots: missing, confidence: c.confidence });
+    const missing = spec.slots.filter((s) => !Object.hasOwn(slots, s.name) && (s.required || c.missingSlots.includes(s.name))).map((s) => s.name);
+    candidates.push({ taskType: c.taskType, title: c.title, slots: { ...slots }, missingSlots: missing, confidence: c.confidence });
   });
   if (issues.length > 0) return { ok: false, code: 'SCHEMA_VIOLATION', issues: issues.slice(0, MAX_ISSUES) };
   return {

@@ -25,7 +25,7 @@ export interface OutcomeDecision {
 export function missingRequiredSlots(candidate: Pick<RuntimeCandidate, 'taskType' | 'slots'>, catalog: WorkflowCatalog = WORKFLOW_CATALOG): string[] {
   const spec = findWorkflow(candidate.taskType, catalog);
   if (!spec) return [];
-  return spec.slots.filter((s) => s.required && !(s.name in candidate.slots)).map((s) => s.name);
+  return spec.slots.filter((s) => s.required && !Object.hasOwn(candidate.slots, s.name)).map((s) => s.name);
 }
 
 /**

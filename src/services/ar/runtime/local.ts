@@ -185,7 +185,7 @@ function fillSlots(spec: WorkflowSpec, text: string, s: string, kv: KeyValues): 
     }
   }
   // Catalog order for a stable JSON shape.
-  return Object.fromEntries(spec.slots.filter((x) => x.name in slots).map((x) => [x.name, slots[x.name] as SlotValue]));
+  return Object.fromEntries(spec.slots.filter((x) => Object.hasOwn(slots, x.name)).map((x) => [x.name, slots[x.name] as SlotValue]));
 }
 
 /**
@@ -226,7 +226,7 @@ export function analyzeLocally(request: RuntimeRequest, options: { now?: Date; c
   const candidates = fits.map(({ spec, score: sc }) => {
     const slots = fillSlots(spec, text, s, kv);
     const required = spec.slots.filter((x) => x.required);
-    const filled = required.filter((x) => x.name in slots).length;
+    const filled = required.filter((x) => Object.hasOwn(slots, x.name)).length;
     const completeness = required.length === 0 ? 1 : filled / required.length;
     const share = fits.length > 1 ? sc / total : 1;
     const confidence = Math.round((sc / (sc + 1.5)) * (0.8 + 0.2 * completeness) * share * 100) / 100;
@@ -234,7 +234,7 @@ export function analyzeLocally(request: RuntimeRequest, options: { now?: Date; c
       taskType: spec.taskType,
       title: spec.title[locale],
       slots,
-      missingSlots: required.filter((x) => !(x.name in slots)).map((x) => x.name),
+      missingSlots: required.filter((x) => !Object.hasOwn(slots, x.name)).map((x) => x.name),
       confidence,
     };
   });
