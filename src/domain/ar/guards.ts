@@ -22,9 +22,10 @@ export type KeyValueKind = 'date' | 'amount' | 'count';
 
 /**
  * One finding. `field` is the candidate field concerned: for SENSITIVE_DATA the field holding the
- * data (`slots.<name>` or `title`); for LOST_KEY_VALUE the first slot of the candidate's task type
- * that could hold the value (`slots.<name>`), or null when the task type has none. `occurrences`
- * counts the values of that kind lost (or sensitive items found) for that field.
+ * data (a slot name, or `title` for the candidate's title; no catalog slot is called `title`); for
+ * LOST_KEY_VALUE the first slot of the candidate's task type that could hold the value (an empty
+ * one first), or null when the task type has none. `occurrences` counts the values of that kind
+ * lost (or sensitive items found) for that field.
  */
 export type GuardFinding =
   | { code: 'LOST_KEY_VALUE'; kind: KeyValueKind; field: string | null; occurrences: number }
@@ -86,7 +87,7 @@ function lostKeyValues(kv: KeyValues, candidate: Pick<RuntimeCandidate, 'taskTyp
     .map((kind) => {
       const slots = slotsOfType(candidate, catalog, fieldFor[kind]);
       const field = (slots.find((s) => s.value === undefined) ?? slots[0])?.name;
-      return { code: 'LOST_KEY_VALUE', kind, field: field ? `slots.${field}` : null, occurrences: lost[kind] };
+      return { code: 'LOST_KEY_VALUE', kind, field: field ?? null, occurrences: lost[kind] };
     });
 }
 
@@ -98,7 +99,7 @@ function sensitiveFields(candidate: Pick<RuntimeCandidate, 'title' | 'slots'>): 
     for (const [kind, occurrences] of byKind) findings.push({ code: 'SENSITIVE_DATA', kind, field, occurrences });
   };
   scan('title', candidate.title);
-  for (const [name, value] of Object.entries(candidate.slots)) if (typeof value === 'string') scan(`slots.${name}`, value);
+  for (const [name, value] of Object.entries(candidate.slots)) if (typeof value === 'string') scan(name, value);
   return findings;
 }
 

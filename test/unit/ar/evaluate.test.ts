@@ -21,7 +21,7 @@ describe('evaluateRuntimeAnswer', () => {
     const e = evaluateRuntimeAnswer(tampered, { text, referenceTime: REFERENCE_TIME });
     expect(e.ok).toBe(true);
     if (!e.ok) return;
-    expect(e.candidates[0]).toMatchObject({ blocked: true, missingSlots: ['amount'], findings: [{ code: 'LOST_KEY_VALUE', kind: 'amount', field: 'slots.amount', occurrences: 1 }] });
+    expect(e.candidates[0]).toMatchObject({ blocked: true, missingSlots: ['amount'], findings: [{ code: 'LOST_KEY_VALUE', kind: 'amount', field: 'amount', occurrences: 1 }] });
     expect(e.outcome).toEqual({ outcome: 'NEEDS_INFO', reasons: ['MISSING_REQUIRED_SLOTS', 'BLOCKED_BY_GUARD'] });
   });
 

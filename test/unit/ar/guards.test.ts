@@ -23,12 +23,12 @@ describe('AR-9 guards', () => {
 
   it('LOST_KEY_VALUE: "by Friday" dropped', () => {
     const r = guardCandidate(input(EXAMPLE), cert({ purpose: 'VISA' }));
-    expect(r).toEqual({ blocked: true, findings: [{ code: 'LOST_KEY_VALUE', kind: 'date', field: 'slots.dueDate', occurrences: 1 }] });
+    expect(r).toEqual({ blocked: true, findings: [{ code: 'LOST_KEY_VALUE', kind: 'date', field: 'dueDate', occurrences: 1 }] });
   });
 
   it('LOST_KEY_VALUE: a changed date counts as lost', () => {
     const r = guardCandidate(input(EXAMPLE), cert({ purpose: 'VISA', dueDate: '2026-12-11' }));
-    expect(r.findings).toEqual([{ code: 'LOST_KEY_VALUE', kind: 'date', field: 'slots.dueDate', occurrences: 1 }]);
+    expect(r.findings).toEqual([{ code: 'LOST_KEY_VALUE', kind: 'date', field: 'dueDate', occurrences: 1 }]);
   });
 
   it('LOST_KEY_VALUE: "₩350,000" dropped or altered', () => {
@@ -36,13 +36,13 @@ describe('AR-9 guards', () => {
     const base = { taskType: 'PAYROLL_CORRECTION', title: 'Payroll correction' };
     const period = { start: '2026-11-01', end: '2026-11-30' };
     expect(guardCandidate(input(text), { ...base, slots: { payPeriod: period } }).findings).toEqual([
-      { code: 'LOST_KEY_VALUE', kind: 'amount', field: 'slots.amount', occurrences: 1 },
+      { code: 'LOST_KEY_VALUE', kind: 'amount', field: 'amount', occurrences: 1 },
     ]);
     expect(guardCandidate(input(text), { ...base, slots: { payPeriod: period, amount: { value: 35000, currency: 'KRW' } } }).blocked).toBe(true);
     expect(guardCandidate(input(text), { ...base, slots: { payPeriod: period, amount: { value: 350000, currency: 'KRW' } } }).blocked).toBe(false);
     // The month is a key value too.
     expect(guardCandidate(input(text), { ...base, slots: { amount: { value: 350000, currency: 'KRW' } } }).findings).toEqual([
-      { code: 'LOST_KEY_VALUE', kind: 'date', field: 'slots.payPeriod', occurrences: 1 },
+      { code: 'LOST_KEY_VALUE', kind: 'date', field: 'payPeriod', occurrences: 1 },
     ]);
   });
 
@@ -51,7 +51,7 @@ describe('AR-9 guards', () => {
     const leave = (slots: RuntimeCandidate['slots']) => ({ taskType: 'LEAVE_REQUEST', title: '휴가 신청', slots });
     expect(guardCandidate(input(text), leave({ leaveType: 'ANNUAL', period: { start: '2026-12-07', end: '2026-12-09' } })).blocked).toBe(false);
     expect(guardCandidate(input(text), leave({ leaveType: 'ANNUAL', period: { start: '2026-12-07', end: '2026-12-07' } })).findings).toEqual([
-      { code: 'LOST_KEY_VALUE', kind: 'count', field: 'slots.days', occurrences: 1 },
+      { code: 'LOST_KEY_VALUE', kind: 'count', field: 'days', occurrences: 1 },
     ]);
   });
 
@@ -78,7 +78,7 @@ describe('AR-9 guards', () => {
     const text = `주소 변경합니다. 새 주소는 서울시 마포구 월드컵로 123 입니다 ${value}`;
     const r = guardCandidate(input(text), { taskType: 'ADDRESS_CHANGE', title: '주소 변경', slots: { newAddress: `서울시 마포구 월드컵로 123 ${value}` } });
     expect(r.blocked).toBe(true);
-    expect(r.findings).toEqual([{ code: 'SENSITIVE_DATA', kind, field: 'slots.newAddress', occurrences: 1 }]);
+    expect(r.findings).toEqual([{ code: 'SENSITIVE_DATA', kind, field: 'newAddress', occurrences: 1 }]);
     expect(JSON.stringify(r)).not.toContain(value);
   });
 
@@ -98,7 +98,7 @@ describe('AR-9 guards', () => {
 
     const leaky = { ...(local as RuntimeCandidate), slots: { newAddress: '서울시 마포구 월드컵로 123, 연락처 010-2222-3333' } };
     const [verdict] = guardCandidates(input(text), [leaky]);
-    expect(verdict?.findings).toEqual([{ code: 'SENSITIVE_DATA', kind: 'PHONE', field: 'slots.newAddress', occurrences: 1 }]);
+    expect(verdict?.findings).toEqual([{ code: 'SENSITIVE_DATA', kind: 'PHONE', field: 'newAddress', occurrences: 1 }]);
     expect(analysisOutcome({ ...parsed.answer, candidates: [{ ...leaky, blocked: verdict?.blocked }] })).toEqual({ outcome: 'REVIEW_REQUIRED', reasons: ['BLOCKED_BY_GUARD'] });
   });
 });
