@@ -3,7 +3,7 @@
  * 월요일", "12월 22일", "2026-12-05", "tomorrow", "3일 후"), date ranges ("Dec 22-24", "12월
  * 22일부터 24일까지", "from Monday to Wednesday"), months as periods ("11월 급여", "last month"),
  * amounts (₩350,000, 350,000원, 35만원, 3만 5천원, $120.50, 120 dollars) and counts ("3 days", "3일간",
- * "연차 2일", "4 hours", "4시간", "2 copies", "2부"). The offline runtime fills slots from them and
+ * "연차 2일", "반차" = half a day, "4 hours", "4시간", "2 copies", "2부"). The offline runtime fills slots from them and
  * the AR-9 guard checks that none is lost. Pure, no imports but the catalog and sensitive-data
  * modules: safe in workflow code.
  *
@@ -319,6 +319,8 @@ const COUNT_RULES: Rule<{ value: number; unit: CountUnit }>[] = [
   { re: /(?<![\d월])(\d{1,3})\s*일\s*(?:간|동안|(?=\s*(?:연차|휴가|병가|쉬|정도)))/g, make: (m) => ({ value: Number(m[1]), unit: 'days' }) },
   { re: /(?:연차|휴가|병가|휴무)\s*(\d{1,3})\s*일(?!\s*(?:후|뒤|부터|까지))/g, make: (m) => ({ value: Number(m[1]), unit: 'days' }) },
   { re: /(하루|이틀|사흘|나흘|닷새|엿새|이레)/g, make: (m) => ({ value: KO_NATIVE_DAYS[m[1] as string] ?? 1, unit: 'days' }) },
+  // 반차 (a half-day leave), half a day
+  { re: /(?:오전\s*|오후\s*)?반차/g, make: () => ({ value: 0.5, unit: 'days' }) },
   // 4 hours, 2.5 hrs, 4시간
   { re: new RegExp(`\\b(\\d{1,2}(?:\\.5)?|${EN_NUMBER_RE})\\s?(?:hours?|hrs?)\\b`, 'g'), make: (m) => ({ value: enNumber(m[1] as string), unit: 'hours' }) },
   { re: /(?<!\d)(\d{1,2}(?:\.5)?)\s*시간/g, make: (m) => ({ value: Number(m[1]), unit: 'hours' }) },

@@ -184,6 +184,16 @@ describe('HTTP AI runtime adapter against the emulator', () => {
     expect((err as AiRuntimeCallError).retryable).toBe(true);
   });
 
+  it('an ill-formed traceparent is dropped, not sent; a request id that is no header token is rejected before any call', async () => {
+    const r = req();
+    await client.analyze(r, { requestId: r.requestId, deadlineMs: 5_000, traceparent: 'nope\r\nx-evil: 1' });
+    expect(emu.calls[0]?.traceparent).toBeUndefined();
+    const bad = req();
+    const err = await client.analyze(bad, { requestId: 'has space', deadlineMs: 5_000 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RuntimeRejectedError);
+    expect(emu.calls).toHaveLength(1);
+  });
+
   it('an invalid request is rejected before any call', async () => {
     const r = { ...req(), text: '' };
     const err = await client.analyze(r, { requestId: r.requestId, deadlineMs: 5_000 }).catch((e: unknown) => e);

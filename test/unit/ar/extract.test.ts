@@ -124,6 +124,7 @@ describe('extractKeyValues: counts', () => {
     ['3일 동안', 3, 'days'],
     ['연차 2일', 2, 'days'],
     ['이틀', 2, 'days'],
+    ['오후 반차', 0.5, 'days'],
     ['4 hours', 4, 'hours'],
     ['2.5 hrs', 2.5, 'hours'],
     ['4시간', 4, 'hours'],

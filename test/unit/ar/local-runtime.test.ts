@@ -78,6 +78,12 @@ const CASES: Case[] = [
     slots: { newAddress: '45 Teheran-ro, Gangnam-gu, Seoul', effectiveDate: '2026-12-01' },
     missing: [],
   },
+  {
+    text: '다음 주 화요일 오후 반차 쓰겠습니다',
+    taskType: 'LEAVE_REQUEST',
+    slots: { leaveType: 'ANNUAL', period: { start: '2026-12-08', end: '2026-12-08' }, days: 0.5 },
+    missing: [],
+  },
   { text: '어제 야근 4시간 했습니다', taskType: 'OVERTIME_CLAIM', slots: { workDate: '2026-11-30', hours: 4 }, missing: [] },
   // Missing slots: no date, no purpose; no period; no amount.
   { text: 'Could HR send me a certificate of employment?', taskType: 'EMPLOYMENT_CERTIFICATE', slots: {}, missing: ['purpose', 'dueDate'] },

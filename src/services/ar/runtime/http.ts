@@ -47,6 +47,13 @@ const PROBLEM_CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
 /** Largest response body read, in bytes (an answer has at most 5 candidates: a few KiB). */
 export const MAX_RESPONSE_BYTES = 1024 * 1024;
 
+/** `X-Request-Id` values we send: 1-128 visible ASCII characters. */
+const HEADER_TOKEN = /^[\x21-\x7e]{1,128}$/;
+/** W3C trace context `traceparent` (version-traceid-parentid-flags). */
+const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+/** Longest timer Node accepts, in milliseconds. */
+const MAX_TIMER_MS = 2_147_483_647;
+
 class BodyTooLargeError extends Error {}
 
 /** The body as UTF-8 text, at most {@link MAX_RESPONSE_BYTES}; rejects with BodyTooLargeError beyond. */
@@ -105,10 +112,11 @@ export function createHttpAiRuntimeClient(options: HttpRuntimeOptions): AiRuntim
         const paths = [...new Set(checked.error.issues.map((i) => i.path.join('.') || '(root)'))].join(', ');
         throw new RuntimeRejectedError(`${what}: invalid request (${paths}); not sent`, { latencyMs: 0 });
       }
+      if (!HEADER_TOKEN.test(call.requestId)) throw new RuntimeRejectedError(`${what}: the request id is not a header-safe token; not sent`, { latencyMs: 0 });
       if (call.signal?.aborted) throw new RuntimeCancelledError(`${what}: cancelled by the caller`, { latencyMs: 0 });
       if (!(call.deadlineMs > 0)) throw new RuntimeTimeoutError(`${what}: no time left (deadline ${call.deadlineMs} ms)`, { latencyMs: 0 });
 
-      const timeout = AbortSignal.timeout(Math.ceil(call.deadlineMs));
+      const timeout = AbortSignal.timeout(Math.min(MAX_TIMER_MS, Math.ceil(call.deadlineMs)));
       const signal = call.signal ? AbortSignal.any([timeout, call.signal]) : timeout;
       const aborted = (err: unknown) =>
         call.signal?.aborted
@@ -122,7 +130,8 @@ export function createHttpAiRuntimeClient(options: HttpRuntimeOptions): AiRuntim
         [CONTRACT_VERSION_HEADER]: CONTRACT_VERSION,
         'x-request-id': call.requestId,
       };
-      if (call.traceparent) headers.traceparent = call.traceparent;
+      // An ill-formed trace context is dropped, never sent (and never an error of the call).
+      if (call.traceparent && TRACEPARENT.test(call.traceparent)) headers.traceparent = call.traceparent;
 
       let res: Response;
       try {
