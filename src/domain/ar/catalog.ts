@@ -96,6 +96,7 @@ export const WORKFLOW_CATALOG: WorkflowCatalog = {
         { name: 'dueDate', type: 'date', required: true, description: 'When the employee needs it.' },
         { name: 'copies', type: 'count', required: false, unit: 'copies', description: 'Number of copies.' },
         { name: 'language', type: 'enum', required: false, values: LANGUAGES, description: 'Language of the certificate.' },
+        { name: 'employeeName', type: 'text', required: false, description: 'The name to print, when the employee gives it.' },
       ],
       cues: {
         ko: ['재직증명서', '재직 증명서', '재직증명', '재직확인서', '재직 확인서'],
@@ -111,6 +112,7 @@ export const WORKFLOW_CATALOG: WorkflowCatalog = {
         { name: 'dueDate', type: 'date', required: true, description: 'When the employee needs it.' },
         { name: 'copies', type: 'count', required: false, unit: 'copies', description: 'Number of copies.' },
         { name: 'language', type: 'enum', required: false, values: LANGUAGES, description: 'Language of the certificate.' },
+        { name: 'employeeName', type: 'text', required: false, description: 'The name to print, when the employee gives it.' },
       ],
       cues: {
         ko: ['경력증명서', '경력 증명서', '경력증명', '경력확인서'],

@@ -315,8 +315,8 @@ const COUNT_RULES: Rule<{ value: number; unit: CountUnit }>[] = [
     re: new RegExp(`\\b(\\d{1,3}(?:\\.5)?|${EN_NUMBER_RE}|a|an|half)[\\s-](?:(?:working|business|work|full)\\s)?days?\\b`, 'g'),
     make: (m) => ({ value: enNumber(m[1] as string), unit: 'days' }),
   },
-  // 3일간, 3일 동안, 3일 연차, 연차 3일, 휴가 2일
-  { re: /(?<![\d월])(\d{1,3})\s*일\s*(?:간|동안|(?=\s*(?:연차|휴가|병가|쉬|정도)))/g, make: (m) => ({ value: Number(m[1]), unit: 'days' }) },
+  // 3일간, 3일 동안, 3일 연차, 3일 쓰고, 3일을 사용, 연차 3일, 휴가 2일
+  { re: /(?<![\d월])(\d{1,3})\s*일\s*(?:간|동안|(?=\s*(?:연차|휴가|병가|쉬|정도|쓰|사용|신청|을|를)))/g, make: (m) => ({ value: Number(m[1]), unit: 'days' }) },
   { re: /(?:연차|휴가|병가|휴무)\s*(\d{1,3})\s*일(?!\s*(?:후|뒤|부터|까지))/g, make: (m) => ({ value: Number(m[1]), unit: 'days' }) },
   { re: /(하루|이틀|사흘|나흘|닷새|엿새|이레)/g, make: (m) => ({ value: KO_NATIVE_DAYS[m[1] as string] ?? 1, unit: 'days' }) },
   // 반차 (a half-day leave), half a day

@@ -31,6 +31,24 @@ const CASES: Case[] = [
     missing: [],
   },
   {
+    text: 'Hi, this is Minji Kim. I need an employment certificate for my visa by Friday',
+    taskType: 'EMPLOYMENT_CERTIFICATE',
+    slots: { purpose: 'VISA', dueDate: '2026-12-04', employeeName: 'Minji Kim' },
+    missing: [],
+  },
+  {
+    text: '안녕하세요 저는 김민지입니다. 재직증명서 은행 제출용으로 내일까지 부탁드려요',
+    taskType: 'EMPLOYMENT_CERTIFICATE',
+    slots: { purpose: 'BANK', dueDate: '2026-12-02', employeeName: '김민지' },
+    missing: [],
+  },
+  {
+    text: '연차 휴가를 다음 주 월요일부터 3일 쓰고 싶습니다',
+    taskType: 'LEAVE_REQUEST',
+    slots: { leaveType: 'ANNUAL', period: { start: '2026-12-07', end: '2026-12-09' }, days: 3 },
+    missing: [],
+  },
+  {
     text: '다음 주 월요일부터 3일간 연차 쓰겠습니다',
     taskType: 'LEAVE_REQUEST',
     slots: { leaveType: 'ANNUAL', period: { start: '2026-12-07', end: '2026-12-09' }, days: 3 },

@@ -2,7 +2,7 @@
  * The offline, deterministic `local` AI runtime (AR-2, AR-3), the default: it matches the request
  * text against the workflow catalog (Korean and English cues), fills slots from the text's key
  * values (dates incl. relative ones, ranges, amounts in ₩/원/$, counts, enum values such as the
- * certificate's purpose, a new address), lists the missing slots and reports ambiguity when two
+ * certificate's purpose, a new address, the employee's name when given), lists the missing slots and reports ambiguity when two
  * catalog entries fit. Same request → same answer (relative dates resolve against the request's
  * `referenceTime`). Its answers follow the `ai-run/v1` contract and are re-validated by the caller
  * like any runtime's (AR-2). One call per `analyze`, never retried (AR-8).
@@ -112,6 +112,15 @@ function extractAddress(text: string, s: string): string | undefined {
   return undefined;
 }
 
+// A name the employee gives: "my name is Minji Kim", "this is Minji Kim", "제 이름은 김민지입니다", "저는 김민지입니다".
+const EN_NAME = /\b(?:[Mm]y name is|[Tt]his is|I am|I'm)\s+([A-Z][a-z]{1,20}(?:[ -][A-Z][a-z]{1,20}){0,3})\b/;
+const KO_NAME = /(?:제\s*이름은|저는|성명은?|이름은)\s*([가-힣]{2,4}?)\s*(?:입니다|이고|이며|이에요|예요|이라고|라고|님|씨|[,.\n]|$)/;
+
+/** The name the text gives (from the sensitive-blanked text, original case), or undefined. */
+function extractName(blanked: string): string | undefined {
+  return (EN_NAME.exec(blanked)?.[1] ?? KO_NAME.exec(blanked)?.[1])?.trim() || undefined;
+}
+
 /** Fills the slots of `spec` from the key values; each key value fills at most one slot. */
 function fillSlots(spec: WorkflowSpec, text: string, s: string, kv: KeyValues): Record<string, SlotValue> {
   const slots: Record<string, SlotValue> = {};
@@ -178,7 +187,7 @@ function fillSlots(spec: WorkflowSpec, text: string, s: string, kv: KeyValues): 
         break;
       }
       case 'text': {
-        const value = slot.name === 'newAddress' ? extractAddress(text, s) : undefined;
+        const value = slot.name === 'newAddress' ? extractAddress(text, s) : slot.name === 'employeeName' ? extractName(blankSensitive(text)) : undefined;
         if (value) slots[slot.name] = value;
         break;
       }
