@@ -4,12 +4,16 @@
  * (POST /codec/decode, /codec/encode) round-trips the Web UI's JSON payloads for an operator only,
  * with CORS for the Web UI's origin, and decrypts payloads of a rotated-out key id.
  */
+import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
 import { Client } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { AesGcmPayloadCodec, ENCRYPTED_ENCODING, parsePayloadKeys } from '../../../src/crypto/payload-codec';
 import { jobWorkflowId } from '../../../src/core/contracts';
+import { findTemporalCli } from '../../../src/dev/temporal-server';
 import { startStack, waitForJob, type Stack } from '../../support/stack';
 
 const MARKER = `RAW-INPUT-MARKER-${randomUUID()}`;
@@ -173,5 +177,36 @@ describe('codec server POST /codec/decode, /codec/encode', () => {
     const dec = await stack.app.inject({ method: 'POST', url: '/codec/decode', headers: { cookie, origin: UI_ORIGIN }, payload: { payloads: [] } });
     expect(dec.statusCode).toBe(200);
     expect(dec.json()).toEqual({ payloads: [] });
+  });
+});
+
+describe('the Temporal CLI through the codec server', () => {
+  const cli = findTemporalCli();
+  const show = async (workflowId: string, codec: string[]) => {
+    const { stdout } = await promisify(execFile)(
+      cli!,
+      ['workflow', 'show', '--address', stack.config.temporal.address, '--workflow-id', workflowId, '--output', 'json', ...codec],
+      { timeout: 30_000 },
+    );
+    return stdout;
+  };
+
+  it('`temporal workflow show --codec-endpoint … --codec-auth` shows the decoded input; without it, ciphertext', async () => {
+    if (!cli) throw new Error('the Temporal CLI is missing: run scripts/setup.sh');
+    await stack.app.listen({ host: '127.0.0.1', port: 0 });
+    const endpoint = `http://127.0.0.1:${(stack.app.server.address() as AddressInfo).port}/codec`;
+    const workflowId = `codec-cli-${randomUUID()}`;
+    await stack.client.workflow.execute('noopWorkflow', { workflowId, taskQueue: stack.queues.jobs, args: [{ text: MARKER }] });
+    // The CLI prints payload bytes as base64: read the started event's input payload.
+    const input = (stdout: string) => {
+      const h = JSON.parse(stdout) as { events: { workflowExecutionStartedEventAttributes?: { input: { payloads: { metadata: Record<string, string>; data: string }[] } } }[] };
+      const p = h.events[0]!.workflowExecutionStartedEventAttributes!.input.payloads[0]!;
+      return { encoding: Buffer.from(p.metadata.encoding!, 'base64').toString(), data: Buffer.from(p.data, 'base64').toString() };
+    };
+    const raw = input(await show(workflowId, []));
+    expect(raw.encoding).toBe(ENCRYPTED_ENCODING);
+    expect(raw.data).not.toContain(MARKER);
+    const decoded = input(await show(workflowId, ['--codec-endpoint', endpoint, '--codec-auth', `Bearer ${OPERATOR}`]));
+    expect(decoded).toEqual({ encoding: 'json/plain', data: JSON.stringify({ text: MARKER }) });
   });
 });

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
+import { loadConfig } from '../../../src/config';
 import { DomainError } from '../../../src/core/domain-error';
 import {
+  DEFAULT_IDEMPOTENCY_TTL_MS,
   differingFields,
   fingerprintRequest,
   idempotencyKeyHash,
@@ -80,5 +82,14 @@ describe('differingFields', () => {
   it('names fields with other values and fields present on one side only, sorted', () => {
     expect(differingFields({ a: '1', b: '2', c: '3' }, { a: '1', b: 'x', d: '4' })).toEqual(['b', 'c', 'd']);
     expect(differingFields({ a: '1' }, { a: '1' })).toEqual([]);
+  });
+});
+
+describe('IDEMPOTENCY_KEY_TTL_HOURS', () => {
+  it('defaults to 24 h (in ms) and accepts fractions; zero or negative is refused', () => {
+    expect(loadConfig({}).idempotency.ttlMs).toBe(DEFAULT_IDEMPOTENCY_TTL_MS);
+    expect(DEFAULT_IDEMPOTENCY_TTL_MS).toBe(86_400_000);
+    expect(loadConfig({ IDEMPOTENCY_KEY_TTL_HOURS: '0.5' }).idempotency.ttlMs).toBe(1_800_000);
+    expect(() => loadConfig({ IDEMPOTENCY_KEY_TTL_HOURS: '0' })).toThrow(/IDEMPOTENCY_KEY_TTL_HOURS/);
   });
 });
