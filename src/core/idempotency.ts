@@ -19,6 +19,9 @@
  * transaction ends: on commit it reads the committed record and answers the winner's answer (a
  * replay); on rollback its own insert goes through and it becomes the winner. So N concurrent
  * requests with one key make one resource, and every loser answers the winner's status and id.
+ * A replaying claim also row-locks the record until its transaction ends (PostgreSQL locks the
+ * conflicting row of `ON CONFLICT DO UPDATE … WHERE` even when it updates nothing), so replays of
+ * one key run one after another: end the transaction soon after a replay.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Prisma } from '@prisma/client';
