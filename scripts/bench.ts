@@ -40,6 +40,7 @@ import { glob } from 'tinyglobby';
 import { buildApp } from '../src/api/app';
 import { createUserWithToken } from '../src/auth/tokens';
 import { loadConfig } from '../src/config';
+import { temporalDataConverter } from '../src/crypto/payload-codec';
 import { createPrisma, type Db } from '../src/db/client';
 import { startEmbeddedPostgres } from '../src/db/embedded';
 import { migrateDeploy } from '../src/db/migrate';
@@ -430,7 +431,7 @@ async function main(): Promise<void> {
   started('Prisma (PostgreSQL 15)', () => db.$disconnect());
   const connection = await Connection.connect({ address: temporal.address });
   started('Temporal client', () => connection.close());
-  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter: temporalDataConverter(config.temporal.payloadCodec) });
   const native = await NativeConnection.connect({ address: temporal.address });
   started('Temporal worker connection', () => native.close());
   const queues = taskQueues(config.temporal.taskQueuePrefix);

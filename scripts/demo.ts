@@ -25,6 +25,7 @@ import { glob } from 'tinyglobby';
 import { buildApp } from '../src/api/app';
 import { createUserWithToken } from '../src/auth/tokens';
 import { loadConfig } from '../src/config';
+import { temporalDataConverter } from '../src/crypto/payload-codec';
 import { createPrisma } from '../src/db/client';
 import { startEmbeddedPostgres } from '../src/db/embedded';
 import { migrateDeploy } from '../src/db/migrate';
@@ -205,7 +206,12 @@ async function main(): Promise<void> {
     stops.push(() => db.$disconnect());
     const connection = await Connection.connect({ address });
     stops.push(() => connection.close());
-    const client = new Client({ connection, namespace: config.temporal.namespace, interceptors: clientInterceptors() });
+    const client = new Client({
+      connection,
+      namespace: config.temporal.namespace,
+      interceptors: clientInterceptors(),
+      dataConverter: temporalDataConverter(config.temporal.payloadCodec), // AR-6
+    });
     const native = await NativeConnection.connect({ address });
     stops.push(() => native.close());
     await ensureSearchAttributes(connection, config.temporal.namespace);

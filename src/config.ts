@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { devPayloadKeySpec, parsePayloadKeys } from './crypto/payload-codec';
 import { devKeyRingSpec, parseKeyRing } from './crypto/token-box';
 
 const bool = z
@@ -18,6 +19,9 @@ const EnvSchema = z.object({
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]*$/).default(''),
   TEMPORAL_UI_URL: z.string().url().default('http://127.0.0.1:8233'),
+  PAYLOAD_CODEC_KEYS: z.string().optional(),
+  CODEC_SERVER_OPERATOR_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
+  CODEC_SERVER_CORS_ORIGINS: z.string().optional(),
 
   API_HOST: z.string().default('127.0.0.1'),
   API_PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -35,6 +39,8 @@ const EnvSchema = z.object({
   API_CONNECTION_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
   API_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).default(72_000),
   API_MAX_HEADER_BYTES: z.coerce.number().int().min(1024).max(1_048_576).default(16_384),
+
+  IDEMPOTENCY_KEY_TTL_HOURS: z.coerce.number().positive().max(24 * 366).default(24),
 
   AI_PROVIDER: z.enum(['local', 'openai']).default('local'),
   OPENAI_BASE_URL: z.string().url().default('https://api.openai.com/v1'),
@@ -94,6 +100,19 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
       namespace: e.TEMPORAL_NAMESPACE,
       taskQueuePrefix: e.TEMPORAL_TASK_QUEUE_PREFIX,
       uiUrl: e.TEMPORAL_UI_URL,
+      /** AR-6 payload encryption keys (src/crypto/payload-codec.ts): the first encrypts, all decrypt. */
+      payloadCodec: {
+        keys: e.PAYLOAD_CODEC_KEYS ?? (e.NODE_ENV === 'production' ? '' : devPayloadKeySpec()),
+        devKey: !e.PAYLOAD_CODEC_KEYS,
+      },
+      /**
+       * The codec server for the Web UI (POST /codec/decode, /codec/encode): the operator token it
+       * requires (unset: every call is 401) and the origins allowed by CORS (default: the Web UI's).
+       */
+      codecServer: {
+        operatorToken: e.CODEC_SERVER_OPERATOR_TOKEN,
+        corsOrigins: corsOrigins(e.CODEC_SERVER_CORS_ORIGINS, e.TEMPORAL_UI_URL),
+      },
     },
     api: {
       host: e.API_HOST,
@@ -132,6 +151,11 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
       /** Largest accepted request line + headers, in bytes; else 431. */
       maxHeaderBytes: e.API_MAX_HEADER_BYTES,
     },
+    /**
+     * AR-7 / PO-1 Idempotency-Key records (src/core/idempotency.ts): lifetime of a record in ms
+     * (default 24 h, after which the key may be reused).
+     */
+    idempotency: { ttlMs: Math.round(e.IDEMPOTENCY_KEY_TTL_HOURS * 3_600_000) },
     ai: {
       provider: e.AI_PROVIDER,
       openai: {
@@ -184,6 +208,16 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
   };
 }
 
+/** The listed origins, or the Web UI's origin with its `localhost` / `127.0.0.1` twin. */
+function corsOrigins(list: string | undefined, uiUrl: string): string[] {
+  if (list) return list.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean);
+  const ui = new URL(uiUrl);
+  const twins = [ui.origin];
+  if (ui.hostname === 'localhost') twins.push(ui.origin.replace('//localhost', '//127.0.0.1'));
+  if (ui.hostname === '127.0.0.1') twins.push(ui.origin.replace('//127.0.0.1', '//localhost'));
+  return twins;
+}
+
 /**
  * Parses the environment into a {@link Config}.
  * @throws ConfigError naming each invalid variable (fail fast at process start).
@@ -203,6 +237,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     parseKeyRing(cfg.github.tokenKeys, cfg.github.activeKeyId);
   } catch (err) {
     throw new ConfigError(`invalid configuration:\n  GITHUB_TOKEN_KEYS / GITHUB_TOKEN_ACTIVE_KEY_ID: ${(err as Error).message}`);
+  }
+  if (!cfg.temporal.payloadCodec.keys) {
+    throw new ConfigError('invalid configuration:\n  PAYLOAD_CODEC_KEYS: required when NODE_ENV=production');
+  }
+  try {
+    parsePayloadKeys(cfg.temporal.payloadCodec.keys);
+  } catch (err) {
+    throw new ConfigError(`invalid configuration:\n  PAYLOAD_CODEC_KEYS: ${(err as Error).message}`);
   }
   if (cfg.api.headersTimeoutMs > cfg.api.requestTimeoutMs) {
     throw new ConfigError('invalid configuration:\n  API_HEADERS_TIMEOUT_MS: must not exceed API_REQUEST_TIMEOUT_MS');

@@ -2,6 +2,7 @@
 import { Client, Connection } from '@temporalio/client';
 import type { PrismaClient } from '@prisma/client';
 import type { Config } from './config';
+import { temporalDataConverter } from './crypto/payload-codec';
 import { createPrisma } from './db/client';
 import { clientInterceptors } from './telemetry/temporal';
 
@@ -20,9 +21,15 @@ export function openDatabase(config: Config): PrismaClient {
 
 /**
  * Opens the process's one Temporal client (close it with `client.connection.close()`); its workflow
- * starts carry the caller's trace context (tracing interceptor, issue 7 §2).
+ * starts carry the caller's trace context (tracing interceptor, issue 7 §2) and its payloads are
+ * encrypted (AR-6 payload codec, src/crypto/payload-codec.ts).
  */
 export async function openTemporalClient(config: Config): Promise<Client> {
   const connection = await Connection.connect({ address: config.temporal.address });
-  return new Client({ connection, namespace: config.temporal.namespace, interceptors: clientInterceptors() });
+  return new Client({
+    connection,
+    namespace: config.temporal.namespace,
+    interceptors: clientInterceptors(),
+    dataConverter: temporalDataConverter(config.temporal.payloadCodec),
+  });
 }

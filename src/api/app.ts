@@ -14,6 +14,7 @@ import { installObservability } from './observability';
 import { declareProblemResponses, openApiTransform } from './openapi';
 import { installProblemHandlers, problemClientErrorHandler, ProblemError } from './problem';
 import { asyncJobRoutes } from './routes/core/async-jobs';
+import { codecServerRoutes } from './routes/core/codec';
 import { healthRoutes } from './routes/core/health';
 
 export type { ApiDeps, AppDeps } from './deps';
@@ -129,6 +130,7 @@ export async function buildApp(appDeps: AppDeps): Promise<FastifyInstance> {
   await installAuth(app, deps.db, hot.tokens.resolve);
   await app.register(healthRoutes, deps);
   await app.register(asyncJobRoutes, deps);
+  await app.register(codecServerRoutes, deps); // AR-6 codec server for the Temporal Web UI
   for (const family of FAMILIES) await app.register(family.routes, deps);
   return app;
 }

@@ -10,6 +10,7 @@ import { createAiRuntime } from '../ai';
 import type { AiRuntime } from '../ai/types';
 import { runWorkerProcess, workerInterceptorOptions } from './run';
 import { taskQueues } from '../core/contracts';
+import { temporalDataConverter } from '../crypto/payload-codec';
 import type { WorkerTelemetry } from '../telemetry/temporal';
 
 /** Dependencies of {@link createAiWorker}; tests may inject a wrapped {@link AiRuntime}. */
@@ -28,6 +29,7 @@ export async function createAiWorker(deps: AiWorkerDeps): Promise<Worker> {
   return Worker.create({
     connection: deps.connection,
     namespace: deps.config.temporal.namespace,
+    dataConverter: temporalDataConverter(deps.config.temporal.payloadCodec), // AR-6
     taskQueue: queues.ai,
     activities: familyActivities('ai', { config: deps.config, db: deps.db, ai: deps.ai ?? createAiRuntime(deps.config.ai) }),
     maxConcurrentActivityTaskExecutions: deps.config.ai.activityConcurrency,

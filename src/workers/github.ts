@@ -11,6 +11,7 @@ import { tokenBoxFromConfig } from '../crypto/token-box';
 import { githubClientFactoryFromConfig, type GithubClientFactory } from '../github/client';
 import { runWorkerProcess, workerInterceptorOptions } from './run';
 import { taskQueues } from '../core/contracts';
+import { temporalDataConverter } from '../crypto/payload-codec';
 import type { WorkerTelemetry } from '../telemetry/temporal';
 
 /** Dependencies of {@link createGithubWorker}; tests may inject a client factory. */
@@ -29,6 +30,7 @@ export async function createGithubWorker(deps: GithubWorkerDeps): Promise<Worker
   return Worker.create({
     connection: deps.connection,
     namespace: deps.config.temporal.namespace,
+    dataConverter: temporalDataConverter(deps.config.temporal.payloadCodec), // AR-6
     taskQueue: queues.github,
     activities: familyActivities('github', {
       config: deps.config,

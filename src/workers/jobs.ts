@@ -14,6 +14,7 @@ import { createJobStarter, familyActivities, JOB_TYPES, TARGET_HOOKS } from '../
 import { createLogger } from '../log';
 import { openDatabase, openTemporalClient } from '../runtime';
 import { maintenanceTaskQueue, taskQueues } from '../core/contracts';
+import { temporalDataConverter } from '../crypto/payload-codec';
 import { ensureSearchAttributes } from '../dev/temporal-server';
 import { ensureReconcileSchedule, ensureRecoverySchedules } from './schedules';
 import { startWorkerTelemetry, workerInterceptorOptions } from './run';
@@ -40,6 +41,7 @@ export async function createJobsWorker(deps: JobsWorkerDeps): Promise<Worker> {
   return Worker.create({
     connection: deps.connection,
     namespace: deps.config.temporal.namespace,
+    dataConverter: temporalDataConverter(deps.config.temporal.payloadCodec), // AR-6
     taskQueue: queues.jobs,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
     activities: { ...createJobActivities({ db: deps.db, starter, client: deps.client, targets: TARGET_HOOKS }), ...recovery, ...families },
@@ -60,6 +62,7 @@ export async function createMaintenanceWorker(deps: JobsWorkerDeps): Promise<Wor
   return Worker.create({
     connection: deps.connection,
     namespace: deps.config.temporal.namespace,
+    dataConverter: temporalDataConverter(deps.config.temporal.payloadCodec), // AR-6
     taskQueue: maintenanceTaskQueue(deps.config.temporal.taskQueuePrefix),
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
     activities: { startStalePendingJobs, failClosedRuns },

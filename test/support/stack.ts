@@ -12,6 +12,7 @@ import pino, { type Logger } from 'pino';
 import { buildApp } from '../../src/api/app';
 import { createUserWithToken } from '../../src/auth/tokens';
 import { loadConfig, type Config } from '../../src/config';
+import { temporalDataConverter } from '../../src/crypto/payload-codec';
 import { createPrisma } from '../../src/db/client';
 import { createJobStarter } from '../../src/families';
 import type { JobStarter } from '../../src/core/starter';
@@ -107,7 +108,12 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   });
   const db = createPrisma(database.url, { poolMax: 10 });
   const connection = await Connection.connect({ address: config.temporal.address });
-  const client = new Client({ connection, namespace: config.temporal.namespace, interceptors: clientInterceptors() });
+  const client = new Client({
+    connection,
+    namespace: config.temporal.namespace,
+    interceptors: clientInterceptors(),
+    dataConverter: temporalDataConverter(config.temporal.payloadCodec), // AR-6
+  });
   const native = await NativeConnection.connect({ address: config.temporal.address });
   const queues = taskQueues(prefix);
   const logger = opts.logger ?? pino({ level: 'error' });

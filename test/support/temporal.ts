@@ -8,7 +8,18 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { findTemporalTestServer, startTemporalDevServer, type TemporalDevServer } from '../../src/dev/temporal-server';
+import type { DataConverter } from '@temporalio/common';
+import { loadConfig } from '../../src/config';
 import { taskQueues, type TaskQueues } from '../../src/core/contracts';
+import { temporalDataConverter } from '../../src/crypto/payload-codec';
+
+/**
+ * The data converter of the project's clients and workers under the test config (AR-6 payload
+ * codec with the development key): every test client and worker uses it, like the services do.
+ */
+export function testDataConverter(): DataConverter {
+  return temporalDataConverter(loadConfig({ NODE_ENV: 'test' }).temporal.payloadCodec);
+}
 
 /** Starts the shared test dev server; `stop()` also deletes its SQLite file and log. */
 export async function startTestTemporal(): Promise<TemporalDevServer> {
@@ -46,7 +57,11 @@ export function testTemporalAddress(): string {
 
 /** A test environment on the shared dev server (no time skipping); call `teardown()` after use. */
 export function sharedTestEnv(): Promise<TestWorkflowEnvironment> {
-  return TestWorkflowEnvironment.createFromExistingServer({ address: testTemporalAddress(), namespace: 'default' });
+  return TestWorkflowEnvironment.createFromExistingServer({
+    address: testTemporalAddress(),
+    namespace: 'default',
+    client: { dataConverter: testDataConverter() },
+  });
 }
 
 /**
@@ -56,7 +71,7 @@ export function sharedTestEnv(): Promise<TestWorkflowEnvironment> {
 export function timeSkippingTestEnv(): Promise<TestWorkflowEnvironment> {
   const binary = findTemporalTestServer();
   return TestWorkflowEnvironment.createTimeSkipping(
-    binary ? { server: { executable: { type: 'existing-path', path: binary } } } : {},
+    { client: { dataConverter: testDataConverter() }, ...(binary ? { server: { executable: { type: 'existing-path', path: binary } } } : {}) },
   );
 }
 

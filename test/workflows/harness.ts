@@ -6,6 +6,7 @@ import type { Duration } from '@temporalio/common';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { jobWorkflowId, taskQueues, type JobType, type JobWorkflowInput, type QueueName } from '../../src/core/contracts';
 import { findTemporalTestServer } from '../../src/dev/temporal-server';
+import { testDataConverter } from '../support/temporal';
 
 try {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
@@ -16,7 +17,11 @@ try {
 /** Starts the time-skipping test server: the local binary when present, else the SDK's download. */
 export function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
   const path = findTemporalTestServer();
-  return TestWorkflowEnvironment.createTimeSkipping(path ? { server: { executable: { type: 'existing-path', path } } } : {});
+  // Clients and workers encrypt payloads like the services (AR-6).
+  return TestWorkflowEnvironment.createTimeSkipping({
+    client: { dataConverter: testDataConverter() },
+    ...(path ? { server: { executable: { type: 'existing-path', path } } } : {}),
+  });
 }
 
 /** Bundles `src/workflows` (or another workflows module) once. */
@@ -61,11 +66,12 @@ export async function runJobWorkflow(
   const queues = taskQueues(`wf-${randomUUID()}-`);
   const input: JobWorkflowInput = { jobId: randomUUID(), jobType, targetId: randomUUID(), userId: randomUUID(), queues };
   const connection = env.nativeConnection;
-  const jobsWorker = await Worker.create({ connection, taskQueue: queues.jobs, workflowBundle, activities: activities.jobs });
+  const dataConverter = testDataConverter();
+  const jobsWorker = await Worker.create({ connection, taskQueue: queues.jobs, workflowBundle, activities: activities.jobs, dataConverter });
   const activityWorkers = await Promise.all(
     (['ai', 'github'] as const)
       .filter((queue) => Object.keys(activities[queue]).length > 0)
-      .map((queue) => Worker.create({ connection, taskQueue: queues[queue], activities: activities[queue] })),
+      .map((queue) => Worker.create({ connection, taskQueue: queues[queue], activities: activities[queue], dataConverter })),
   );
   const execution = () =>
     jobsWorker.runUntil(async () => {

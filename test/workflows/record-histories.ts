@@ -10,6 +10,7 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { findTemporalTestServer } from '../../src/dev/temporal-server';
+import { testDataConverter } from '../support/temporal';
 import { EMBEDDING_DIMENSIONS } from '../../src/ai/types';
 
 const TQ = 'record-histories';
@@ -23,7 +24,9 @@ const ids = { jobId: '11111111-1111-4111-8111-111111111111', targetId: '22222222
 
 async function main(): Promise<void> {
   const path = findTemporalTestServer();
-  const env = await TestWorkflowEnvironment.createTimeSkipping(path ? { server: { executable: { type: 'existing-path', path } } } : {});
+  // Payloads encrypted like the services' (AR-6; the replay test decodes them with the same codec).
+  const dataConverter = testDataConverter();
+  const env = await TestWorkflowEnvironment.createTimeSkipping({ client: { dataConverter }, ...(path ? { server: { executable: { type: 'existing-path', path } } } : {}) });
   let failAnalysis = false;
   const activities = {
     beginJob: async () => ({ proceed: true, status: 'PROCESSING' }),
@@ -69,6 +72,7 @@ async function main(): Promise<void> {
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue: TQ,
+    dataConverter,
     workflowBundle: await bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows') }),
     activities,
   });

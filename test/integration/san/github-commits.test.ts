@@ -9,6 +9,7 @@ import { createLogger } from '../../../src/log';
 import { jobWorkflowId } from '../../../src/core/contracts';
 import { startGithubEmulator, type GithubEmulator } from '../../support/github-emulator';
 import { startStack, waitForJob, workflowBundle, type Stack } from '../../support/stack';
+import { testDataConverter } from '../../support/temporal';
 
 type User = Awaited<ReturnType<Stack['newUser']>>;
 
@@ -171,7 +172,7 @@ it('happy path: one commit on GitHub, SHA and URL recorded, both records COMPLET
   });
 
   const history = await stack.client.workflow.getHandle(jobWorkflowId('TIL_GITHUB_COMMIT', commitId)).fetchHistory();
-  await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, `replay-${commitId}`);
+  await Worker.runReplayHistory({ workflowBundle: await workflowBundle(), dataConverter: testDataConverter() }, history, `replay-${commitId}`);
 });
 
 it('path collision: a file already in the repository gets the -2 name; the existing file is untouched', async () => {

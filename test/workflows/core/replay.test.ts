@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { Worker } from '@temporalio/worker';
 import * as workflows from '../../../src/workflows';
+import { testDataConverter } from '../../support/temporal';
 import { bundle } from '../harness';
 
 const dir = join(__dirname, '..', '..', 'histories');
@@ -22,12 +23,12 @@ it('replays every checked-in history against the current workflow code', async (
   const workflowBundle = await bundle();
   const histories = files.map((f) => ({ workflowId: f, history: load(f) }));
   const results = [];
-  for await (const r of Worker.runReplayHistories({ workflowBundle }, histories)) results.push(r);
+  for await (const r of Worker.runReplayHistories({ workflowBundle, dataConverter: testDataConverter() }, histories)) results.push(r);
   expect(results).toHaveLength(files.length);
   for (const r of results) expect({ id: r.workflowId, error: r.error }).toEqual({ id: r.workflowId, error: undefined });
 }, 60_000);
 
 it('rejects an incompatible change with DeterminismViolationError', async () => {
   const workflowBundle = await bundle(require.resolve('../fixtures/changed-workflows'));
-  await expect(Worker.runReplayHistory({ workflowBundle }, load('card-analysis-completed.json'))).rejects.toBeInstanceOf(DeterminismViolationError);
+  await expect(Worker.runReplayHistory({ workflowBundle, dataConverter: testDataConverter() }, load('card-analysis-completed.json'))).rejects.toBeInstanceOf(DeterminismViolationError);
 }, 60_000);
