@@ -10,10 +10,11 @@ import { CORE_FAILURES, type FailureCatalogue } from '../core/failures';
 import { createTemporalJobStarter, type JobStarter } from '../core/starter';
 import type { TargetHookRegistry, TargetHooks } from '../core/target-hooks';
 import type { AiQueueContext, FamilyManifest, GithubQueueContext, JobsQueueContext, ScheduleDecl } from './manifest';
+import { ar } from './ar';
 import { san } from './san';
 
 /** Every family, in registration order. */
-export const FAMILIES: readonly FamilyManifest[] = [san];
+export const FAMILIES: readonly FamilyManifest[] = [san, ar];
 
 /** Builds the job type → workflow type map; every job type of the database has exactly one family. */
 export function assembleWorkflowTypes(families: readonly FamilyManifest[]): JobWorkflowTypes {
