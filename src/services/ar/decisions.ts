@@ -10,8 +10,8 @@
  * second. Nothing is sent anywhere.
  */
 import { Prisma, type PrismaClient, type Task } from '@prisma/client';
-import { domainError } from '../../core/domain-error';
-import { requireMembership } from '../../core/tenancy';
+import { DomainError, domainError } from '../../core/domain-error';
+import { requireMembership, type MembershipReader } from '../../core/tenancy';
 import {
   DECIDER_ROLES,
   planDecisions,
@@ -80,8 +80,8 @@ function isUniqueViolation(err: unknown): boolean {
 export async function applyCandidateDecisions(db: PrismaClient, input: ApplyDecisionsInput): Promise<DecisionsResult> {
   const requested = input.decisions.map((d) => ({ candidateId: d.candidateId.toLowerCase(), decision: d.decision }));
   const run = await db.aiRun.findUnique({ where: { id: input.aiRunId }, select: { companyId: true } });
-  if (!run) throw domainError('not-found', 'NOT_FOUND', 'AI run not found');
-  await requireMembership(db, input.userId, run.companyId, DECIDER_ROLES);
+  if (!run) throw runNotFound();
+  await requireDecider(db, input.userId, run.companyId);
   for (let round = 0; ; round++) {
     try {
       return await db.$transaction((tx) => applyLocked(tx, { ...input, decisions: requested }, run.companyId), TX_OPTIONS);
@@ -93,13 +93,24 @@ export async function applyCandidateDecisions(db: PrismaClient, input: ApplyDeci
   }
 }
 
+const runNotFound = () => domainError('not-found', 'NOT_FOUND', 'AI run not found');
+
+/** OWNER or HR_MANAGER of `companyId`; a non-member learns nothing of the run (the same 404 as no run). */
+async function requireDecider(db: MembershipReader, userId: string, companyId: string): Promise<void> {
+  try {
+    await requireMembership(db, userId, companyId, DECIDER_ROLES);
+  } catch (err) {
+    throw err instanceof DomainError && err.kind === 'not-found' ? runNotFound() : err;
+  }
+}
+
 async function applyLocked(tx: Prisma.TransactionClient, input: ApplyDecisionsInput, companyId: string): Promise<DecisionsResult> {
   const locked = await tx.$queryRaw<{ status: RunFacts['status']; version: number }[]>`
     SELECT status::text AS status, version FROM ai_runs WHERE id = ${input.aiRunId}::uuid FOR UPDATE`;
   const row = locked[0];
-  if (!row) throw domainError('not-found', 'NOT_FOUND', 'AI run not found');
+  if (!row) throw runNotFound();
   // Membership again under the lock: a member removed meanwhile decides nothing.
-  await requireMembership(tx, input.userId, companyId, DECIDER_ROLES);
+  await requireDecider(tx, input.userId, companyId);
   const latest = await tx.aiAttempt.findFirst({ where: { runId: input.aiRunId }, orderBy: { number: 'desc' }, select: { id: true } });
   const run: RunFacts = { id: input.aiRunId, status: row.status, version: row.version, latestAttemptId: latest?.id ?? null };
 
@@ -148,10 +159,8 @@ async function applyLocked(tx: Prisma.TransactionClient, input: ApplyDecisionsIn
     version = run.version + 1;
   }
 
-  const [decisions, tasks] = await Promise.all([
-    tx.aiCandidateDecision.findMany({ where: { candidateId: { in: ids } } }),
-    tx.task.findMany({ where: { candidateId: { in: ids } } }),
-  ]);
+  const decisions = await tx.aiCandidateDecision.findMany({ where: { candidateId: { in: ids } } });
+  const tasks = await tx.task.findMany({ where: { candidateId: { in: ids } } });
   const decisionOf = new Map(decisions.map((d) => [d.candidateId, d]));
   const taskOf = new Map(tasks.map((t) => [t.candidateId, t]));
   return {
