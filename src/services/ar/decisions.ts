@@ -1,7 +1,8 @@
 /**
  * AR-5 `POST /api/v1/ai-runs/{aiRunId}/candidate-decisions`: applies HR's decisions to one run in
- * ONE transaction, all or nothing. The run's row is locked (SELECT … FOR UPDATE), so concurrent
- * requests on a run take turns; the version check, the business rules (src/domain/ar/decision-rules.ts),
+ * ONE transaction, all or nothing. The run's row is locked (SELECT … FOR NO KEY UPDATE: decision
+ * requests on a run take turns, while inserts of its attempts and candidates, which only need the
+ * key, are not blocked); the version check, the business rules (src/domain/ar/decision-rules.ts),
  * the decision rows, the candidates' statuses, one Task per adopted candidate and the version bump
  * (UPDATE … WHERE version = expected) commit together. The unique constraints on
  * ai_candidate_decisions.candidate_id and tasks.candidate_id back it up: a unique violation (a
@@ -106,7 +107,7 @@ async function requireDecider(db: MembershipReader, userId: string, companyId: s
 
 async function applyLocked(tx: Prisma.TransactionClient, input: ApplyDecisionsInput, companyId: string): Promise<DecisionsResult> {
   const locked = await tx.$queryRaw<{ status: RunFacts['status']; version: number }[]>`
-    SELECT status::text AS status, version FROM ai_runs WHERE id = ${input.aiRunId}::uuid FOR UPDATE`;
+    SELECT status::text AS status, version FROM ai_runs WHERE id = ${input.aiRunId}::uuid FOR NO KEY UPDATE`;
   const row = locked[0];
   if (!row) throw runNotFound();
   // Membership again under the lock: a member removed meanwhile decides nothing.

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { aiRunEtag } from '../../../src/domain/ar/etag';
 import { seedCompany, seedRun } from '../../support/ar-seed';
+import { pollUntil } from '../../support/poll';
 import { startStack, type Stack } from '../../support/stack';
 
 jest.setTimeout(120_000);
@@ -172,6 +173,36 @@ describe('idempotency and concurrency (AR-5: never a second Task)', () => {
       expect([mine, r.statusCode]).toEqual([mine, mine === won ? 200 : 412]);
     }
     expect(await state(runId)).toEqual({ version: 4, decisions: 1, tasks: won === 'ADOPT' ? 1 : 0, statuses: [won === 'ADOPT' ? 'ADOPTED' : 'DISCARDED', 'PROPOSED'] });
+  });
+  it('a writer that bypassed the run lock takes the unique index first: the request reads its rows (P2002 → the winner)', async () => {
+    const { runId, candidates: [[c1]] } = await runWith(1);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let written!: (taskId: string) => void;
+    const winnerTask = new Promise<string>((resolve) => (written = resolve));
+    const bypass = stack.db.$transaction(async (tx) => {
+      await tx.aiCandidateDecision.create({ data: { candidateId: c1!, runId, decision: 'ADOPT', actorUserId: a.members.OWNER.userId, runVersion: 3 } });
+      const task = await tx.task.create({
+        data: { companyId: a.companyId, runId, candidateId: c1!, taskType: 'EMPLOYMENT_CERTIFICATE', status: 'READY_FOR_REVIEW', slots: {}, missingSlots: [], createdBy: a.members.OWNER.userId },
+      });
+      written(task.id);
+      await released;
+    }, { timeout: 60_000 });
+    const taskId = await winnerTask;
+    const pending = decide(a.members.HR_MANAGER, runId, { decisions: [adopt(c1!)] }, ifMatch(runId, 3));
+    // The request holds the run lock and waits on the unique index behind the uncommitted winner.
+    await pollUntil(
+      async () => (await stack.db.$queryRaw<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)[0]!.n,
+      (n) => n > 0,
+      { describe: 'the decision insert to wait behind the uncommitted winner' },
+    );
+    release();
+    await bypass;
+    const res = await pending;
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ applied: 0, version: 3, decisions: [{ candidateId: c1, decision: 'ADOPT', decidedBy: a.members.OWNER.userId, taskId }] });
+    expect(await stack.db.task.count({ where: { candidateId: c1! } })).toBe(1);
   });
 });
 
