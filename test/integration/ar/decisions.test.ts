@@ -327,6 +327,8 @@ describe('OpenAPI (AR-10)', () => {
     const op = doc.paths['/api/v1/ai-runs/{aiRunId}/candidate-decisions'].post;
     expect(Object.keys(op.responses['200'].content['application/json'].examples)).toEqual(expect.arrayContaining(['adoptedAndDiscarded', 'needsInfoTask', 'repeated']));
     expect(op.responses['200'].headers).toHaveProperty('ETag');
+    expect(op.responses['409'].headers).toHaveProperty('ETag');
+    expect(op.responses['412'].headers).toHaveProperty('ETag');
     for (const [status, name] of [['409', 'staleVersion'], ['412', 'staleEtag'], ['422', 'discardedThenAdopt'], ['422', 'runNotSucceeded'], ['422', 'blocked'], ['428', 'noVersion']]) {
       const media = op.responses[status!].content['application/problem+json'];
       expect([status, media.schema.$ref]).toEqual([status, '#/components/schemas/Problem']);

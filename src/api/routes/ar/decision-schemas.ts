@@ -184,6 +184,8 @@ const media = (schema: z.ZodType, examples: Record<string, { summary: string; va
   content: { [type]: Object.keys(examples).length > 0 ? { schema, examples } : { schema } },
 });
 
+const CURRENT_ETAG = { ETag: { type: 'string', description: "the run's current ETag" } };
+
 /** OpenAPI responses of `POST …/candidate-decisions` with named examples per outcome (AR-10). */
 export const DECISIONS_RESPONSES = {
   200: {
@@ -220,12 +222,14 @@ export const DECISIONS_RESPONSES = {
   404: { description: 'NOT_FOUND: no such run, or the caller is not a member of its company', ...media(ProblemSchema, {}, PROBLEM_MEDIA_TYPE) },
   409: {
     description: 'AI_RUN_VERSION_CONFLICT: the body `version` is not current; nothing applied (current ETag in the ETag header)',
+    headers: CURRENT_ETAG,
     ...media(ProblemSchema, {
       staleVersion: problemExample('stale body version', 409, 'AI_RUN_VERSION_CONFLICT', 'the run changed: its current version is 4; read it again and decide on that version'),
     }, PROBLEM_MEDIA_TYPE),
   },
   412: {
     description: "PRECONDITION_FAILED: If-Match is not the run's current ETag; nothing applied (current ETag in the ETag header)",
+    headers: CURRENT_ETAG,
     ...media(ProblemSchema, {
       staleEtag: problemExample('stale If-Match', 412, 'PRECONDITION_FAILED', `If-Match does not match the run's current ETag ${aiRunEtag(RUN, 4)}; read the run again`),
     }, PROBLEM_MEDIA_TYPE),
