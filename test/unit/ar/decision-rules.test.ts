@@ -127,11 +127,12 @@ describe('taskStatusFor and duplicateCandidateIds', () => {
 describe('run ETag and If-Match', () => {
   it('the ETag is strong and round-trips', () => {
     const tag = aiRunEtag(RUN, 12);
-    expect(tag).toBe(`"${RUN}:v12"`);
+    expect(tag).toBe(`"ai-run-${RUN}-v12"`);
     expect(parseAiRunEtag(tag)).toEqual({ runId: RUN, version: 12 });
     expect(parseAiRunEtag(`W/${tag}`)).toBeUndefined();
     expect(parseAiRunEtag(`"${RUN}"`)).toBeUndefined();
-    expect(parseAiRunEtag('"x:v1"')).toBeUndefined();
+    expect(parseAiRunEtag('"ai-run-x-v1"')).toBeUndefined();
+    expect(parseAiRunEtag(`"${RUN}:v12"`)).toBeUndefined();
   });
 
   it('parses *, lists (with commas inside tags and empty members) and weak tags', () => {

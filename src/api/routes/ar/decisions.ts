@@ -6,7 +6,7 @@
  * is made by a person looking at one version of the run, and the run may have moved on since (a
  * colleague decided, the run was re-read …); naming the version makes a stale view fail loudly
  * (412 for If-Match, 409 for a body `version`) instead of silently deciding on changed facts. The
- * version travels either as `If-Match` with the run's strong ETag `"<runId>:v<version>"`
+ * version travels either as `If-Match` with the run's strong ETag `"ai-run-<runId>-v<version>"`
  * (src/domain/ar/etag.ts, the ETag GET sends) or as `version` in the body. A repeat of decisions
  * already recorded exactly as asked changes nothing and answers 200 whatever version it names.
  */
@@ -65,7 +65,7 @@ export const decisionRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) 
         summary: "Adopt or discard a SUCCEEDED run's candidates; each adopted candidate becomes one Task",
         description:
           'All or nothing, in one transaction. Needs HR_MANAGER or OWNER (VIEWER → 403; not a member → 404). The run\'s ' +
-          'version is required: If-Match with its strong ETag `"<runId>:v<version>"` (stale → 412) or `version` in the body ' +
+          'version is required: If-Match with its strong ETag `"ai-run-<runId>-v<version>"` (stale → 412) or `version` in the body ' +
           '(stale → 409); neither → 428. Applying bumps the version (the new ETag is in the answer). The same decisions again ' +
           '(or concurrently) answer the same decisions and Tasks, never a second Task. A discarded candidate cannot be adopted, ' +
           'an adopted one cannot be discarded, a candidate of an earlier attempt cannot be decided, and a candidate the AR-9 ' +
