@@ -36,6 +36,9 @@ const EnvSchema = z.object({
   API_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).default(72_000),
   API_MAX_HEADER_BYTES: z.coerce.number().int().min(1024).max(1_048_576).default(16_384),
 
+  IDEMPOTENCY_KEY_TTL_HOURS: z.coerce.number().positive().max(24 * 366).default(24),
+  IDEMPOTENCY_PURGE_INTERVAL_MINUTES: z.coerce.number().int().min(1).default(60),
+
   AI_PROVIDER: z.enum(['local', 'openai']).default('local'),
   OPENAI_BASE_URL: z.string().url().default('https://api.openai.com/v1'),
   OPENAI_API_KEY: z.string().optional(),
@@ -146,6 +149,14 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
       keepAliveTimeoutMs: e.API_KEEP_ALIVE_TIMEOUT_MS,
       /** Largest accepted request line + headers, in bytes; else 431. */
       maxHeaderBytes: e.API_MAX_HEADER_BYTES,
+    },
+    /**
+     * AR-7 / PO-1 Idempotency-Key records (src/core/idempotency.ts): lifetime of a record in ms
+     * (default 24 h, after which the key may be reused) and how often expired records are purged.
+     */
+    idempotency: {
+      ttlMs: Math.round(e.IDEMPOTENCY_KEY_TTL_HOURS * 3_600_000),
+      purgeIntervalMinutes: e.IDEMPOTENCY_PURGE_INTERVAL_MINUTES,
     },
     ai: {
       provider: e.AI_PROVIDER,
