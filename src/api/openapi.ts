@@ -74,12 +74,21 @@ const PROBLEM_HEADERS: Record<string, Record<string, { description: string; sche
 };
 
 /**
- * `@fastify/swagger` transform: fastify-type-provider-zod's {@link jsonSchemaTransform}, then the
- * problem responses get their headers (Retry-After on 503, WWW-Authenticate on 401).
+ * `@fastify/swagger` transform: fastify-type-provider-zod's {@link jsonSchemaTransform}, then named
+ * examples given per media type are kept, and the problem responses get their headers (Retry-After
+ * on 503, WWW-Authenticate on 401).
  */
 export const openApiTransform: typeof jsonSchemaTransform = (input) => {
   const out = jsonSchemaTransform(input);
   const response = (out.schema as { response?: Record<string, Record<string, unknown>> } | undefined)?.response;
+  // Named examples of a response media type (`content[type].examples`, OpenAPI 3.1), which the zod transform drops.
+  const given = (input.schema as { response?: Record<string, unknown> } | undefined)?.response ?? {};
+  for (const [status, entry] of Object.entries(given)) {
+    const content = (entry as { content?: Record<string, { examples?: unknown }> } | null)?.content;
+    const target = response?.[status]?.content as Record<string, Record<string, unknown>> | undefined;
+    if (!content || !target) continue;
+    for (const [type, media] of Object.entries(content)) if (media?.examples && target[type]) target[type].examples = media.examples;
+  }
   for (const [status, headers] of Object.entries(PROBLEM_HEADERS)) {
     const r = response?.[status];
     if (r && 'content' in r) r.headers = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, { ...v.schema, description: v.description }]));

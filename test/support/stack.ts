@@ -115,6 +115,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     config,
     db,
     starter: opts.apiStarter ?? createJobStarter(client, queues),
+    temporal: client,
     logger,
   });
   await app.ready();

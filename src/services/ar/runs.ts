@@ -74,7 +74,7 @@ export async function createAiRun(deps: AiRunDeps, userId: string, key: string, 
   const a = deps.config.aiRuns;
   const request = { companyId: body.companyId, text: body.text, locale: body.locale ?? null };
   const outcome = await deps.db.$transaction(async (tx) => {
-    const claim = await claimIdempotencyKey(tx, { scopeId: body.companyId, operation: AI_RUN_OPERATIONS.create, key, request });
+    const claim = await claimIdempotencyKey(tx, { scopeId: body.companyId, operation: AI_RUN_OPERATIONS.create, key, request, ttlMs: deps.config.idempotency.ttlMs });
     if (claim.kind === 'replay') return { replay: true as const, runId: claim.resourceId, statusCode: claim.statusCode };
     // A key reused after its record expired gets a fresh hash derived from the key hash and the claim (one run per claim).
     const taken = await tx.aiRun.findUnique({ where: { companyId_idempotencyKeyHash: { companyId: body.companyId, idempotencyKeyHash: claim.keyHash } }, select: { id: true } });
@@ -170,7 +170,7 @@ export async function retryAiRun(deps: AiRunDeps, userId: string, runId: string,
   const found = await visibleRun(deps.db, userId, runId, AI_RUN_WRITER_ROLES);
   const notRetryable = (why: string) => domainError('conflict', 'AI_RUN_NOT_RETRYABLE', why);
   const outcome = await deps.db.$transaction(async (tx) => {
-    const claim = await claimIdempotencyKey(tx, { scopeId: found.companyId, operation: AI_RUN_OPERATIONS.retry(runId), key, request: { aiRunId: runId } });
+    const claim = await claimIdempotencyKey(tx, { scopeId: found.companyId, operation: AI_RUN_OPERATIONS.retry(runId), key, request: { aiRunId: runId }, ttlMs: deps.config.idempotency.ttlMs });
     if (claim.kind === 'replay') return { replay: true as const, statusCode: claim.statusCode, attemptNumber: Number(claim.resourceId.split('/attempts/')[1] ?? 0) };
     const run = await tx.aiRun.findUniqueOrThrow({ where: { id: runId } });
     if (run.status !== 'FAILED') throw notRetryable(`the run is ${run.status}; only a FAILED run can be retried`);
