@@ -7,7 +7,7 @@ import { createLocalAiRuntimeClient, type LocalRuntimeOptions } from './local';
 import type { AiRuntimeClient } from './client';
 
 export * from './client';
-export { analyzeLocally, createLocalAiRuntimeClient, localVersions, textContains, DEFAULT_TIME_ZONE, type LocalAnswer, type LocalRuntimeOptions } from './local';
+export { analyzeLocally, createLocalAiRuntimeClient, localVersions, textContains, type LocalAnswer, type LocalRuntimeOptions } from './local';
 export { createHttpAiRuntimeClient, DEFAULT_ANALYZE_PATH, type HttpRuntimeOptions } from './http';
 
 /** What {@link createAiRuntimeClient} builds: the offline `local` runtime (default) or the `http` adapter. */

@@ -11,13 +11,13 @@
  * weak cue ("certificate", "증명서") 1, an enum value cue of one of its slots ("visa") 1. A task
  * type fits with a score ≥ 2 and ≥ 60% of the best score; two or more fits are ambiguous
  * (`MULTIPLE_MATCHES`), none is `NO_MATCH`. Confidence = match strength s/(s+1.5) × slot
- * completeness (0.6 + 0.4 × filled required / required) × the fit's share of all fitting scores
+ * completeness (0.8 + 0.2 × filled required / required) × the fit's share of all fitting scores
  * when ambiguous, rounded to two decimals.
  */
 import { performance } from 'node:perf_hooks';
 import { WORKFLOW_CATALOG, type Cues, type SlotSpec, type WorkflowCatalog, type WorkflowSpec } from '../../../domain/ar/catalog';
-import { CONTRACT_VERSION, MAX_TEXT_SLOT, RuntimeRequestSchema, type AmbiguityReason, type RuntimeRequest, type RuntimeVersions, type SlotValue } from '../../../domain/ar/contract';
-import { calendarDay, extractKeyValues, workingDayRange, type KeyValues } from '../../../domain/ar/extract';
+import { CONTRACT_VERSION, DEFAULT_TIME_ZONE, MAX_TEXT_SLOT, RuntimeRequestSchema, type AmbiguityReason, type RuntimeRequest, type RuntimeVersions, type SlotValue } from '../../../domain/ar/contract';
+import { requestDay, extractKeyValues, workingDayRange, type KeyValues } from '../../../domain/ar/extract';
 import { blankSensitive } from '../../../domain/ar/sensitive';
 import { cutToLength } from '../../../core/text';
 import {
@@ -30,8 +30,6 @@ import {
   type AnalyzeResult,
 } from './client';
 
-/** Time zone of relative dates when the request names none. */
-export const DEFAULT_TIME_ZONE = 'Asia/Seoul';
 /** Below this confidence the best candidate adds `LOW_CONFIDENCE` to the ambiguity reasons. */
 export const LOCAL_LOW_CONFIDENCE = 0.5;
 
@@ -208,7 +206,7 @@ export function analyzeLocally(request: RuntimeRequest, options: { now?: Date; c
   }
   let today: string;
   try {
-    today = calendarDay(req.referenceTime ? new Date(req.referenceTime) : (options.now ?? new Date()), req.timeZone ?? DEFAULT_TIME_ZONE);
+    today = requestDay(req.referenceTime ?? options.now ?? new Date(), req.timeZone ?? DEFAULT_TIME_ZONE);
   } catch {
     throw new RuntimeRejectedError('local runtime: unknown time zone');
   }
@@ -231,7 +229,7 @@ export function analyzeLocally(request: RuntimeRequest, options: { now?: Date; c
     const filled = required.filter((x) => x.name in slots).length;
     const completeness = required.length === 0 ? 1 : filled / required.length;
     const share = fits.length > 1 ? sc / total : 1;
-    const confidence = Math.round((sc / (sc + 1.5)) * (0.6 + 0.4 * completeness) * share * 100) / 100;
+    const confidence = Math.round((sc / (sc + 1.5)) * (0.8 + 0.2 * completeness) * share * 100) / 100;
     return {
       taskType: spec.taskType,
       title: spec.title[locale],
