@@ -59,6 +59,8 @@ const EnvSchema = z.object({
   AI_RUN_MAX_TEXT_CHARS: z.coerce.number().int().min(1).default(8_000),
   AI_RUNS_ACTIVITY_CONCURRENCY: z.coerce.number().int().min(1).default(8),
   AI_INPUT_HASH_KEY: z.string().min(32, 'at least 32 characters').optional(),
+  AI_RUNTIME_FAIL_FIRST_MARKER: z.string().min(1).optional(),
+  AI_RUNTIME_REJECT_FIRST_MARKER: z.string().min(1).optional(),
   AI_RUN_INPUT_KEYS: z.string().optional(),
   AI_RUN_INPUT_ACTIVE_KEY_ID: z.string().optional(),
 
@@ -188,6 +190,12 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
       retryWindowMs: Math.round(e.AI_RUN_RETRY_WINDOW_HOURS * 3_600_000),
       maxTextChars: e.AI_RUN_MAX_TEXT_CHARS,
       activityConcurrency: e.AI_RUNS_ACTIVITY_CONCURRENCY,
+      /**
+       * Demo/test faults of the `local` runtime (ignored in production): a request whose text holds
+       * `failFirstMarker` fails its first attempt retryably (RUNTIME_UNAVAILABLE), one holding
+       * `rejectFirstMarker` fails its first attempt terminally (RUNTIME_REJECTED).
+       */
+      faults: e.NODE_ENV === 'production' ? {} : { failFirstMarker: e.AI_RUNTIME_FAIL_FIRST_MARKER, rejectFirstMarker: e.AI_RUNTIME_REJECT_FIRST_MARKER },
       inputHashKey: e.AI_INPUT_HASH_KEY ?? (e.NODE_ENV === 'production' ? undefined : 'dev-only-ai-input-hash-key-change-me-000000'),
       inputKeys: e.AI_RUN_INPUT_KEYS ?? (e.NODE_ENV === 'production' ? undefined : devKeyRingSpec()),
       inputActiveKeyId: e.AI_RUN_INPUT_KEYS ? e.AI_RUN_INPUT_ACTIVE_KEY_ID : undefined,

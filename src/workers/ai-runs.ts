@@ -7,7 +7,8 @@ import { runWorkerProcess } from './run';
 import { createOwnQueueWorker } from './own-queue';
 
 /** The queue this entry point serves (declared by the AR manifest). */
-export const AI_RUNS_QUEUE = 'ai-runs';
+export { AI_RUNS_QUEUE } from '../workflows/ar/contracts';
+import { AI_RUNS_QUEUE } from '../workflows/ar/contracts';
 
 if (require.main === module) {
   runWorkerProcess('worker-ai-runs', (r) => createOwnQueueWorker(AI_RUNS_QUEUE, r), (config) => ({ runtime: config.aiRuns.runtime }));

@@ -96,8 +96,8 @@ export function createAiRunActivities({ db, validate }: AiRunActivityDeps) {
      * (terminal, the answer's code). One transaction; a repeat finds the attempt ended and changes
      * nothing. Retry: PROJECTION_RETRY.
      */
-    async recordAnswer(args: { runId: string; attemptId: string; text: string; call: RuntimeCallResult }): Promise<RunState> {
-      const checked = validate(args.call.answer, args.text);
+    async recordAnswer(args: { runId: string; attemptId: string; requestId: string; text: string; referenceTime: string; call: RuntimeCallResult }): Promise<RunState> {
+      const checked = validate(args.call.answer, { text: args.text, referenceTime: args.referenceTime, requestId: args.requestId });
       const versions = versionColumns(checked.versions ?? args.call.versions);
       return db.$transaction(async (tx) => {
         const now = new Date();

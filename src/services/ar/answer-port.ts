@@ -29,5 +29,12 @@ export type ValidatedAnswer =
   | { ok: true; outcome: 'NEEDS_INFO' | 'REVIEW_REQUIRED'; candidates: StorableCandidate[]; versions?: AttemptVersions }
   | { ok: false; code: string; issues: { path: string; message: string }[]; versions?: AttemptVersions };
 
-/** Re-validates `answer` (unknown JSON) against the contract and the raw input `text` (the guards need it). */
-export type AnswerValidator = (answer: unknown, text: string) => ValidatedAnswer;
+/** What re-validation compares an answer with: the raw input, its reference time, the attempt's requestId. */
+export interface AnswerContext {
+  text: string;
+  referenceTime: string;
+  requestId: string;
+}
+
+/** Re-validates `answer` (unknown JSON) against the contract and the request (the guards need the raw text). */
+export type AnswerValidator = (answer: unknown, ctx: AnswerContext) => ValidatedAnswer;

@@ -19,7 +19,6 @@ import {
   ApplicationFailure,
   CancellationScope,
   TimeoutFailure,
-  TimeoutType,
   condition,
   isCancellation,
   proxyActivities,
@@ -52,7 +51,7 @@ interface CallFailure {
 export function classifyCallFailure(err: unknown): CallFailure {
   const cause = err instanceof ActivityFailure ? err.cause : err;
   if (cause instanceof TimeoutFailure) {
-    if (cause.timeoutType === TimeoutType.HEARTBEAT) {
+    if (cause.timeoutType === 'HEARTBEAT') {
       return { code: RUN_ERROR_CODES.LEASE_EXPIRED, message: 'the worker running the call stopped heartbeating', retryable: true, outage: false };
     }
     return { code: RUN_ERROR_CODES.RUNTIME_TIMEOUT, message: `the call exceeded its deadline (${String(cause.timeoutType)})`, retryable: true, outage: false };
@@ -124,7 +123,7 @@ export async function aiRunWorkflow(input: AiRunWorkflowInput): Promise<AiRunWor
           locale: input.locale,
           referenceTime: input.referenceTime,
         });
-        const r = await runs.recordAnswer({ runId: input.runId, attemptId, text: input.text, call });
+        const r = await runs.recordAnswer({ runId: input.runId, attemptId, requestId: begin.requestId, text: input.text, referenceTime: input.referenceTime, call });
         return { status: r.status === 'SUCCEEDED' || r.status === 'FAILED' ? r.status : 'OTHER', lastNumber: lastBegun };
       } catch (err) {
         if (isCancellation(err)) throw err;

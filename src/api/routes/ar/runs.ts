@@ -57,7 +57,7 @@ export const aiRunRoutes: FastifyPluginAsyncZod<ArRunRouteDeps> = async (app, de
     async (req, reply) => {
       const key = idempotencyKeyOf(req.headers);
       const r = await createAiRun({ ...deps, log: req.log }, req.userId, key, req.body, { requestId: req.id, traceId: requestTraceId(req) });
-      return reply.code(r.statusCode).header('Location', location(r.run.id)).header('ETag', entityTag(aiRunTag(r.run))).send(accepted(r.run));
+      return reply.code(r.statusCode as 202).header('Location', location(r.run.id)).header('ETag', entityTag(aiRunTag(r.run))).send(accepted(r.run));
     },
   );
 
@@ -114,7 +114,7 @@ export const aiRunRoutes: FastifyPluginAsyncZod<ArRunRouteDeps> = async (app, de
     async (req, reply) => {
       const key = idempotencyKeyOf(req.headers);
       const r = await retryAiRun({ ...deps, log: req.log }, req.userId, req.params.aiRunId, key);
-      return reply.code(r.statusCode).header('Location', location(r.run.id)).send(accepted(r.run, r.attemptNumber));
+      return reply.code(r.statusCode as 202).header('Location', location(r.run.id)).send(accepted(r.run, r.attemptNumber));
     },
   );
 
