@@ -8,7 +8,7 @@ module.exports = {
     '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
   },
   // ESM-only dependencies (Jest on Node 20 cannot require() ESM): compiled to CommonJS by swc.
-  transformIgnorePatterns: ['/node_modules/(?!(content-disposition|content-type|cookie|@octokit|universal-user-agent|before-after-hook|fast-content-type-parse|json-with-bigint)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(content-disposition|content-type|cookie|@octokit|universal-user-agent|before-after-hook|fast-content-type-parse|json-with-bigint|canonicalize)/)'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   testTimeout: 60_000,

@@ -174,7 +174,7 @@ export function installProblemHandlers(app: FastifyInstance, opts: ProblemHandle
     if (err instanceof ProblemError) return send(reply, err.status, err.code, err.title, err.detail);
     if (err instanceof DomainError) {
       if (err.kind === 'unavailable') reply.header('Retry-After', '1');
-      return send(reply, KIND_STATUS[err.kind], err.code as ProblemCode, err.title, err.detail);
+      return send(reply, KIND_STATUS[err.kind], err.code as ProblemCode, err.title, err.detail, err.errors ? { errors: err.errors } : undefined);
     }
     if (hasZodFastifySchemaValidationErrors(err)) {
       const errors = validationErrors(err.validationContext ?? 'body', err.validation);

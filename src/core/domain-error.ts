@@ -30,6 +30,8 @@ export class DomainError extends Error {
     /** Short human title, e.g. "No Cards For Date"; defaults to the code in title case. */
     readonly title: string,
     readonly detail?: string,
+    /** Failed checks the problem document lists as `errors[]` (e.g. the fields that differ). */
+    readonly errors?: readonly { path: string; message: string }[],
   ) {
     super(detail ?? title);
   }

@@ -94,6 +94,16 @@ describe('applying decisions', () => {
 });
 
 describe('the version check: stale → nothing applied', () => {
+  it("the ETag GET /api/v1/ai-runs/{id} sends is the If-Match decisions accept; afterwards GET sends the new one", async () => {
+    const { runId, candidates: [[c1]] } = await runWith(1);
+    const read = await stack.app.inject({ method: 'GET', url: `/api/v1/ai-runs/${runId}`, headers: a.members.HR_MANAGER.auth });
+    expect([read.statusCode, read.headers.etag]).toEqual([200, aiRunEtag(runId, 3)]);
+    const res = await decide(a.members.HR_MANAGER, runId, { decisions: [adopt(c1!)] }, { 'if-match': String(read.headers.etag) });
+    expect(res.statusCode).toBe(200);
+    const again = await stack.app.inject({ method: 'GET', url: `/api/v1/ai-runs/${runId}`, headers: a.members.HR_MANAGER.auth });
+    expect(again.headers.etag).toBe(res.headers.etag);
+  });
+
   it('a stale If-Match → 412 PRECONDITION_FAILED with the current ETag; the rows are untouched', async () => {
     const { runId, candidates: [[c1, c2]] } = await runWith(2);
     await stack.db.aiRun.update({ where: { id: runId }, data: { version: 4 } }); // someone else changed it

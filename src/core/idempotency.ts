@@ -1,0 +1,325 @@
+/**
+ * AR-7 / PO-1 `Idempotency-Key` for any route (shared; names no family). A request is identified by
+ * its scope (a company or a user id), its operation (e.g. `ai-runs.create`) and the SHA-256 of its
+ * key (the raw key is never stored). The record keeps the fingerprint of the canonical request
+ * (RFC 8785 JSON canonicalisation, then SHA-256) and one hash per top-level field, so a reused key
+ * with another payload names the fields that differ without storing their values.
+ *
+ * Use inside the caller's transaction (READ COMMITTED, PostgreSQL's and Prisma's default):
+ * ```ts
+ * await db.$transaction(async (tx) => {
+ *   const claim = await claimIdempotencyKey(tx, { scopeId, operation, key, request, ttlMs, now });
+ *   if (claim.kind === 'replay') return claim;              // the original answer
+ *   const run = await tx.aiRun.create(…);                   // the resource, same transaction
+ *   await recordIdempotentAnswer(tx, claim.recordId, { statusCode: 202, resourceType: 'ai-run', resourceId: run.id });
+ * });
+ * ```
+ * Concurrency: the claim is `INSERT … ON CONFLICT (scope_id, operation, key_hash) DO UPDATE … WHERE
+ * expired`. A concurrent claim of the same key blocks on the unique index until the first
+ * transaction ends: on commit it reads the committed record and answers the winner's answer (a
+ * replay); on rollback its own insert goes through and it becomes the winner. So N concurrent
+ * requests with one key make one resource, and every loser answers the winner's status and id.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { Prisma } from '@prisma/client';
+import { DomainError, domainError, titleOf } from './domain-error';
+
+/** Problem codes of this module (registered with the API's {@link ProblemCodes} registry below). */
+export const IDEMPOTENCY_PROBLEM_CODES = [
+  'IDEMPOTENCY_KEY_MISSING',
+  'IDEMPOTENCY_KEY_INVALID',
+  'IDEMPOTENCY_KEY_CONFLICT',
+  'IDEMPOTENCY_KEY_IN_PROGRESS',
+] as const;
+
+/** An idempotency problem code. */
+export type IdempotencyProblemCode = (typeof IDEMPOTENCY_PROBLEM_CODES)[number];
+
+declare module '../api/problem' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface ProblemCodes extends Record<IdempotencyProblemCode, true> {}
+}
+
+/** Name of the request header (RFC draft-ietf-httpapi-idempotency-key-header; Stripe's). */
+export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+
+/** Longest accepted key, in characters (Stripe's limit). */
+export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
+
+/** Default lifetime of a record: 24 h, like Stripe (config `IDEMPOTENCY_KEY_TTL_HOURS`). */
+export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** Most differing field names listed in a conflict (the rest are counted). */
+const MAX_LISTED_FIELDS = 20;
+
+const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
+
+/**
+ * The key of an `Idempotency-Key` header value: 1–255 visible ASCII characters (0x21–0x7E: no
+ * spaces, no control or non-ASCII characters). The IETF draft's structured-field string form
+ * (`"abc"`) is accepted too and means the same key as `abc`. Two headers arrive joined by `, ` and
+ * are therefore invalid.
+ * @throws DomainError `invalid` `IDEMPOTENCY_KEY_MISSING` when absent; `IDEMPOTENCY_KEY_INVALID`
+ *   when empty, too long or not visible ASCII.
+ */
+export function parseIdempotencyKey(value: string | readonly string[] | undefined): string {
+  if (value === undefined) {
+    throw domainError('invalid', 'IDEMPOTENCY_KEY_MISSING', 'this operation needs an Idempotency-Key header');
+  }
+  const raw = typeof value === 'string' ? value : value.join(', ');
+  const quoted = /^"([^"\\]*)"$/.exec(raw);
+  const key = quoted ? quoted[1]! : raw;
+  if (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX_LENGTH || !VISIBLE_ASCII.test(key)) {
+    throw domainError(
+      'invalid',
+      'IDEMPOTENCY_KEY_INVALID',
+      `Idempotency-Key must be 1-${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters (no spaces), given once`,
+    );
+  }
+  return key;
+}
+
+/** {@link parseIdempotencyKey} of a request's headers (Node / fastify lower-cases their names). */
+export function idempotencyKeyOf(headers: Readonly<Record<string, string | string[] | undefined>>): string {
+  return parseIdempotencyKey(headers[IDEMPOTENCY_KEY_HEADER]);
+}
+
+/** SHA-256 hex (64 characters) of a key: what is stored and what workflow ids derive from (DC-1). */
+export function idempotencyKeyHash(key: string): string {
+  return sha256(key);
+}
+
+/** A request's fingerprint: SHA-256 hex of its RFC 8785 canonical JSON, and of each top-level field. */
+export interface RequestFingerprint {
+  requestHash: string;
+  /** Top-level field name → SHA-256 hex of the field's canonical JSON (fields set to `undefined` are absent). */
+  fieldHashes: Record<string, string>;
+}
+
+/**
+ * Fingerprints a JSON request object (the validated body, plus whatever else makes the request
+ * what it is, e.g. a path id). Canonical JSON (RFC 8785, package `canonicalize`) sorts keys and
+ * normalises numbers and strings, so `{"a":1,"b":2}` and `{ "b": 2.0, "a": 1 }` are one request.
+ * @throws DomainError `invalid` `VALIDATION_FAILED` when the request is not representable as JSON
+ *   (a lone surrogate, NaN, a cycle).
+ */
+export async function fingerprintRequest(request: Readonly<Record<string, unknown>>): Promise<RequestFingerprint> {
+  const canonical = await canonicalizer();
+  const json = (value: unknown): string => {
+    try {
+      return canonical(value) ?? 'null';
+    } catch (err) {
+      throw domainError('invalid', 'VALIDATION_FAILED', `the request is not valid JSON: ${(err as Error).message}`);
+    }
+  };
+  const fieldHashes: Record<string, string> = {};
+  for (const name of Object.keys(request).sort()) {
+    const value = request[name];
+    if (value === undefined || typeof value === 'function' || typeof value === 'symbol') continue;
+    fieldHashes[name] = sha256(json(value));
+  }
+  return { requestHash: sha256(json(request)), fieldHashes };
+}
+
+/** The top-level fields whose hashes differ (present in one only, or with other values), sorted. */
+export function differingFields(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): string[] {
+  const names = new Set([...Object.keys(a), ...Object.keys(b)]);
+  return [...names].filter((n) => a[n] !== b[n]).sort();
+}
+
+/** What a route stores as its answer to a key: the status code and the resource it created. */
+export interface IdempotentAnswer {
+  /** HTTP status of the first answer, e.g. 202. */
+  statusCode: number;
+  /** Kind of the created resource, e.g. `ai-run` (free text, chosen by the route). */
+  resourceType: string;
+  /** Id of the created resource. */
+  resourceId: string;
+}
+
+/** Input of {@link claimIdempotencyKey}. */
+export interface IdempotencyClaimInput {
+  /** Company or user id the key belongs to (keys of different scopes never meet). */
+  scopeId: string;
+  /** Route-specific operation name, e.g. `ai-runs.create`, `ai-runs.retry:<id>`. */
+  operation: string;
+  /** The raw key ({@link parseIdempotencyKey}); only its SHA-256 is stored. */
+  key: string;
+  /** The request to fingerprint ({@link fingerprintRequest}). */
+  request: Readonly<Record<string, unknown>>;
+  /** Lifetime of a new record in ms (default {@link DEFAULT_IDEMPOTENCY_TTL_MS}). */
+  ttlMs?: number;
+  /** Clock (default `new Date()`). */
+  now?: Date;
+  /** Prefix of the `errors[].path` of a conflict (default `body`: `body.<field>`). */
+  fieldPathPrefix?: string;
+}
+
+/** Result of {@link claimIdempotencyKey}. */
+export type IdempotencyClaim =
+  /** First use of the key (or reuse after expiry): create the resource, then {@link recordIdempotentAnswer}. */
+  | { kind: 'new'; recordId: string; keyHash: string }
+  /** The key was used with the same request: answer this again, create nothing. */
+  | ({ kind: 'replay'; recordId: string; keyHash: string } & IdempotentAnswer);
+
+/** What the claim needs of the database: a transaction client (or a root client for tests). */
+export type IdempotencyDb = Pick<Prisma.TransactionClient, '$queryRaw' | '$executeRaw'>;
+
+interface RecordRow {
+  id: string;
+  request_hash: string;
+  field_hashes: unknown;
+  status_code: number | null;
+  resource_type: string | null;
+  resource_id: string | null;
+  expires_at: Date;
+}
+
+/**
+ * Claims `key` for one request, in the caller's transaction (AR-7). A concurrent claim of the same
+ * key waits for this transaction to end (see the module comment). An expired record is replaced
+ * atomically (the key may be reused after its TTL).
+ * @returns `new` (go on, then record the answer in the same transaction) or `replay` (the answer
+ *   of the first request with this key and payload).
+ * @throws DomainError `conflict` `IDEMPOTENCY_KEY_CONFLICT` (409) when the key was used with another
+ *   payload: `detail` and `errors[]` name the differing top-level fields (never their values);
+ *   `conflict` `IDEMPOTENCY_KEY_IN_PROGRESS` (409, retry later) when the first request committed its
+ *   claim without an answer yet (a caller that records the answer outside the claim's transaction).
+ */
+export async function claimIdempotencyKey(tx: IdempotencyDb, input: IdempotencyClaimInput): Promise<IdempotencyClaim> {
+  const now = input.now ?? new Date();
+  const ttlMs = input.ttlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS;
+  if (!(ttlMs > 0)) throw new RangeError('ttlMs must be positive');
+  const keyHash = idempotencyKeyHash(input.key);
+  const fp = await fingerprintRequest(input.request);
+  const expiresAt = new Date(now.getTime() + ttlMs);
+  const fieldHashes = JSON.stringify(fp.fieldHashes);
+
+  // A record deleted by the purge between the two statements is claimed again (bounded).
+  for (let round = 0; round < 3; round++) {
+    const id = randomUUID();
+    const claimed = await tx.$queryRaw<{ id: string }[]>`
+      INSERT INTO idempotency_records
+        (id, scope_id, operation, key_hash, request_hash, field_hashes, created_at, expires_at)
+      VALUES (${id}::uuid, ${input.scopeId}::uuid, ${input.operation}, ${keyHash}, ${fp.requestHash},
+              ${fieldHashes}::jsonb, ${now}, ${expiresAt})
+      ON CONFLICT (scope_id, operation, key_hash) DO UPDATE SET
+        id = EXCLUDED.id, request_hash = EXCLUDED.request_hash, field_hashes = EXCLUDED.field_hashes,
+        status_code = NULL, resource_type = NULL, resource_id = NULL,
+        created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+      WHERE idempotency_records.expires_at <= ${now}
+      RETURNING id::text AS id`;
+    if (claimed[0]?.id === id) return { kind: 'new', recordId: id, keyHash };
+
+    const rows = await tx.$queryRaw<RecordRow[]>`
+      SELECT id::text AS id, request_hash, field_hashes, status_code, resource_type, resource_id, expires_at
+      FROM idempotency_records
+      WHERE scope_id = ${input.scopeId}::uuid AND operation = ${input.operation} AND key_hash = ${keyHash}`;
+    const row = rows[0];
+    if (!row) continue;
+    if (row.request_hash !== fp.requestHash) {
+      throw conflictError(differingFields(asHashes(row.field_hashes), fp.fieldHashes), input.fieldPathPrefix ?? 'body');
+    }
+    if (row.status_code === null || row.resource_type === null || row.resource_id === null) {
+      throw domainError(
+        'conflict',
+        'IDEMPOTENCY_KEY_IN_PROGRESS',
+        'a request with this Idempotency-Key is still being processed; retry shortly',
+      );
+    }
+    return {
+      kind: 'replay',
+      recordId: row.id,
+      keyHash,
+      statusCode: row.status_code,
+      resourceType: row.resource_type,
+      resourceId: row.resource_id,
+    };
+  }
+  throw domainError('unavailable', 'SERVICE_UNAVAILABLE', 'the Idempotency-Key record changed while it was read; retry');
+}
+
+/**
+ * Stores the answer of a `new` claim, in the same transaction as the resource it created.
+ * @throws Error when the record is not a pending claim (an answer is recorded once).
+ */
+export async function recordIdempotentAnswer(tx: IdempotencyDb, recordId: string, answer: IdempotentAnswer): Promise<void> {
+  const n = await tx.$executeRaw`
+    UPDATE idempotency_records
+    SET status_code = ${answer.statusCode}, resource_type = ${answer.resourceType}, resource_id = ${answer.resourceId}
+    WHERE id = ${recordId}::uuid AND status_code IS NULL`;
+  if (n !== 1) throw new Error(`idempotency record ${recordId} is not a pending claim`);
+}
+
+/** Options of {@link purgeExpiredIdempotencyRecords}. */
+export interface PurgeOptions {
+  /** Clock (default `new Date()`): records with `expires_at <= now` go. */
+  now?: Date;
+  /** Most rows deleted per statement (default 1000); the purge loops until none are left. */
+  batchSize?: number;
+}
+
+/**
+ * Deletes expired records in batches (short statements, no long lock). A key whose record is gone
+ * is simply new again, as an expired one would be.
+ * @returns the number of records deleted.
+ */
+export async function purgeExpiredIdempotencyRecords(db: IdempotencyDb, opts: PurgeOptions = {}): Promise<number> {
+  const now = opts.now ?? new Date();
+  const batch = opts.batchSize ?? 1000;
+  let total = 0;
+  for (;;) {
+    const n = await db.$executeRaw`
+      DELETE FROM idempotency_records WHERE id IN (
+        SELECT id FROM idempotency_records WHERE expires_at <= ${now} ORDER BY expires_at LIMIT ${batch}
+        FOR UPDATE SKIP LOCKED)`;
+    total += n;
+    if (n < batch) return total;
+  }
+}
+
+function conflictError(fields: readonly string[], prefix: string): DomainError {
+  const listed = fields.slice(0, MAX_LISTED_FIELDS).map(shortName);
+  const more = fields.length - listed.length;
+  const names = listed.join(', ') + (more > 0 ? ` and ${more} more` : '');
+  const errors = listed.map((f) => ({ path: prefix ? `${prefix}.${f}` : f, message: 'differs from the request first sent with this Idempotency-Key' }));
+  if (more > 0) errors.push({ path: prefix, message: `${more} more differing fields not listed` });
+  return new DomainError(
+    'conflict',
+    'IDEMPOTENCY_KEY_CONFLICT',
+    titleOf('IDEMPOTENCY_KEY_CONFLICT'),
+    `this Idempotency-Key was used with another request; fields that differ: ${names || '(none named)'}`,
+    errors,
+  );
+}
+
+/** A client-supplied field name for a message: at most 64 code points, never mid-surrogate. */
+function shortName(name: string): string {
+  const cps = Array.from(name);
+  return cps.length > 64 ? `${cps.slice(0, 64).join('')}…` : name;
+}
+
+function asHashes(v: unknown): Record<string, string> {
+  const parsed = typeof v === 'string' ? (JSON.parse(v) as unknown) : v;
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return {};
+  return Object.fromEntries(Object.entries(parsed).filter((e): e is [string, string] => typeof e[1] === 'string'));
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+type Canonicalize = (input: unknown) => string | undefined;
+let canonicalizeModule: Promise<Canonicalize> | undefined;
+
+/**
+ * `canonicalize` 5.x is ESM-only; this CommonJS project loads it once by dynamic `import()` (as
+ * src/github/client.ts does Octokit), which works in Node 20 and, compiled by swc, in Jest.
+ */
+function canonicalizer(): Promise<Canonicalize> {
+  canonicalizeModule ??= import('canonicalize').then((m) => {
+    const mod = m as unknown as { default: Canonicalize | { default: Canonicalize } };
+    return typeof mod.default === 'function' ? mod.default : mod.default.default;
+  });
+  return canonicalizeModule;
+}
