@@ -3,6 +3,7 @@
  * import app.ts (no cycle between the app and its routes).
  */
 import type { PrismaClient } from '@prisma/client';
+import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { JobStarter } from '../core/starter';
@@ -14,6 +15,8 @@ export interface ApiDeps {
   config: Config;
   db: PrismaClient;
   starter: JobStarter;
+  /** The process's Temporal client, for routes that start or signal workflows of their own (absent: they answer 503 or leave work to the reconciler). */
+  temporal?: Client;
   logger: Logger;
   /** Target hooks of every job type (SAN-6 retry), from the families' manifests. */
   targets: TargetHookRegistry;

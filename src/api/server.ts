@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   const db = openDatabase(config);
   const client = await openTemporalClient(config);
   const starter = createJobStarter(client, taskQueues(config.temporal.taskQueuePrefix));
-  const app = await buildApp({ config, db, starter, logger });
+  const app = await buildApp({ config, db, starter, temporal: client, logger });
 
   let closing = false;
   const shutdown = async (signal: string) => {

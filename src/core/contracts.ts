@@ -24,6 +24,14 @@ export function taskQueues(prefix = ''): TaskQueues {
 }
 
 /**
+ * Deployed name of a task queue a family owns besides the core's (DC-2), `<prefix><name>` (e.g.
+ * `ai-runs`); declared in the family's manifest (`ownQueues`) and served by its own worker entry point.
+ */
+export function ownTaskQueue(name: string, prefix = ''): string {
+  return `${prefix}${name}`;
+}
+
+/**
  * Task queue of the maintenance passes (the SAN-4 reconciler), `<prefix>maintenance`: served by its
  * own worker in the `jobs` process, so a pass never waits behind a backlog of job work.
  */
@@ -51,8 +59,10 @@ export function idempotentWorkflowId(jobType: string, scopeId: string, keyHash: 
 export const SA_JOB_TYPE = defineSearchAttributeKey('JobType', SearchAttributeType.KEYWORD);
 export const SA_TARGET_ID = defineSearchAttributeKey('TargetId', SearchAttributeType.KEYWORD);
 export const SA_USER_ID = defineSearchAttributeKey('UserId', SearchAttributeType.KEYWORD);
+/** DC-4 the tenant (company) of a company-scoped workflow (issue 8). */
+export const SA_COMPANY_ID = defineSearchAttributeKey('CompanyId', SearchAttributeType.KEYWORD);
 /** Names and types for registering the attributes (dev server `--search-attribute`, operator API). */
-export const SEARCH_ATTRIBUTE_NAMES = ['JobType', 'TargetId', 'UserId'] as const;
+export const SEARCH_ATTRIBUTE_NAMES = ['JobType', 'TargetId', 'UserId', 'CompanyId'] as const;
 
 /** DC-4 search attributes of one job's workflow: JobType, TargetId, UserId. */
 export function jobSearchAttributes(job: { jobType: string; targetId: string; userId: string }): TypedSearchAttributes {
@@ -60,6 +70,19 @@ export function jobSearchAttributes(job: { jobType: string; targetId: string; us
     { key: SA_JOB_TYPE, value: job.jobType },
     { key: SA_TARGET_ID, value: job.targetId },
     { key: SA_USER_ID, value: job.userId },
+  ]);
+}
+
+/**
+ * DC-4 search attributes of a company-scoped workflow that is not an async_jobs job: JobType (the
+ * workflow's kind, e.g. `AI_RUN`), TargetId (its resource id), UserId (the actor) and CompanyId.
+ */
+export function companySearchAttributes(w: { jobType: string; targetId: string; userId: string; companyId: string }): TypedSearchAttributes {
+  return new TypedSearchAttributes([
+    { key: SA_JOB_TYPE, value: w.jobType },
+    { key: SA_TARGET_ID, value: w.targetId },
+    { key: SA_USER_ID, value: w.userId },
+    { key: SA_COMPANY_ID, value: w.companyId },
   ]);
 }
 

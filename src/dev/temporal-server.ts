@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Connection, isGrpcServiceError, type ConnectionLike } from '@temporalio/client';
-import { SA_JOB_TYPE, SA_TARGET_ID, SA_USER_ID, SEARCH_ATTRIBUTE_NAMES } from '../core/contracts';
+import { SA_COMPANY_ID, SA_JOB_TYPE, SA_TARGET_ID, SA_USER_ID, SEARCH_ATTRIBUTE_NAMES } from '../core/contracts';
 
 /** Options of {@link startTemporalDevServer}. */
 export interface TemporalDevServerOptions {
@@ -109,12 +109,12 @@ export function getFreePort(host = '127.0.0.1'): Promise<number> {
 export type OperatorConnection = Pick<ConnectionLike, 'operatorService'>;
 
 /**
- * Registers the DC-4 search attributes (JobType, TargetId, UserId; Keyword) on `namespace` when
+ * Registers the DC-4 search attributes (JobType, TargetId, UserId, CompanyId; Keyword) on `namespace` when
  * missing. Idempotent and safe to race with another process. Returns the names it added.
  * @throws Error when one of them exists with another type, or on any other operator-API failure.
  */
 export async function ensureSearchAttributes(connection: OperatorConnection, namespace: string): Promise<string[]> {
-  const wanted = [SA_JOB_TYPE, SA_TARGET_ID, SA_USER_ID].map((k) => k.name);
+  const wanted = [SA_JOB_TYPE, SA_TARGET_ID, SA_USER_ID, SA_COMPANY_ID].map((k) => k.name);
   const missing = await missingSearchAttributes(connection, namespace, wanted);
   if (missing.length === 0) return [];
   try {

@@ -5,15 +5,16 @@
  */
 import { JobType as DbJobTypes } from '@prisma/client';
 import type { Client } from '@temporalio/client';
-import type { JobType, JobWorkflowTypes, QueueName, TaskQueues } from '../core/contracts';
+import type { JobType, JobWorkflowTypes, TaskQueues } from '../core/contracts';
 import { CORE_FAILURES, type FailureCatalogue } from '../core/failures';
 import { createTemporalJobStarter, type JobStarter } from '../core/starter';
 import type { TargetHookRegistry, TargetHooks } from '../core/target-hooks';
-import type { AiQueueContext, FamilyManifest, GithubQueueContext, JobsQueueContext, ScheduleDecl } from './manifest';
+import type { AiQueueContext, FamilyManifest, GithubQueueContext, JobsQueueContext, OwnQueueDecl, ScheduleDecl } from './manifest';
+import { ar } from './ar';
 import { san } from './san';
 
 /** Every family, in registration order. */
-export const FAMILIES: readonly FamilyManifest[] = [san];
+export const FAMILIES: readonly FamilyManifest[] = [san, ar];
 
 /** Builds the job type → workflow type map; every job type of the database has exactly one family. */
 export function assembleWorkflowTypes(families: readonly FamilyManifest[]): JobWorkflowTypes {
@@ -59,21 +60,35 @@ function mergeCatalogues(catalogues: readonly FailureCatalogue[]): FailureCatalo
 /** Every family's problem codes. */
 export const FAMILY_PROBLEM_CODES: readonly string[] = FAMILIES.flatMap((f) => f.problemCodes);
 
-/** Every family's schedules. */
-export const FAMILY_SCHEDULES: readonly ScheduleDecl[] = FAMILIES.flatMap((f) => f.schedules);
+/** Every family's recovery schedules (kind `recovery`, the default). */
+export const FAMILY_SCHEDULES: readonly ScheduleDecl[] = FAMILIES.flatMap((f) => f.schedules).filter((s) => (s.kind ?? 'recovery') === 'recovery');
+
+/** Every family's reconcile schedules (kind `reconcile`, on the `maintenance` queue). */
+export const FAMILY_RECONCILE_SCHEDULES: readonly ScheduleDecl[] = FAMILIES.flatMap((f) => f.schedules).filter((s) => s.kind === 'reconcile');
+
+/**
+ * The family task queue named `name` (DC-2) and its declaration.
+ * @throws Error when no family owns it, or two do.
+ */
+export function ownQueue(name: string, families: readonly FamilyManifest[] = FAMILIES): OwnQueueDecl {
+  const found = families.flatMap((f) => f.ownQueues ?? []).filter((q) => q.name === name);
+  if (found.length !== 1) throw new Error(found.length === 0 ? `no family owns task queue ${name}` : `task queue ${name} is owned by two families`);
+  return found[0]!;
+}
 
 /** Context of each task queue's activity factories. */
 export interface QueueContexts {
   jobs: JobsQueueContext;
   ai: AiQueueContext;
   github: GithubQueueContext;
+  maintenance: JobsQueueContext;
 }
 
 /**
  * The families' activities of task queue `queue`, merged; a name registered by two families is an
  * error (one activity name, one implementation).
  */
-export function familyActivities<Q extends QueueName>(
+export function familyActivities<Q extends keyof QueueContexts>(
   queue: Q,
   ctx: QueueContexts[Q],
   families: readonly FamilyManifest[] = FAMILIES,

@@ -56,14 +56,42 @@ export interface FamilyActivities {
   jobs?: (ctx: JobsQueueContext) => object;
   ai?: (ctx: AiQueueContext) => object;
   github?: (ctx: GithubQueueContext) => object;
+  /** Activities of the family's reconcile passes, on the `maintenance` queue (never behind job work). */
+  maintenance?: (ctx: JobsQueueContext) => object;
 }
 
-/** A Temporal Schedule a family runs (e.g. a SAN-6 recovery rule), created at `jobs` worker start-up. */
+/** What the worker of a family's own task queue hands that queue's activity factory. */
+export interface OwnQueueContext {
+  config: Config;
+  db: PrismaClient;
+}
+
+/**
+ * A task queue a family owns (DC-2), deployed as `<prefix><name>` (core `ownTaskQueue`) and served
+ * by the family's own worker entry point (`src/workers/<name>.ts`, built with
+ * `createOwnQueueWorker`), so its dependency cannot starve any other queue.
+ */
+export interface OwnQueueDecl {
+  /** Logical queue name, e.g. `ai-runs`. */
+  name: string;
+  /** The queue's activities. */
+  activities: (ctx: OwnQueueContext) => object;
+  /** Most activities one worker runs at once (default 8). */
+  concurrency?: (config: Config) => number;
+}
+
+/**
+ * A Temporal Schedule a family runs, created at `jobs` worker start-up. `recovery` (default): a
+ * SAN-6 rule every RECOVERY_INTERVAL_MINUTES on the `jobs` queue with the recovery input;
+ * `reconcile`: a SAN-4-style pass every RECONCILE_INTERVAL_SECONDS on the `maintenance` queue with
+ * the reconcile input (e.g. a family whose rows are not async_jobs restarting lost starts).
+ */
 export interface ScheduleDecl {
   /** Schedule name before the task-queue prefix, e.g. `recovery-missing-cards`. */
   name: string;
-  /** Workflow it starts; its input is the recovery input (RECOVERY_* config). */
+  /** Workflow it starts; its input is the recovery input (RECOVERY_* config) or the reconcile input. */
   workflow: WorkflowName;
+  kind?: 'recovery' | 'reconcile';
 }
 
 /** One family's declaration. */
@@ -86,4 +114,6 @@ export interface FamilyManifest {
   schedules: readonly ScheduleDecl[];
   /** Task queues this family's activities use besides `jobs` (documentation and worker checks). */
   queues: readonly QueueName[];
+  /** Task queues the family owns, each with its own worker entry point (DC-2). */
+  ownQueues?: readonly OwnQueueDecl[];
 }

@@ -16,7 +16,7 @@ import { openDatabase, openTemporalClient } from '../runtime';
 import { maintenanceTaskQueue, taskQueues } from '../core/contracts';
 import { temporalDataConverter } from '../crypto/payload-codec';
 import { ensureSearchAttributes } from '../dev/temporal-server';
-import { ensureReconcileSchedule, ensureRecoverySchedules } from './schedules';
+import { ensureFamilyReconcileSchedules, ensureReconcileSchedule, ensureRecoverySchedules } from './schedules';
 import { startWorkerTelemetry, workerInterceptorOptions } from './run';
 import type { WorkerTelemetry } from '../telemetry/temporal';
 
@@ -51,21 +51,22 @@ export async function createJobsWorker(deps: JobsWorkerDeps): Promise<Worker> {
 }
 
 /**
- * Builds (does not run) the `maintenance` worker: the reconciler workflow and its activities
- * (`startStalePendingJobs`, `failClosedRuns`) on `<prefix>maintenance`, a few at a time.
+ * Builds (does not run) the `maintenance` worker: the reconciler workflows and their activities
+ * (`startStalePendingJobs`, `failClosedRuns`, the families' `maintenance` activities) on
+ * `<prefix>maintenance`, a few at a time.
  */
 export async function createMaintenanceWorker(deps: JobsWorkerDeps): Promise<Worker> {
   const queues = taskQueues(deps.config.temporal.taskQueuePrefix);
-  const { startStalePendingJobs, failClosedRuns } = createJobActivities({
-    db: deps.db, starter: createJobStarter(deps.client, queues), client: deps.client, targets: TARGET_HOOKS,
-  });
+  const starter = createJobStarter(deps.client, queues);
+  const { startStalePendingJobs, failClosedRuns } = createJobActivities({ db: deps.db, starter, client: deps.client, targets: TARGET_HOOKS });
+  const families = familyActivities('maintenance', { config: deps.config, db: deps.db, client: deps.client, starter });
   return Worker.create({
     connection: deps.connection,
     namespace: deps.config.temporal.namespace,
     dataConverter: temporalDataConverter(deps.config.temporal.payloadCodec), // AR-6
     taskQueue: maintenanceTaskQueue(deps.config.temporal.taskQueuePrefix),
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
-    activities: { startStalePendingJobs, failClosedRuns },
+    activities: { startStalePendingJobs, failClosedRuns, ...families },
     maxConcurrentActivityTaskExecutions: 4,
     maxConcurrentWorkflowTaskExecutions: 4,
     ...workerInterceptorOptions(deps.db, deps.telemetry, deps.workflowBundle ? 'bundle' : 'path'),
@@ -84,7 +85,8 @@ async function main(): Promise<void> {
     await ensureSearchAttributes(client.connection, config.temporal.namespace);
     if (config.reconcile.schedulesEnabled) {
       const id = await ensureReconcileSchedule(client, config, taskQueues(config.temporal.taskQueuePrefix));
-      log.info({ scheduleId: id }, 'reconcile schedule ready');
+      const familyIds = await ensureFamilyReconcileSchedules(client, config, taskQueues(config.temporal.taskQueuePrefix));
+      log.info({ scheduleId: id, familyScheduleIds: familyIds }, 'reconcile schedules ready');
       const recoveryIds = await ensureRecoverySchedules(client, config, taskQueues(config.temporal.taskQueuePrefix));
       log.info({ scheduleIds: recoveryIds }, 'recovery schedules ready');
     }

@@ -4,7 +4,7 @@ import type { Config } from '../config';
 import { maintenanceTaskQueue, type TaskQueues } from '../core/contracts';
 import type { ReconcileInput } from '../workflows/core/maintenance';
 import type { RecoveryInput } from '../workflows/core/recovery';
-import { FAMILY_SCHEDULES } from '../families';
+import { FAMILY_RECONCILE_SCHEDULES, FAMILY_SCHEDULES } from '../families';
 import type { ScheduleDecl } from '../families/manifest';
 
 /** Schedule ID of the pending-job reconciler, prefixed like the task queues. */
@@ -48,6 +48,39 @@ export async function ensureReconcileSchedule(client: Client, config: Config, qu
     }));
   }
   return scheduleId;
+}
+
+/**
+ * The families' reconcile schedules (kind `reconcile`: every RECONCILE_INTERVAL_SECONDS, overlap
+ * SKIP, on the `maintenance` queue, with the reconcile input), created or updated like
+ * {@link ensureReconcileSchedule}. Returns their IDs (`<prefix><name>`).
+ */
+export async function ensureFamilyReconcileSchedules(client: Client, config: Config, queues: TaskQueues): Promise<string[]> {
+  const input: ReconcileInput = {
+    queues,
+    graceSeconds: config.reconcile.graceSeconds,
+    closedLookbackSeconds: config.reconcile.closedLookbackSeconds,
+  };
+  const every = `${config.reconcile.intervalSeconds}s`;
+  const ids: string[] = [];
+  for (const { name, workflow: workflowType } of FAMILY_RECONCILE_SCHEDULES) {
+    const scheduleId = `${config.temporal.taskQueuePrefix}${name}`;
+    const action = {
+      type: 'startWorkflow' as const,
+      workflowType,
+      workflowId: `${scheduleId}-run`,
+      taskQueue: maintenanceTaskQueue(config.temporal.taskQueuePrefix),
+      args: [input],
+    };
+    try {
+      await client.schedule.create({ scheduleId, spec: { intervals: [{ every }] }, action, policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1m' } });
+    } catch (err) {
+      if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+      await client.schedule.getHandle(scheduleId).update((prev) => ({ ...prev, spec: { intervals: [{ every }] }, action }));
+    }
+    ids.push(scheduleId);
+  }
+  return ids;
 }
 
 /** SAN-6 recovery schedules of the core (stale jobs, bounded retries). */

@@ -5,3 +5,4 @@
  */
 export * from './core';
 export * from './san';
+export * from './ar';

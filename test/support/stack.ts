@@ -21,6 +21,8 @@ import type { AiRuntime } from '../../src/ai/types';
 import { createAiWorker } from '../../src/workers/ai';
 import { createJobsWorker, createMaintenanceWorker } from '../../src/workers/jobs';
 import { createGithubWorker } from '../../src/workers/github';
+import { createOwnQueueWorker } from '../../src/workers/own-queue';
+import { AI_RUNS_QUEUE } from '../../src/workflows/ar/contracts';
 import { createTestDatabase } from './postgres';
 import { pollUntil } from './poll';
 import { clientInterceptors, WORKFLOW_INTERCEPTOR_MODULES, workerTelemetry } from '../../src/telemetry/temporal';
@@ -58,6 +60,8 @@ export interface StackOptions {
   apiStarter?: JobStarter;
   /** Start the in-process `ai` worker (default true). */
   aiWorker?: boolean;
+  /** Start the in-process `ai-runs` worker (default true; AI_RUNTIME / AI_RUNTIME_URL via `env`). */
+  aiRunsWorker?: boolean;
   /** Start the in-process `github` worker (default false; point GITHUB_API_URL at an emulator via `env`). */
   githubWorker?: boolean;
   /** The API's logger (default: pino at level error). */
@@ -79,6 +83,9 @@ export interface Stack {
   /** Starts the `ai` worker (if it was not started, or after `stopAiWorker`). */
   startAiWorker(ai?: AiRuntime): Promise<void>;
   stopAiWorker(): Promise<void>;
+  /** Starts the in-process `ai-runs` worker (if it is not running); `activities` replace the declared ones. */
+  startAiRunsWorker(activities?: object): Promise<void>;
+  stopAiRunsWorker(): Promise<void>;
   /** Starts the in-process `github` worker (if it is not running). */
   startGithubWorker(): Promise<void>;
   stopGithubWorker(): Promise<void>;
@@ -121,6 +128,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     config,
     db,
     starter: opts.apiStarter ?? createJobStarter(client, queues),
+    temporal: client,
     logger,
   });
   await app.ready();
@@ -136,6 +144,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   run(await createMaintenanceWorker({ config, db, client, connection: native, workflowBundle: await workflowBundle(Boolean(telemetry)), telemetry }));
   let aiEntry: { worker: Worker; done: Promise<void> } | undefined;
   let githubEntry: { worker: Worker; done: Promise<void> } | undefined;
+  let aiRunsEntry: { worker: Worker; done: Promise<void> } | undefined;
 
   const stack: Stack = {
     config, db, client, queues, app, dbUrl: database.url,
@@ -149,6 +158,17 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       await aiEntry.done;
       running.splice(running.indexOf(aiEntry), 1);
       aiEntry = undefined;
+    },
+    async startAiRunsWorker(activities) {
+      if (aiRunsEntry) return;
+      aiRunsEntry = run(await createOwnQueueWorker(AI_RUNS_QUEUE, { config, db, connection: native, telemetry, ...(activities ? { activities } : {}) }));
+    },
+    async stopAiRunsWorker() {
+      if (!aiRunsEntry) return;
+      aiRunsEntry.worker.shutdown();
+      await aiRunsEntry.done;
+      running.splice(running.indexOf(aiRunsEntry), 1);
+      aiRunsEntry = undefined;
     },
     async startGithubWorker() {
       if (githubEntry) return;
@@ -177,6 +197,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   };
   if (opts.aiWorker !== false) await stack.startAiWorker();
   if (opts.githubWorker) await stack.startGithubWorker();
+  if (opts.aiRunsWorker !== false) await stack.startAiRunsWorker();
   return stack;
 }
 

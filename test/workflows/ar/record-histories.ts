@@ -1,0 +1,42 @@
+/**
+ * Regenerates the AI-runs family's histories in test/histories (run after an intentional workflow
+ * change, then commit): `npx tsx test/workflows/ar/record-histories.ts`. Time-skipping test server,
+ * in-memory activities (./fakes.ts).
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, Worker } from '@temporalio/worker';
+import { findTemporalTestServer } from '../../../src/dev/temporal-server';
+import { fakeArActivities, runInput } from './fakes';
+
+const TQ = 'record-ar-histories';
+
+async function main(): Promise<void> {
+  const path = findTemporalTestServer();
+  const env = await TestWorkflowEnvironment.createTimeSkipping(path ? { server: { executable: { type: 'existing-path', path } } } : {});
+  try {
+    const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../../src/workflows') });
+    const fakes = fakeArActivities([{ fail: 'retryable', details: { code: 'RUNTIME_UNAVAILABLE', outage: true } }, 'ok']);
+    const reconcile = { reconcileAiRuns: async () => ({ examined: 1, started: 1, alreadyRunning: 0, dropped: 0, resignalled: 0, failed: 0 }) };
+    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue: TQ, workflowBundle, activities: { ...fakes.jobs, ...fakes.aiRuns, ...reconcile } });
+    const now = await env.currentTimeMs();
+    await worker.runUntil(async () => {
+      const record = async (file: string, workflow: string, args: unknown[]) => {
+        const handle = await env.client.workflow.start(workflow, { workflowId: file, taskQueue: TQ, args });
+        await handle.result();
+        writeFileSync(join(__dirname, '..', '..', 'histories', file), `${JSON.stringify(JSON.parse(historyToJSON(await handle.fetchHistory())), null, 1)}\n`);
+      };
+      await record('ai-run-succeeded.json', 'aiRunWorkflow', [runInput({ jobs: TQ, aiRuns: TQ }, now)]);
+      await record('reconcile-ai-runs.json', 'reconcileAiRunsWorkflow', [{ queues: { jobs: TQ, ai: TQ, github: TQ }, graceSeconds: 30 }]);
+    });
+  } finally {
+    await env.teardown();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
