@@ -63,13 +63,23 @@ export function jobSearchAttributes(job: { jobType: string; targetId: string; us
   ]);
 }
 
-/** Input of every job workflow. */
-export interface JobWorkflowInput {
+/** Identity of one committed job: what a workflow start needs (SAN-1, DC-1). */
+export interface JobRef {
   jobId: string;
   jobType: JobType;
   targetId: string;
   userId: string;
+}
+
+/** Input of every job workflow. */
+export interface JobWorkflowInput extends JobRef {
   queues: TaskQueues;
+  /**
+   * Committed jobs this job's workflow starts first thing, as independent workflows under their own
+   * workflow IDs (SAN-4, issue 7 §1 (a)): the request path then makes one start for several jobs.
+   * Only for workflows built on the core's `runJob`. Absent in inputs of older starts.
+   */
+  companions?: JobRef[];
 }
 
 /** Result of a job workflow: `skipped` when the row was already terminal (late duplicate start). */

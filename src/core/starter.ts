@@ -5,14 +5,23 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
 import { jobMetrics } from './metrics';
-import { jobSearchAttributes, jobWorkflowId, type JobType, type JobWorkflowInput, type JobWorkflowTypes, type TaskQueues } from './contracts';
+import { jobSearchAttributes, jobWorkflowId, type JobRef, type JobType, type JobWorkflowInput, type JobWorkflowTypes, type TaskQueues } from './contracts';
 
-/** A committed job to start. */
+/**
+ * A committed job to start. `companions`: committed jobs its workflow starts first thing
+ * ({@link JobWorkflowInput.companions}); the caller makes one start for all of them.
+ */
 export interface StartableJob {
   jobId: string;
   jobType: JobType;
   targetId: string;
   userId: string;
+  companions?: readonly StartableJob[];
+}
+
+/** The bare identity of a job (a Prisma row carries more fields than a workflow input needs). */
+function refOf(job: StartableJob): JobRef {
+  return { jobId: job.jobId, jobType: job.jobType, targetId: job.targetId, userId: job.userId };
 }
 
 /** Outcome of a start: `started` (new run) or `already-running` (same workflow ID open). */
@@ -34,7 +43,7 @@ export function createTemporalJobStarter(client: Client, queues: TaskQueues, wor
     async start(job) {
       const workflowType = workflowTypes[job.jobType];
       if (!workflowType) throw new Error(`no workflow registered for job type ${job.jobType}`);
-      const input: JobWorkflowInput = { ...job, queues };
+      const input: JobWorkflowInput = { ...refOf(job), queues, ...(job.companions?.length ? { companions: job.companions.map(refOf) } : {}) };
       try {
         await client.workflow.start(workflowType, {
           workflowId: jobWorkflowId(job.jobType, job.targetId),
