@@ -33,12 +33,22 @@ export interface JobStarter {
   start(job: StartableJob): Promise<StartOutcome>;
 }
 
+/** Options of {@link createTemporalJobStarter}. */
+export interface StarterOptions {
+  /**
+   * Ask for eager workflow start (issue 7 §1): the server hands the run's first workflow task
+   * straight back to a worker of the `jobs` queue sharing `client`'s NativeConnection, saving the
+   * task's dispatch; without such a worker (or when the server declines) it is an ordinary start.
+   */
+  eager?: boolean;
+}
+
 /**
  * Temporal-backed {@link JobStarter}: workflow ID `<job-type>:<targetId>`, search attributes set,
  * the workflow type from `workflowTypes` (the families' job type → workflow map). Every attempt is
  * counted in `jobs_started_total` by job type and outcome (started, already-running, failed).
  */
-export function createTemporalJobStarter(client: Client, queues: TaskQueues, workflowTypes: JobWorkflowTypes): JobStarter {
+export function createTemporalJobStarter(client: Client, queues: TaskQueues, workflowTypes: JobWorkflowTypes, opts: StarterOptions = {}): JobStarter {
   return {
     async start(job) {
       const workflowType = workflowTypes[job.jobType];
@@ -53,6 +63,7 @@ export function createTemporalJobStarter(client: Client, queues: TaskQueues, wor
           workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
           typedSearchAttributes: jobSearchAttributes(job),
           memo: { jobId: job.jobId },
+          ...(opts.eager ? { requestEagerStart: true } : {}),
         });
         jobMetrics.started(job.jobType, 'started');
         return 'started';
