@@ -80,6 +80,12 @@ export interface JobWorkflowInput extends JobRef {
    * Only for workflows built on the core's `runJob`. Absent in inputs of older starts.
    */
   companions?: JobRef[];
+  /**
+   * Set by starters of this code (issue 7 §1 (b)): the run writes its projection local-first. An
+   * input without it may come from an older start, so the run decides with `patched()` (which
+   * records a marker and a TemporalChangeVersion search-attribute upsert); with it, it need not.
+   */
+  localWrites?: true;
 }
 
 /** Result of a job workflow: `skipped` when the row was already terminal (late duplicate start). */

@@ -53,7 +53,9 @@ export function createTemporalJobStarter(client: Client, queues: TaskQueues, wor
     async start(job) {
       const workflowType = workflowTypes[job.jobType];
       if (!workflowType) throw new Error(`no workflow registered for job type ${job.jobType}`);
-      const input: JobWorkflowInput = { ...refOf(job), queues, ...(job.companions?.length ? { companions: job.companions.map(refOf) } : {}) };
+      const input: JobWorkflowInput = {
+        ...refOf(job), queues, localWrites: true, ...(job.companions?.length ? { companions: job.companions.map(refOf) } : {}),
+      };
       try {
         await client.workflow.start(workflowType, {
           workflowId: jobWorkflowId(job.jobType, job.targetId),

@@ -25,9 +25,10 @@ export function localProjectionActivities() {
 }
 
 /**
- * `patched()` ID of projection writes as local activities (issue 7 §1 (b)). Histories written
- * before it scheduled beginJob, the work's store activity and failJob on the `jobs` queue; they
- * replay on that branch. Remove (with `deprecatePatch` first) once no such run can be open.
+ * `patched()` ID of projection writes as local activities (issue 7 §1 (b)), asked only when the
+ * input lacks `localWrites` (a start by the older code). Histories written before it scheduled
+ * beginJob, the work's store activity and failJob on the `jobs` queue; they replay on that branch.
+ * Remove (with `deprecatePatch` first) once no such run can be open.
  */
 export const LOCAL_PROJECTION_PATCH = 'local-projection-writes';
 
@@ -99,7 +100,8 @@ async function startCompanions(input: JobWorkflowInput): Promise<void> {
  * workflow task, and tell `work` to write local-first too (`run.local`).
  */
 export async function runJob(input: JobWorkflowInput, work: (run: JobRun) => Promise<void>): Promise<JobWorkflowResult> {
-  const local = patched(LOCAL_PROJECTION_PATCH);
+  // An input of this code's starters says so; any other may be a run of the older code.
+  const local = input.localWrites === true || patched(LOCAL_PROJECTION_PATCH);
   const jobs = projectionActivities(input);
   const localJobs = localProjectionActivities();
   let begun = false;
