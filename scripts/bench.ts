@@ -526,7 +526,7 @@ async function main(): Promise<void> {
     const b1 = await noopStarts(sizes.posts);
     say(`baseline, first half: ${b1.n} noopWorkflow starts in ${fmt(b1.seconds, 2)} s = ${rate(b1.n / b1.seconds)}`);
     const posts = await runLoad({ url: apiUrl, method: 'POST', paths: ['/scraps'], headers, connections: POST_CLIENTS, amount: sizes.posts, docs, tag: `bench ${runId} a` });
-    say(`POST /scraps: ${describeLoad(posts)} = ${rate(posts.rate)} accepted (each starts 2 workflows)`);
+    say(`POST /scraps: ${describeLoad(posts)} = ${rate(posts.rate)} accepted (each makes 2 job workflows, 1 start on the request path)`);
     const [drained, similarData] = await Promise.all([drain(db, '(a)'), prepareSimilar()]);
     say(`pipeline: the ${2 * posts.ok} jobs of (a) were all terminal ${fmt(drained / 1000, 1)} s after the load ended (meanwhile (d)'s cards were seeded)`);
     const b2 = await noopStarts(sizes.posts);

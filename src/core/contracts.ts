@@ -86,13 +86,29 @@ export function companySearchAttributes(w: { jobType: string; targetId: string; 
   ]);
 }
 
-/** Input of every job workflow. */
-export interface JobWorkflowInput {
+/** Identity of one committed job: what a workflow start needs (SAN-1, DC-1). */
+export interface JobRef {
   jobId: string;
   jobType: JobType;
   targetId: string;
   userId: string;
+}
+
+/** Input of every job workflow. */
+export interface JobWorkflowInput extends JobRef {
   queues: TaskQueues;
+  /**
+   * Committed jobs this job's workflow starts first thing, as independent workflows under their own
+   * workflow IDs (SAN-4, issue 7 §1 (a)): the request path then makes one start for several jobs.
+   * Only for workflows built on the core's `runJob`. Absent in inputs of older starts.
+   */
+  companions?: JobRef[];
+  /**
+   * Set by starters of this code (issue 7 §1 (b)): the run writes its projection local-first. An
+   * input without it may come from an older start, so the run decides with `patched()` (which
+   * records a marker and a TemporalChangeVersion search-attribute upsert); with it, it need not.
+   */
+  localWrites?: true;
 }
 
 /** Result of a job workflow: `skipped` when the row was already terminal (late duplicate start). */

@@ -4,7 +4,8 @@
  * killed) leaves the row PENDING for the reconciler, which starts it by the same workflow ID, so a
  * crash between commit and start loses nothing and starts nothing twice.
  */
-import type { AsyncJob, Prisma, PrismaClient } from '@prisma/client';
+import { Prisma, type AsyncJob, type PrismaClient } from '@prisma/client';
+import type { JobType } from './contracts';
 import { enqueueIfNoneActive, type JobKey } from './projection';
 import type { JobStarter, StartableJob } from './starter';
 
@@ -69,4 +70,47 @@ export async function startAfterCommit(deps: Pick<EnqueueDeps, 'starter' | 'log'
       deps.log.warn({ err, jobId: job.jobId, jobType: job.jobType }, 'workflow start failed; the reconciler will start it');
     }
   }
+}
+
+/** Jobs of a new target, in the order of the job types asked for. */
+export interface NewTargetJobs {
+  targetId: string;
+  jobs: StartableJob[];
+}
+
+/**
+ * SAN-2/SAN-3/SAN-4 fast path of a new target (issue 7 §1 (a)): inserts the target row and one
+ * PENDING job per type in ONE statement (`targetInsert` is an `INSERT … RETURNING id` that
+ * returns no row when the target already exists, e.g. `ON CONFLICT DO NOTHING`), which commits on
+ * its own; then makes ONE workflow start: the first job's, with the others as its companions
+ * (its workflow starts them, {@link StartableJob.companions}). A failed start is logged and left
+ * to the reconciler, as in {@link startAfterCommit}. A new target has no active job, so SAN-2 holds
+ * (the partial unique index still guards it). Returns null, having written nothing, when the target
+ * already existed: the caller takes its usual path ({@link enqueueAndStart}).
+ */
+export async function enqueueNewTargetAndStart(
+  deps: EnqueueDeps,
+  targetInsert: Prisma.Sql,
+  jobTypes: readonly [JobType, ...JobType[]],
+  userId: string,
+): Promise<NewTargetJobs | null> {
+  const types = Prisma.join(jobTypes.map((t, i) => Prisma.sql`(${t}, ${i})`));
+  const rows = await deps.db.$queryRaw<{ job_id: string; job_type: JobType; target_id: string; ord: number }[]>`
+    WITH target AS (${targetInsert}),
+    jobs AS (
+      INSERT INTO async_jobs (job_id, job_type, target_id, user_id, status, updated_at)
+      SELECT gen_random_uuid(), t.job_type::"JobType", target.id, ${userId}::uuid, 'PENDING', now()
+      FROM target CROSS JOIN (VALUES ${types}) AS t(job_type, ord)
+      ON CONFLICT (target_id, job_type) WHERE status IN ('PENDING', 'PROCESSING') DO NOTHING
+      RETURNING job_id, job_type::text AS job_type, target_id::text AS target_id
+    )
+    SELECT jobs.job_id::text AS job_id, jobs.job_type, jobs.target_id, t.ord
+    FROM jobs JOIN (VALUES ${types}) AS t(job_type, ord) ON t.job_type = jobs.job_type
+    ORDER BY t.ord`;
+  if (rows.length === 0) return null;
+  if (rows.length !== jobTypes.length) throw new Error(`new target ${rows[0]!.target_id}: ${rows.length} of ${jobTypes.length} jobs inserted`);
+  const jobs: StartableJob[] = rows.map((r) => ({ jobId: r.job_id, jobType: r.job_type, targetId: r.target_id, userId }));
+  const [first, ...rest] = jobs as [StartableJob, ...StartableJob[]];
+  await startAfterCommit(deps, [rest.length > 0 ? { ...first, companions: rest } : first]);
+  return { targetId: first.targetId, jobs };
 }

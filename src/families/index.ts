@@ -7,7 +7,7 @@ import { JobType as DbJobTypes } from '@prisma/client';
 import type { Client } from '@temporalio/client';
 import type { JobType, JobWorkflowTypes, TaskQueues } from '../core/contracts';
 import { CORE_FAILURES, type FailureCatalogue } from '../core/failures';
-import { createTemporalJobStarter, type JobStarter } from '../core/starter';
+import { createTemporalJobStarter, type JobStarter, type StarterOptions } from '../core/starter';
 import type { TargetHookRegistry, TargetHooks } from '../core/target-hooks';
 import type { AiQueueContext, FamilyManifest, GithubQueueContext, JobsQueueContext, OwnQueueDecl, ScheduleDecl } from './manifest';
 import { ar } from './ar';
@@ -106,6 +106,6 @@ export function familyActivities<Q extends keyof QueueContexts>(
 }
 
 /** The Temporal job starter with the families' job type → workflow map. */
-export function createJobStarter(client: Client, queues: TaskQueues): JobStarter {
-  return createTemporalJobStarter(client, queues, JOB_WORKFLOW_TYPES);
+export function createJobStarter(client: Client, queues: TaskQueues, opts: StarterOptions = {}): JobStarter {
+  return createTemporalJobStarter(client, queues, JOB_WORKFLOW_TYPES, opts);
 }

@@ -5,7 +5,8 @@
  * delays a reconcile pass. Creates the reconciler and recovery schedules at start-up.
  */
 import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
-import type { Client } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { clientInterceptors } from '../telemetry/temporal';
 import type { PrismaClient } from '@prisma/client';
 import { loadConfig, type Config } from '../config';
 import { createJobActivities } from '../activities/core/jobs';
@@ -38,13 +39,19 @@ export async function createJobsWorker(deps: JobsWorkerDeps): Promise<Worker> {
   const starter = createJobStarter(deps.client, queues);
   const recovery = createRecoveryActivities({ db: deps.db, client: deps.client, starter, targets: TARGET_HOOKS, jobTypes: JOB_TYPES }); // SAN-6
   const families = familyActivities('jobs', { config: deps.config, db: deps.db, client: deps.client, starter });
+  // Companion jobs (issue 7 §1 (a)) start from this worker's local activities: through a client on
+  // the worker's own NativeConnection, with eager start, their first workflow task comes straight
+  // back to this worker instead of being dispatched through the task queue.
+  const eagerClient = new Client({ connection: deps.connection, namespace: deps.config.temporal.namespace, interceptors: clientInterceptors() });
+  const core = createJobActivities({ db: deps.db, starter, client: deps.client, targets: TARGET_HOOKS });
+  const { startJobs } = createJobActivities({ db: deps.db, starter: createJobStarter(eagerClient, queues, { eager: true }), client: deps.client, targets: TARGET_HOOKS });
   return Worker.create({
     connection: deps.connection,
     namespace: deps.config.temporal.namespace,
     dataConverter: temporalDataConverter(deps.config.temporal.payloadCodec), // AR-6
     taskQueue: queues.jobs,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
-    activities: { ...createJobActivities({ db: deps.db, starter, client: deps.client, targets: TARGET_HOOKS }), ...recovery, ...families },
+    activities: { ...core, startJobs, ...recovery, ...families },
     ...workerInterceptorOptions(deps.db, deps.telemetry, deps.workflowBundle ? 'bundle' : 'path'),
     shutdownGraceTime: '10s',
   });

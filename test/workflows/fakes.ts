@@ -43,6 +43,7 @@ export function fakeActivities() {
     jobs: {
       beginJob: jest.fn<ReturnType<JobActivities['beginJob']>, Parameters<JobActivities['beginJob']>>(async () => ({ proceed: true, status: 'PROCESSING' })),
       failJob: jest.fn<ReturnType<JobActivities['failJob']>, Parameters<JobActivities['failJob']>>(async () => 'FAILED'),
+      startJobs: jest.fn<ReturnType<JobActivities['startJobs']>, Parameters<JobActivities['startJobs']>>(async (jobs) => jobs.map(() => 'started' as const)),
       failCancelledJob: jest.fn<ReturnType<JobActivities['failCancelledJob']>, Parameters<JobActivities['failCancelledJob']>>(
         async () => ({ status: 'FAILED', errorMessage: 'cancelled: requested by test' }),
       ),

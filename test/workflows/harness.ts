@@ -45,6 +45,8 @@ export interface RunJobWorkflowOptions {
   workflowExecutionTimeout?: Duration;
   /** Cancels the workflow (`handle.cancel()`) once this promise resolves. */
   cancelWhen?: Promise<unknown>;
+  /** Companion jobs in the workflow's input (issue 7 §1 (a)). */
+  companions?: JobWorkflowInput['companions'];
 }
 
 /**
@@ -64,7 +66,9 @@ export async function runJobWorkflow(
   opts: RunJobWorkflowOptions = {},
 ): Promise<{ input: JobWorkflowInput; result: unknown }> {
   const queues = taskQueues(`wf-${randomUUID()}-`);
-  const input: JobWorkflowInput = { jobId: randomUUID(), jobType, targetId: randomUUID(), userId: randomUUID(), queues };
+  const input: JobWorkflowInput = {
+    jobId: randomUUID(), jobType, targetId: randomUUID(), userId: randomUUID(), queues, ...(opts.companions ? { companions: opts.companions } : {}),
+  };
   const connection = env.nativeConnection;
   const dataConverter = testDataConverter();
   const jobsWorker = await Worker.create({ connection, taskQueue: queues.jobs, workflowBundle, activities: activities.jobs, dataConverter });
@@ -99,6 +103,36 @@ export async function scheduledActivities(env: TestWorkflowEnvironment, input: J
     const scheduled = e.activityTaskScheduledEventAttributes;
     return scheduled ? [{ activity: scheduled.activityType?.name ?? '', taskQueue: scheduled.taskQueue?.name ?? '' }] : [];
   });
+}
+
+/**
+ * The local activities a run of `input`'s workflow recorded, in order: one marker per completed
+ * (or finally failed) local activity, with its type and the attempt that ended it.
+ */
+export async function localActivities(env: TestWorkflowEnvironment, input: JobWorkflowInput): Promise<{ activity: string; attempt: number }[]> {
+  const history = await env.client.workflow.getHandle(jobWorkflowId(input.jobType, input.targetId)).fetchHistory();
+  return (history.events ?? []).flatMap((e) => {
+    const marker = e.markerRecordedEventAttributes;
+    if (marker?.markerName !== 'core_local_activity') return [];
+    const data = marker.details?.data?.payloads?.[0]?.data;
+    const parsed = data ? (JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string; attempt?: number }) : {};
+    return [{ activity: parsed.activity_type ?? '', attempt: parsed.attempt ?? 0 }];
+  });
+}
+
+/** Texts of every payload in the history of `input`'s workflow (inputs, results, markers, failures). */
+export async function historyPayloadTexts(env: TestWorkflowEnvironment, input: JobWorkflowInput): Promise<string[]> {
+  const history = await env.client.workflow.getHandle(jobWorkflowId(input.jobType, input.targetId)).fetchHistory();
+  const texts: string[] = [];
+  const walk = (node: unknown): void => {
+    if (!node || typeof node !== 'object') return;
+    if (node instanceof Uint8Array) return;
+    const o = node as Record<string, unknown>;
+    if (o.data instanceof Uint8Array && 'metadata' in o) texts.push(Buffer.from(o.data).toString('utf8'));
+    for (const v of Object.values(o)) walk(v);
+  };
+  walk(history.events ?? []);
+  return texts;
 }
 
 /** Names of the activities a run of `input`'s workflow started (picked up by some worker). */

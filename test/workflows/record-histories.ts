@@ -1,7 +1,12 @@
 /**
  * Regenerates test/histories/*.json (run after an intentional workflow change, then commit):
- *   npx tsx test/workflows/record-histories.ts
+ *   npx tsx test/workflows/record-histories.ts [name ...]   (names: only those histories)
  * Each workflow runs on the time-skipping test server with deterministic stand-in activities.
+ * Histories of runs of older code stay checked in, unrecorded, for as long as such runs can be
+ * open: `card-analysis-completed`, `card-analysis-failed`, `scrap-refine-completed`,
+ * `til-generation-completed`, `til-github-commit-completed` and
+ * `github-star-recommendation-completed` predate the local projection writes (issue 7 §1 (b),
+ * `patched('local-projection-writes')`); their `*-local-*` siblings are this code's.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -31,6 +36,7 @@ async function main(): Promise<void> {
   const activities = {
     beginJob: async () => ({ proceed: true, status: 'PROCESSING' }),
     failJob: async () => 'FAILED',
+    startJobs: async (jobs: unknown[]) => jobs.map(() => 'started'),
     storeCard: async () => '44444444-4444-4444-8444-444444444444',
     storeRefinement: async () => undefined,
     startStalePendingJobs: async () => ({ examined: 1, started: 1, alreadyRunning: 0, failedToStart: 0 }),
@@ -80,6 +86,12 @@ async function main(): Promise<void> {
     ['card-analysis-completed', 'cardAnalysisWorkflow', [{ ...ids, jobType: 'CARD_ANALYSIS', queues }], () => (failAnalysis = false)],
     ['card-analysis-failed', 'cardAnalysisWorkflow', [{ ...ids, jobType: 'CARD_ANALYSIS', queues }], () => (failAnalysis = true)],
     ['scrap-refine-completed', 'scrapRefineWorkflow', [{ ...ids, jobType: 'SCRAP_REFINE', queues }], () => undefined],
+    // Issue 7 §1: local projection writes, and a scrap's CARD_ANALYSIS starting its SCRAP_REFINE.
+    // `-local-completed`: a start of this code (localWrites); `-local-failed`: an older start's input run by this code (patched).
+    ['card-analysis-local-completed', 'cardAnalysisWorkflow', [{ ...ids, jobType: 'CARD_ANALYSIS', queues, localWrites: true, companions: [{ ...ids, jobId: QUIZ_JOB, jobType: 'SCRAP_REFINE' }] }], () => (failAnalysis = false)],
+    ['card-analysis-local-failed', 'cardAnalysisWorkflow', [{ ...ids, jobType: 'CARD_ANALYSIS', queues }], () => (failAnalysis = true)],
+    ['scrap-refine-local-completed', 'scrapRefineWorkflow', [{ ...ids, jobType: 'SCRAP_REFINE', queues, localWrites: true }], () => undefined],
+    ['til-generation-local-completed', 'tilGenerationWorkflow', [{ ...ids, jobType: 'TIL_GENERATION', queues, localWrites: true }], () => undefined],
     ['reconcile-pending-jobs', 'reconcilePendingJobsWorkflow', [{ queues, graceSeconds: 30 }], () => undefined],
     ['til-generation-completed', 'tilGenerationWorkflow', [{ ...ids, jobType: 'TIL_GENERATION', queues }], () => undefined],
     ['recall-quiz-generation-completed', 'recallQuizGenerationWorkflow', [{ ...ids, targetId: GENERATION, jobType: 'RECALL_QUIZ_GENERATION', queues }], () => undefined],
@@ -91,8 +103,9 @@ async function main(): Promise<void> {
     ['recovery-unrefined-scraps', 'recoverUnrefinedScrapsWorkflow', [recovery], () => undefined],
     ['retry-job', 'retryJobWorkflow', [{ jobId: ids.jobId, queues }], () => undefined],
   ];
+  const only = process.argv.slice(2);
   await worker.runUntil(async () => {
-    for (const [name, type, args, prepare] of runs) {
+    for (const [name, type, args, prepare] of runs.filter(([n]) => only.length === 0 || only.includes(n))) {
       prepare();
       const handle = await env.client.workflow.start(type, { workflowId: name, taskQueue: TQ, args });
       await handle.result().catch(() => undefined);

@@ -8,7 +8,7 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { PrismaClient } from '@prisma/client';
 import type { DbTx } from '../../db/client';
 import { transitionJob } from '../../core/projection';
-import type { JobStarter } from '../../core/starter';
+import type { JobStarter, StartableJob, StartOutcome } from '../../core/starter';
 import { jobWorkflowId, type JobStatus, type JobType } from '../../core/contracts';
 import { ACTIVE_STATUSES } from '../../core/job-state';
 import { storableText } from '../../core/errors';
@@ -136,6 +136,19 @@ export function createJobActivities({ db, starter, client, targets = {} }: JobAc
       if (r.status === null) throw failure(CORE_FAILURES, 'JOB_NOT_FOUND', `job ${jobId} not found`);
       activityLog.info('job begin', { jobId, status: r.status, changed: r.changed });
       return { proceed: r.status === 'PROCESSING', status: r.status };
+    },
+
+    /**
+     * SAN-4, issue 7 §1 (a): starts the workflows of committed companion jobs (a scrap's
+     * SCRAP_REFINE from its CARD_ANALYSIS run), each under its own workflow ID. Idempotent: a run
+     * already open is `already-running`, a late start of a finished job's workflow is SKIPPED by its
+     * beginJob. Retryable; when it gives up, the rows are PENDING and the reconciler starts them.
+     */
+    async startJobs(jobs: StartableJob[]): Promise<StartOutcome[]> {
+      const outcomes: StartOutcome[] = [];
+      for (const job of jobs) outcomes.push(await starter.start(job));
+      activityLog.info('companion jobs started', { jobIds: jobs.map((j) => j.jobId), outcomes });
+      return outcomes;
     },
 
     /** SAN-4: PENDING|PROCESSING → FAILED with the cause chain; a no-op on a terminal row. */

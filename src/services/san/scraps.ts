@@ -3,7 +3,8 @@
  * SCRAP_REFINE in the scrap's transaction, start their workflows after commit (SAN-4).
  */
 import { contentHash, normaliseContent, normaliseTitle } from '../../domain/san/scrap';
-import { enqueueAndStart, type EnqueueDeps } from '../../core/enqueue';
+import { Prisma } from '@prisma/client';
+import { enqueueAndStart, enqueueNewTargetAndStart, type EnqueueDeps } from '../../core/enqueue';
 import { latestJob } from '../../core/projection';
 
 /** Validated request body of `POST /scraps`. */
@@ -29,11 +30,23 @@ export type ScrapDeps = EnqueueDeps;
  * one transaction; existing scrap without card and without an active analysis job → a new
  * CARD_ANALYSIS job. Workflows of jobs created here are started after commit; a failed start is
  * logged and left to the reconciler (the row is durable). Safe under concurrent identical calls.
+ * A new scrap (the usual case) is one statement and one workflow start: the CARD_ANALYSIS run
+ * starts SCRAP_REFINE's ({@link enqueueNewTargetAndStart}, issue 7 §1 (a)).
  */
 export async function submitScrap(deps: ScrapDeps, userId: string, input: ScrapInput): Promise<ScrapSubmission> {
   const content = normaliseContent(input.content);
   const title = input.title === undefined ? null : normaliseTitle(input.title);
   const hash = contentHash(content);
+  const fresh = await enqueueNewTargetAndStart(deps, Prisma.sql`
+    INSERT INTO scraps (id, user_id, content, content_hash, source_url, title)
+    VALUES (gen_random_uuid(), ${userId}::uuid, ${content}, ${hash}, ${input.sourceUrl ?? null}, ${title})
+    ON CONFLICT (user_id, content_hash) DO NOTHING
+    RETURNING id`, ['CARD_ANALYSIS', 'SCRAP_REFINE'], userId);
+  if (fresh) {
+    const [analysis, refine] = fresh.jobs;
+    return { scrapId: fresh.targetId, analysisJobId: analysis!.jobId, refineJobId: refine!.jobId, created: true };
+  }
+  // An existing scrap (or, should it vanish meanwhile, a new one) in one transaction, as before.
   return enqueueAndStart(deps, async ({ tx, enqueue }) => {
     const inserted = await tx.$queryRaw<{ id: string }[]>`
       INSERT INTO scraps (id, user_id, content, content_hash, source_url, title)

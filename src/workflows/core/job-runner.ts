@@ -3,9 +3,13 @@
  * by the work's own transactional activity) or FAILED with the cause chain; the workflow then fails
  * too, so operators find it with `ExecutionStatus="Failed"`.
  */
-import { CancellationScope, isCancellation, proxyActivities, workflowInfo, type ApplicationFailure } from '@temporalio/workflow';
+import {
+  ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, log, patched, proxyActivities, proxyLocalActivities,
+  TemporalFailure, workflowInfo,
+} from '@temporalio/workflow';
+import { RetryState } from '@temporalio/common';
 import type { JobActivities } from '../../activities/core/jobs';
-import { projectionOptions } from '../../core/activity-options';
+import { localProjectionOptions, projectionOptions } from '../../core/activity-options';
 import type { JobWorkflowInput, JobWorkflowResult } from '../../core/contracts';
 import { formatCauseChain } from '../../core/errors';
 import { CORE_FAILURES, failure } from '../../core/failures';
@@ -13,6 +17,48 @@ import { CORE_FAILURES, failure } from '../../core/failures';
 /** The core's projection activities on the `jobs` queue: idempotent, bounded retries (PROJECTION_RETRY). */
 export function projectionActivities(input: Pick<JobWorkflowInput, 'queues'>) {
   return proxyActivities<JobActivities>(projectionOptions(input.queues.jobs));
+}
+
+/** The core's projection activities as local activities (issue 7 §1 (b), LOCAL_PROJECTION_RETRY). */
+export function localProjectionActivities() {
+  return proxyLocalActivities<JobActivities>(localProjectionOptions());
+}
+
+/**
+ * `patched()` ID of projection writes as local activities (issue 7 §1 (b)), asked only when the
+ * input lacks `localWrites` (a start by the older code). Histories written before it scheduled
+ * beginJob, the work's store activity and failJob on the `jobs` queue; they replay on that branch.
+ * Remove (with `deprecatePatch` first) once no such run can be open.
+ */
+export const LOCAL_PROJECTION_PATCH = 'local-projection-writes';
+
+/** What {@link runJob} tells its work: `local` true when projection writes go local-first ({@link localFirst}). */
+export interface JobRun {
+  local: boolean;
+}
+
+/**
+ * A projection write, local-first (issue 7 §1 (b)): `local` (a local activity: its input is not
+ * recorded in the history, only its result) unless `useLocal` is false (a run of the older code);
+ * when the local attempts are exhausted by retryable failures (LOCAL_PROJECTION_RETRY), `remote`, the
+ * same idempotent activity on the `jobs` queue with the full PROJECTION_RETRY budget, where the
+ * stale-jobs recovery sees a stuck attempt (SAN-6). A non-retryable failure or a cancellation is
+ * thrown at once.
+ */
+export async function localFirst<R>(useLocal: boolean, local: () => Promise<R>, remote: () => Promise<R>): Promise<R> {
+  if (!useLocal) return remote();
+  try {
+    return await local();
+  } catch (err) {
+    // A local activity's last failure arrives as is (an ApplicationFailure, a TimeoutFailure), not
+    // wrapped in an ActivityFailure.
+    const cause = err instanceof ActivityFailure ? err.cause : err;
+    if (isCancellation(err) || !(cause instanceof TemporalFailure)) throw err;
+    if (err instanceof ActivityFailure && err.retryState === RetryState.NON_RETRYABLE_FAILURE) throw err;
+    if (cause instanceof ApplicationFailure && cause.nonRetryable) throw err;
+    log.warn('local projection write failed; retrying it as an activity', { error: cause.message });
+    return remote();
+  }
 }
 
 /**
@@ -32,24 +78,47 @@ export async function jobCancelled(input: JobWorkflowInput, err: unknown): Promi
 }
 
 /**
+ * Starts `input.companions` (a local activity, alongside beginJob). Never throws: companions that
+ * could not be started are PENDING rows, which the SAN-4 reconciler starts.
+ */
+async function startCompanions(input: JobWorkflowInput): Promise<void> {
+  const companions = input.companions ?? [];
+  if (companions.length === 0) return;
+  try {
+    await localProjectionActivities().startJobs(companions);
+  } catch (err) {
+    log.warn('companion jobs not started; the reconciler will start them', { jobIds: companions.map((c) => c.jobId), error: String(err) });
+  }
+}
+
+/**
  * Runs `work` between beginJob and the FAILED bookkeeping. A row that is already terminal (a late
  * duplicate start) returns SKIPPED without doing anything. Throws JOB_FAILED (non-retryable) with
  * the work's failure as its cause; a cancellation of the workflow records FAILED `cancelled: …`
- * and throws JOB_CANCELLED ({@link jobCancelled}).
+ * and throws JOB_CANCELLED ({@link jobCancelled}). Runs of this code ({@link LOCAL_PROJECTION_PATCH})
+ * write beginJob and failJob local-first ({@link localFirst}), start `input.companions` in the same
+ * workflow task, and tell `work` to write local-first too (`run.local`).
  */
-export async function runJob(input: JobWorkflowInput, work: () => Promise<void>): Promise<JobWorkflowResult> {
+export async function runJob(input: JobWorkflowInput, work: (run: JobRun) => Promise<void>): Promise<JobWorkflowResult> {
+  // An input of this code's starters says so; any other may be a run of the older code.
+  const local = input.localWrites === true || patched(LOCAL_PROJECTION_PATCH);
   const jobs = projectionActivities(input);
+  const localJobs = localProjectionActivities();
   let begun = false;
   try {
-    const begin = await jobs.beginJob(input.jobId);
+    const companions = local ? startCompanions(input) : Promise.resolve();
+    const [begin] = await Promise.all([localFirst(local, () => localJobs.beginJob(input.jobId), () => jobs.beginJob(input.jobId)), companions]);
     if (!begin.proceed) return { jobId: input.jobId, status: 'SKIPPED' };
     begun = true;
-    await work();
+    await work({ local });
   } catch (err) {
     if (isCancellation(err)) throw await jobCancelled(input, err);
     if (!begun) throw err;
     // Not cancellable: a cancellation arriving now must not leave the row PROCESSING.
-    await CancellationScope.nonCancellable(() => jobs.failJob(input.jobId, formatCauseChain(err)));
+    const chain = formatCauseChain(err);
+    await CancellationScope.nonCancellable(() =>
+      localFirst(local, () => localJobs.failJob(input.jobId, chain), () => jobs.failJob(input.jobId, chain)),
+    );
     throw failure(CORE_FAILURES, 'JOB_FAILED', `${input.jobType} job ${input.jobId} failed`, {
       cause: err instanceof Error ? err : undefined,
     });

@@ -1,8 +1,8 @@
 /** Activity proxies of the knowledge-scrap family's workflows, one per task queue (DC-2). */
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { AiActivities } from '../../activities/san/ai';
 import type { CardActivities } from '../../activities/san/cards';
-import { projectionOptions, providerOptions } from '../../core/activity-options';
+import { localProjectionOptions, projectionOptions, providerOptions } from '../../core/activity-options';
 import type { JobWorkflowInput } from '../../core/contracts';
 
 /**
@@ -17,4 +17,9 @@ export function aiActivities(input: Pick<JobWorkflowInput, 'queues'>, startToClo
 /** SAN-7/SAN-8 card and refinement writes on the `jobs` queue. */
 export function cardActivities(input: Pick<JobWorkflowInput, 'queues'>) {
   return proxyActivities<CardActivities>(projectionOptions(input.queues.jobs));
+}
+
+/** The same writes as local activities (issue 7 §1 (b)): run by the workflow's own worker, input not in the history. */
+export function localCardActivities() {
+  return proxyLocalActivities<CardActivities>(localProjectionOptions());
 }

@@ -54,7 +54,11 @@ async function submit(content: string) {
   return res.json() as { scrapId: string; analysisJobId: string; refineJobId: string };
 }
 
-/** Attempts of each activity type of a workflow, as recorded by its started events. */
+/**
+ * Attempts of each activity type of a workflow: of activities, as recorded by their started events;
+ * of local activities (the projection writes since issue 7 §1 (b)), the attempt that ended each,
+ * from its marker.
+ */
 async function attemptsOf(workflowId: string, activityType: string): Promise<number[]> {
   const history = await stack.client.workflow.getHandle(workflowId).fetchHistory();
   const events = history.events ?? [];
@@ -63,9 +67,15 @@ async function attemptsOf(workflowId: string, activityType: string): Promise<num
     const a = e.activityTaskScheduledEventAttributes;
     if (a) scheduled.set(String(e.eventId), a.activityType?.name ?? '');
   }
-  return events
-    .filter((e) => e.activityTaskStartedEventAttributes && scheduled.get(String(e.activityTaskStartedEventAttributes.scheduledEventId)) === activityType)
-    .map((e) => e.activityTaskStartedEventAttributes!.attempt ?? 0);
+  return events.flatMap((e) => {
+    const started = e.activityTaskStartedEventAttributes;
+    if (started) return scheduled.get(String(started.scheduledEventId)) === activityType ? [started.attempt ?? 0] : [];
+    const marker = e.markerRecordedEventAttributes;
+    const data = marker?.markerName === 'core_local_activity' ? marker.details?.data?.payloads?.[0]?.data : undefined;
+    if (!data) return [];
+    const local = JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string; attempt?: number };
+    return local.activity_type === activityType ? [local.attempt ?? 0] : [];
+  });
 }
 
 /** Polls `probe` (pollUntil) until it returns a truthy value, and returns that. */

@@ -45,8 +45,16 @@ function jobsOf(ids: Submitted) {
   ];
 }
 
-/** The API's start attempts for this scrap's jobs (the crashing starter is shared by the file). */
-const apiStartsFor = (scrapId: string) => crashingStarter.start.mock.calls.filter(([job]) => job.targetId === scrapId).map(([job]) => job.jobType).sort();
+/**
+ * The API's start attempts for this scrap's jobs (the crashing starter is shared by the file), as
+ * `JOB_TYPE+COMPANION_TYPE…`: since issue 7 §1 (a) a new scrap is ONE start, CARD_ANALYSIS with
+ * SCRAP_REFINE as its companion; the crash leaves both rows PENDING for the reconciler.
+ */
+const apiStartsFor = (scrapId: string) =>
+  crashingStarter.start.mock.calls
+    .filter(([job]) => job.targetId === scrapId)
+    .map(([job]) => [job.jobType, ...(job.companions ?? []).map((c) => c.jobType)].join('+'))
+    .sort();
 
 async function expectNoWorkflow(workflowId: string) {
   await expect(stack.client.workflow.getHandle(workflowId).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
@@ -80,7 +88,7 @@ async function latestRun(workflowId: string) {
 it('a job committed without its workflow is started by the reconciler, exactly once', async () => {
   const ids = await submitWithCrash(`${PG_PARTIAL} ${randomUUID()}`);
   const mine = jobsOf(ids);
-  expect(apiStartsFor(ids.scrapId)).toEqual(['CARD_ANALYSIS', 'SCRAP_REFINE']);
+  expect(apiStartsFor(ids.scrapId)).toEqual(['CARD_ANALYSIS+SCRAP_REFINE']);
   expect(await stack.db.asyncJob.count({ where: { targetId: ids.scrapId } })).toBe(2);
   expect((await rowsOf(ids)).map((j) => j.status)).toEqual(['PENDING', 'PENDING']);
   for (const j of mine) await expectNoWorkflow(j.workflowId);
@@ -107,7 +115,7 @@ it('a job committed without its workflow is started by the reconciler, exactly o
   expect(await rowsOf(ids)).toEqual(rowsAfterFirst);
   expect(await stack.db.asyncJob.count({ where: { targetId: ids.scrapId } })).toBe(2);
   expect(await stack.db.knowledgeCard.count({ where: { scrapId: ids.scrapId } })).toBe(1);
-  expect(apiStartsFor(ids.scrapId)).toEqual(['CARD_ANALYSIS', 'SCRAP_REFINE']);
+  expect(apiStartsFor(ids.scrapId)).toEqual(['CARD_ANALYSIS+SCRAP_REFINE']);
   for (const [i, j] of mine.entries()) expect(await listedRuns(j.workflowId)).toEqual([runsAfterFirst[i]]);
 });
 
@@ -147,7 +155,7 @@ it('the reconcile Schedule is created idempotently and can be triggered by hand'
       expect((await waitForJob(stack, j.jobId, user.auth)).status).toBe('COMPLETED');
       expect((await latestRun(j.workflowId)).status).toBe('COMPLETED');
     }
-    expect(apiStartsFor(ids.scrapId)).toEqual(['CARD_ANALYSIS', 'SCRAP_REFINE']);
+    expect(apiStartsFor(ids.scrapId)).toEqual(['CARD_ANALYSIS+SCRAP_REFINE']);
   } finally {
     await handle.delete();
   }

@@ -3,7 +3,10 @@ import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { ActivityFailure, ApplicationFailure, TimeoutFailure, WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure as CommonFailure } from '@temporalio/common';
 import { jobWorkflowId, type JobType } from '../../../src/core/contracts';
-import { blockUntilCancelled, bundle, createTimeSkippingEnv, runJobWorkflow, scheduledActivities, startedActivities } from '../harness';
+import {
+  blockUntilCancelled, bundle, createTimeSkippingEnv, historyPayloadTexts, localActivities, runJobWorkflow, scheduledActivities, startedActivities,
+  type RunJobWorkflowOptions,
+} from '../harness';
 import { ANALYSIS, fakeActivities, type FakeActivities, retryableAiFailure } from '../fakes';
 
 let env: TestWorkflowEnvironment;
@@ -14,8 +17,11 @@ beforeAll(async () => {
 });
 afterAll(async () => env?.teardown());
 
-const run = (workflow: string, jobType: JobType, acts: FakeActivities, cancelWhen?: Promise<unknown>) =>
-  runJobWorkflow(env, workflowBundle, workflow, jobType, acts, { cancelWhen });
+const run = (workflow: string, jobType: JobType, acts: FakeActivities, cancelWhen?: Promise<unknown>, opts: RunJobWorkflowOptions = {}) =>
+  runJobWorkflow(env, workflowBundle, workflow, jobType, acts, { cancelWhen, ...opts });
+
+/** A transient database failure, as an unclassified driver error reaches an activity (retryable). */
+const transient = () => new Error('Connection terminated unexpectedly');
 
 describe('cardAnalysisWorkflow', () => {
   it('begins, analyses on the ai queue and stores the card', async () => {
@@ -26,11 +32,17 @@ describe('cardAnalysisWorkflow', () => {
     expect(acts.ai.analyzeScrap).toHaveBeenCalledWith({ scrapId: input.targetId });
     expect(acts.jobs.storeCard).toHaveBeenCalledWith({ jobId: input.jobId, scrapId: input.targetId, userId: input.userId, analysis: ANALYSIS });
     expect(acts.jobs.failJob).not.toHaveBeenCalled();
-    expect(await scheduledActivities(env, input)).toEqual([
-      { activity: 'beginJob', taskQueue: input.queues.jobs },
-      { activity: 'analyzeScrap', taskQueue: input.queues.ai },
-      { activity: 'storeCard', taskQueue: input.queues.jobs },
-    ]);
+    // Issue 7 §1 (b): the projection writes are local activities of the jobs worker; only the AI
+    // call goes through a task queue.
+    expect(await scheduledActivities(env, input)).toEqual([{ activity: 'analyzeScrap', taskQueue: input.queues.ai }]);
+    expect(await localActivities(env, input)).toEqual([{ activity: 'beginJob', attempt: 1 }, { activity: 'storeCard', attempt: 1 }]);
+  });
+
+  it('has the 1536-float embedding in its history once (the AI result), not again as storeCard\'s input', async () => {
+    const acts = fakeActivities();
+    const { input } = await run('cardAnalysisWorkflow', 'CARD_ANALYSIS', acts);
+    const withEmbedding = (await historyPayloadTexts(env, input)).filter((t) => t.includes('"embedding":['));
+    expect(withEmbedding).toHaveLength(1);
   });
 
   it('skips all work when the row is already terminal (late duplicate start)', async () => {
@@ -120,11 +132,91 @@ describe('task queues (DC-2): each activity runs only on its own queue', () => {
     expect(acts.jobs.beginJob).toHaveBeenCalledWith(input.jobId);
     expect(acts.ai.analyzeScrap).not.toHaveBeenCalled();
     expect(acts.jobs.storeCard).not.toHaveBeenCalled();
+    // beginJob is a local activity of the jobs worker (issue 7 §1 (b)); analyzeScrap was scheduled
+    // on the ai queue and never started.
+    expect(await scheduledActivities(env, input)).toEqual([{ activity: 'analyzeScrap', taskQueue: input.queues.ai }]);
+    expect(await startedActivities(env, input)).toEqual([]);
+  });
+});
+
+describe('projection writes as local activities (issue 7 §1 (b)): retries and idempotency kept', () => {
+  it('a local write that fails transiently is retried in the worker and the job completes', async () => {
+    const acts = fakeActivities();
+    acts.jobs.beginJob.mockRejectedValueOnce(transient()).mockRejectedValueOnce(transient());
+    acts.jobs.storeCard.mockRejectedValueOnce(transient());
+    const { input, result } = await run('cardAnalysisWorkflow', 'CARD_ANALYSIS', acts);
+    expect(result).toEqual({ jobId: input.jobId, status: 'COMPLETED' });
+    expect(acts.jobs.beginJob).toHaveBeenCalledTimes(3);
+    expect(acts.jobs.storeCard).toHaveBeenCalledTimes(2);
+    expect(acts.jobs.failJob).not.toHaveBeenCalled();
+    expect(await localActivities(env, input)).toEqual([{ activity: 'beginJob', attempt: 3 }, { activity: 'storeCard', attempt: 2 }]);
+    expect(await scheduledActivities(env, input)).toEqual([{ activity: 'analyzeScrap', taskQueue: input.queues.ai }]);
+  });
+
+  it('a write still failing after its local attempts goes on as the same activity on the jobs queue (PROJECTION_RETRY, seen by the stuck rule)', async () => {
+    const acts = fakeActivities();
+    for (let i = 0; i < 5; i++) acts.jobs.storeCard.mockRejectedValueOnce(transient());
+    const { input, result } = await run('cardAnalysisWorkflow', 'CARD_ANALYSIS', acts);
+    expect(result).toEqual({ jobId: input.jobId, status: 'COMPLETED' });
+    expect(acts.jobs.storeCard).toHaveBeenCalledTimes(6); // 4 local attempts, then attempts 1 and 2 of the activity
     expect(await scheduledActivities(env, input)).toEqual([
-      { activity: 'beginJob', taskQueue: input.queues.jobs },
       { activity: 'analyzeScrap', taskQueue: input.queues.ai },
+      { activity: 'storeCard', taskQueue: input.queues.jobs },
     ]);
-    expect(await startedActivities(env, input)).toEqual(['beginJob']);
+    expect(acts.jobs.storeCard.mock.calls.every(([args]) => args.jobId === input.jobId && args.analysis.embedding.length === ANALYSIS.embedding.length)).toBe(true);
+  });
+
+  it('a non-retryable rejection of a local write fails the job at once, with its cause, and no fallback', async () => {
+    const acts = fakeActivities();
+    acts.jobs.storeCard.mockRejectedValue(CommonFailure.nonRetryable('invalid byte sequence for encoding "UTF8": 0x00', 'PROJECTION_REJECTED'));
+    const { input, result } = await run('cardAnalysisWorkflow', 'CARD_ANALYSIS', acts);
+    expect(acts.jobs.storeCard).toHaveBeenCalledTimes(1);
+    expect(acts.jobs.failJob).toHaveBeenCalledTimes(1);
+    expect(acts.jobs.failJob.mock.calls[0]![1]).toContain('PROJECTION_REJECTED');
+    expect(((result as WorkflowFailedError).cause as ApplicationFailure).type).toBe('JOB_FAILED');
+    expect(await scheduledActivities(env, input)).toEqual([{ activity: 'analyzeScrap', taskQueue: input.queues.ai }]);
+  });
+
+  it('a failing job whose local failJob fails transiently still records FAILED', async () => {
+    const acts = fakeActivities();
+    acts.ai.refineScrap.mockRejectedValue(CommonFailure.nonRetryable('empty answer', 'AI_MALFORMED_OUTPUT'));
+    acts.jobs.failJob.mockRejectedValueOnce(transient());
+    const { input, result } = await run('scrapRefineWorkflow', 'SCRAP_REFINE', acts);
+    expect(acts.jobs.failJob).toHaveBeenCalledTimes(2);
+    expect(acts.jobs.failJob.mock.calls.every(([jobId]) => jobId === input.jobId)).toBe(true);
+    expect(result).toBeInstanceOf(WorkflowFailedError);
+  });
+});
+
+describe('companion jobs (issue 7 §1 (a)): the first job\'s run starts the others', () => {
+  const companion = () => ({ jobId: '00000000-0000-4000-8000-00000000c0a1', jobType: 'SCRAP_REFINE' as const, targetId: '00000000-0000-4000-8000-00000000c0a2', userId: '00000000-0000-4000-8000-00000000c0a3' });
+
+  it('starts the companions in its first workflow task, alongside beginJob', async () => {
+    const acts = fakeActivities();
+    const companions = [companion()];
+    const { input, result } = await run('cardAnalysisWorkflow', 'CARD_ANALYSIS', acts, undefined, { companions });
+    expect(result).toEqual({ jobId: input.jobId, status: 'COMPLETED' });
+    expect(acts.jobs.startJobs).toHaveBeenCalledTimes(1);
+    expect(acts.jobs.startJobs).toHaveBeenCalledWith(companions);
+    expect((await localActivities(env, input)).map((a) => a.activity).sort()).toEqual(['beginJob', 'startJobs', 'storeCard']);
+  });
+
+  it('a companion that cannot be started does not fail the job (its PENDING row is the reconciler\'s)', async () => {
+    const acts = fakeActivities();
+    acts.jobs.startJobs.mockRejectedValue(transient());
+    const { input, result } = await run('cardAnalysisWorkflow', 'CARD_ANALYSIS', acts, undefined, { companions: [companion()] });
+    expect(result).toEqual({ jobId: input.jobId, status: 'COMPLETED' });
+    expect(acts.jobs.startJobs).toHaveBeenCalledTimes(4); // LOCAL_PROJECTION_RETRY's attempts, no fallback
+    expect(acts.jobs.failJob).not.toHaveBeenCalled();
+  });
+
+  it('a late duplicate start still starts nothing but its companions (harmless: their own beginJob skips them)', async () => {
+    const acts = fakeActivities();
+    acts.jobs.beginJob.mockResolvedValue({ proceed: false, status: 'COMPLETED' });
+    const { input, result } = await run('cardAnalysisWorkflow', 'CARD_ANALYSIS', acts, undefined, { companions: [companion()] });
+    expect(result).toEqual({ jobId: input.jobId, status: 'SKIPPED' });
+    expect(acts.ai.analyzeScrap).not.toHaveBeenCalled();
+    expect(acts.jobs.startJobs).toHaveBeenCalledTimes(1);
   });
 });
 

@@ -4,7 +4,7 @@ import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { ActivityFailure, ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure as CommonFailure } from '@temporalio/common';
 import type { JobType } from '../../../src/core/contracts';
-import { blockUntilCancelled, bundle, createTimeSkippingEnv, runJobWorkflow, scheduledActivities } from '../harness';
+import { blockUntilCancelled, bundle, createTimeSkippingEnv, localActivities, runJobWorkflow, scheduledActivities } from '../harness';
 import { fakeActivities, type FakeActivities, QUIZ_JOB, QUIZZES, retryableAiFailure, TIL, TIL_CARD_IDS } from '../fakes';
 
 let env: TestWorkflowEnvironment;
@@ -33,8 +33,9 @@ describe('tilGenerationWorkflow', () => {
     expect(acts.jobs.storeTil.mock.invocationCallOrder[0]!).toBeLessThan(acts.jobs.startCommittedJob.mock.invocationCallOrder[0]!);
     expect(acts.jobs.failJob).not.toHaveBeenCalled();
     const { jobs, ai } = input.queues;
+    // beginJob is a local activity of the shared job runner since issue 7 §1 (b).
+    expect((await localActivities(env, input)).map((a) => a.activity)).toEqual(['beginJob']);
     expect(await scheduledActivities(env, input)).toEqual([
-      { activity: 'beginJob', taskQueue: jobs },
       { activity: 'collectTilCards', taskQueue: jobs },
       { activity: 'generateTil', taskQueue: ai },
       { activity: 'storeTil', taskQueue: jobs },
