@@ -19,6 +19,7 @@
  */
 import type { QueryResultRow } from 'pg';
 import type { JobStatus, JobType } from '../core/contracts';
+import { createReadBatcher } from './read-batcher';
 
 /** An `async_jobs` row as `GET /async-jobs/{id}` shows it (SAN-5; the owner is the query's filter). */
 export interface JobStatusRow {
@@ -39,7 +40,7 @@ export interface JobVersionRow {
 }
 
 /**
- * The typed hot reads; every method is one statement and rejects only with the driver's error (an
+ * The typed hot reads; every method is one statement (job reads of one event-loop turn share one) and rejects only with the driver's error (an
  * outage or an exhausted pool is answered 503 by the API's error handler, src/db/unavailable.ts).
  */
 export interface HotReads {
@@ -62,6 +63,16 @@ const JOB_FOR_OWNER = `
     FROM async_jobs
    WHERE job_id = $1 AND user_id = $2`;
 
+/** {@link JOB_FOR_OWNER} for many (job, owner) pairs at once: `$1` job ids, `$2` their owners, pairwise; `i` = 1-based pair. */
+const JOBS_FOR_OWNERS = `
+  SELECT q.i::int AS "i", j.job_id AS "jobId", j.job_type AS "jobType", j.target_id AS "targetId", j.status,
+         j.error_message AS "errorMessage", j.created_at AS "createdAt", j.updated_at AS "updatedAt"
+    FROM unnest($1::uuid[], $2::uuid[]) WITH ORDINALITY AS q(job_id, user_id, i)
+    JOIN async_jobs j ON j.job_id = q.job_id AND j.user_id = q.user_id`;
+
+/** Most (job, owner) pairs in one {@link JOBS_FOR_OWNERS} statement. */
+const JOB_BATCH_MAX = 128;
+
 const USER_FOR_TOKEN = `SELECT user_id AS "userId" FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL`;
 
 const JOB_VERSIONS = `SELECT job_id AS "jobId", status, updated_at AS "updatedAt" FROM async_jobs WHERE job_id = ANY($1::uuid[])`;
@@ -70,10 +81,24 @@ const JOB_VERSIONS = `SELECT job_id AS "jobId", status, updated_at AS "updatedAt
 export function createHotReads(db: Queryable, opts: { prepared?: boolean } = {}): HotReads {
   const q = <R extends QueryResultRow>(name: string, text: string, values: unknown[]) =>
     db.query<R>(opts.prepared ? { name, text, values } : { text, values });
+  // Job reads of one event-loop turn go out as one statement (src/db/read-batcher.ts): a single
+  // read keeps its point query, several are one join over the pairs.
+  const jobForOwner = createReadBatcher<{ jobId: string; userId: string }, JobStatusRow>(
+    async (keys) => {
+      if (keys.length === 1) {
+        const { rows } = await q<JobStatusRow>('hot_job_for_owner', JOB_FOR_OWNER, [keys[0]!.jobId, keys[0]!.userId]);
+        return [rows[0]];
+      }
+      const { rows } = await q<JobStatusRow & { i: number }>('hot_jobs_for_owners', JOBS_FOR_OWNERS, [keys.map((k) => k.jobId), keys.map((k) => k.userId)]);
+      const found: (JobStatusRow | undefined)[] = new Array<JobStatusRow | undefined>(keys.length);
+      for (const { i, ...row } of rows) found[i - 1] = row;
+      return found;
+    },
+    { maxBatch: JOB_BATCH_MAX },
+  );
   return {
     async jobForOwner(jobId, userId) {
-      const { rows } = await q<JobStatusRow>('hot_job_for_owner', JOB_FOR_OWNER, [jobId, userId]);
-      return rows[0] ?? null;
+      return (await jobForOwner({ jobId, userId })) ?? null;
     },
     async userIdForTokenHash(tokenHash) {
       const { rows } = await q<{ userId: string }>('hot_user_for_token', USER_FOR_TOKEN, [tokenHash]);
