@@ -8,7 +8,6 @@
  * missed its notification would still be waiting when the test fails. Nothing measures time.
  */
 import { randomUUID } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { Client } from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -19,16 +18,11 @@ import { JOB_CHANGES_APPLICATION_NAME } from '../../../src/db/job-changes';
 import { createJobStarter } from '../../../src/families';
 import { createLogger } from '../../../src/log';
 import { pollUntil } from '../../support/poll';
+import { captureJsonLogs } from '../../support/log-capture';
 import { startStack, type Stack } from '../../support/stack';
 
 const TOKEN_TTL_MS = 300;
-const logLines: Record<string, unknown>[] = [];
-const logStream = new Writable({
-  write(chunk: Buffer, _enc, done) {
-    for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) logLines.push(JSON.parse(line) as Record<string, unknown>);
-    done();
-  },
-});
+const { stream: logStream, lines: logLines } = captureJsonLogs();
 
 let stack: Stack;
 let alice: Awaited<ReturnType<Stack['newUser']>>;
