@@ -63,14 +63,17 @@ const JOB_FOR_OWNER = `
     FROM async_jobs
    WHERE job_id = $1 AND user_id = $2`;
 
-/** {@link JOB_FOR_OWNER} for many (job, owner) pairs at once: `$1` job ids, `$2` their owners, pairwise; `i` = 1-based pair. */
-const JOBS_FOR_OWNERS = `
-  SELECT q.i::int AS "i", j.job_id AS "jobId", j.job_type AS "jobType", j.target_id AS "targetId", j.status,
-         j.error_message AS "errorMessage", j.created_at AS "createdAt", j.updated_at AS "updatedAt"
-    FROM unnest($1::uuid[], $2::uuid[]) WITH ORDINALITY AS q(job_id, user_id, i)
-    JOIN async_jobs j ON j.job_id = q.job_id AND j.user_id = q.user_id`;
+/**
+ * {@link JOB_FOR_OWNER} for many jobs at once, by primary key (an index scan whatever the number of
+ * ids); the owner is compared by the caller, so another user's job is never answered.
+ */
+const JOBS_BY_IDS = `
+  SELECT job_id AS "jobId", user_id AS "userId", job_type AS "jobType", target_id AS "targetId", status,
+         error_message AS "errorMessage", created_at AS "createdAt", updated_at AS "updatedAt"
+    FROM async_jobs
+   WHERE job_id = ANY($1::uuid[])`;
 
-/** Most (job, owner) pairs in one {@link JOBS_FOR_OWNERS} statement. */
+/** Most jobs in one {@link JOBS_BY_IDS} statement. */
 const JOB_BATCH_MAX = 128;
 
 const USER_FOR_TOKEN = `SELECT user_id AS "userId" FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL`;
@@ -82,17 +85,22 @@ export function createHotReads(db: Queryable, opts: { prepared?: boolean } = {})
   const q = <R extends QueryResultRow>(name: string, text: string, values: unknown[]) =>
     db.query<R>(opts.prepared ? { name, text, values } : { text, values });
   // Job reads of one event-loop turn go out as one statement (src/db/read-batcher.ts): a single
-  // read keeps its point query, several are one join over the pairs.
+  // read keeps its point query, several are one read by primary keys, filtered by owner here.
   const jobForOwner = createReadBatcher<{ jobId: string; userId: string }, JobStatusRow>(
     async (keys) => {
       if (keys.length === 1) {
         const { rows } = await q<JobStatusRow>('hot_job_for_owner', JOB_FOR_OWNER, [keys[0]!.jobId, keys[0]!.userId]);
         return [rows[0]];
       }
-      const { rows } = await q<JobStatusRow & { i: number }>('hot_jobs_for_owners', JOBS_FOR_OWNERS, [keys.map((k) => k.jobId), keys.map((k) => k.userId)]);
-      const found: (JobStatusRow | undefined)[] = new Array<JobStatusRow | undefined>(keys.length);
-      for (const { i, ...row } of rows) found[i - 1] = row;
-      return found;
+      const { rows } = await q<JobStatusRow & { userId: string }>('hot_jobs_by_ids', JOBS_BY_IDS, [keys.map((k) => k.jobId)]);
+      // PostgreSQL writes UUIDs in lower case; a request may spell its id in upper case.
+      const byId = new Map(rows.map((r) => [r.jobId, r]));
+      return keys.map((k) => {
+        const row = byId.get(k.jobId.toLowerCase());
+        if (!row || row.userId !== k.userId.toLowerCase()) return undefined;
+        const { userId: _owner, ...job } = row;
+        return job;
+      });
     },
     { maxBatch: JOB_BATCH_MAX },
   );
