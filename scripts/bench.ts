@@ -15,7 +15,14 @@
  *       (`scripts/bench-local-ai.ts`; `--only f` runs just this part, without any server)
  *   (g) GET requests per job and completion → seen delay, long polling (`Prefer: wait`)
  *       vs polling every 100 ms, the same number of jobs each way, interleaved
+ *   (h) RSS of the API and of each worker as separate processes (the real entry points) under the
+ *       load of (a) and (c) (`scripts/bench-memory.ts`)
  *   `--only <letters>` (e.g. `--only c,g`) runs just those sections.
+ *   `--temporal-address host:port` and `--database-url postgresql://…` (or BENCH_TEMPORAL_ADDRESS,
+ *   BENCH_DATABASE_URL; `--temporal-namespace`, BENCH_TEMPORAL_NAMESPACE, default `default`) point
+ *   the whole run at an existing Temporal server and PostgreSQL database instead of starting them
+ *   (issue 7 §3): the database is migrated first and should be dedicated to the benchmark (drains
+ *   wait for every open job in it); task queues get the prefix `bench-<run>-`.
  *
  * Speed is only ever reported as a ratio against a baseline from the same run: the machine is
  * shared and noisy (docs/benchmarks.md). Loads stay well below the dev server's SQLite limit
@@ -46,7 +53,7 @@ import { startEmbeddedPostgres } from '../src/db/embedded';
 import { migrateDeploy } from '../src/db/migrate';
 import { createCardSimilarity, storeCardVector } from '../src/services/san/similarity';
 import { encodeEmbedding } from '../src/db/vectors';
-import { findTemporalCli, startTemporalDevServer } from '../src/dev/temporal-server';
+import { ensureSearchAttributes, findTemporalCli, startTemporalDevServer } from '../src/dev/temporal-server';
 import { createJobStarter } from '../src/families';
 import { taskQueues } from '../src/core/contracts';
 import { createAiWorker } from '../src/workers/ai';
@@ -57,6 +64,7 @@ import type { noopWorkflow } from '../src/workflows/core/maintenance';
 import { createTestDatabase, startPostgres } from '../test/support/postgres';
 import { prng } from '../test/support/seeded';
 import { benchLocalAi } from './bench-local-ai';
+import { benchMemory } from './bench-memory';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -328,7 +336,7 @@ function machine(): string[] {
   ];
 }
 
-const SECTIONS = ['a', 'b', 'c', 'd', 'e', 'f', 'g'] as const;
+const SECTIONS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /**
@@ -345,7 +353,16 @@ function parseOnly(value: string | undefined): Set<Section> | undefined {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      'temporal-address': { type: 'string' },
+      'temporal-namespace': { type: 'string' },
+      'database-url': { type: 'string' },
+    },
+  });
+  const external = externalTargets(values);
   const sizes: Sizes = values.quick ? SIZES.quick : SIZES.full;
   const runId = randomBytes(4).toString('hex');
   const t0 = performance.now();
@@ -371,11 +388,16 @@ async function main(): Promise<void> {
   process.once('exit', removeTmp); // also when the process is made to exit before stopAll is done
   const servers = await Promise.allSettled([
     (async () => {
+      if (external.databaseUrl) {
+        await migrateDeploy(external.databaseUrl);
+        return { url: external.databaseUrl };
+      }
       const pg = await startPostgres();
       started('PostgreSQL 15', () => pg.stop());
       return createTestDatabase(pg.adminUrl);
     })(),
     (async () => {
+      if (external.temporalAddress) return { address: external.temporalAddress };
       const server = await startTemporalDevServer({ dbFilename: path.join(tmp, 'temporal.sqlite'), logFile: path.join(tmp, 'temporal.log'), log: (l) => say(`temporal: ${l}`) });
       started('Temporal dev server', () => server.stop());
       return server;
@@ -390,7 +412,7 @@ async function main(): Promise<void> {
   const [database, temporal, embedded] = servers.map((r) => {
     if (r.status === 'rejected') throw r.reason;
     return r.value;
-  }) as [Awaited<ReturnType<typeof createTestDatabase>>, Awaited<ReturnType<typeof startTemporalDevServer>>, Awaited<ReturnType<typeof startEmbeddedPostgres>>];
+  }) as [{ url: string }, { address: string }, Awaited<ReturnType<typeof startEmbeddedPostgres>>];
   say(`${elapsed()} servers up`);
 
   // (e) commits to the local GitHub REST emulator through the real Octokit adapter.
@@ -405,8 +427,9 @@ async function main(): Promise<void> {
     DATABASE_URL: database.url,
     DATABASE_POOL_MAX: '10',
     TEMPORAL_ADDRESS: temporal.address,
-    TEMPORAL_NAMESPACE: 'default',
-    TEMPORAL_TASK_QUEUE_PREFIX: '',
+    TEMPORAL_NAMESPACE: external.namespace,
+    // On someone's cluster, queues of this run only: no other worker takes its tasks, nor it theirs.
+    TEMPORAL_TASK_QUEUE_PREFIX: external.temporalAddress ? `bench-${runId}-` : '',
     AI_PROVIDER: 'local',
     VECTOR_SEARCH: 'auto',
     SCHEDULES_ENABLED: 'false',
@@ -432,6 +455,7 @@ async function main(): Promise<void> {
   const connection = await Connection.connect({ address: temporal.address });
   started('Temporal client', () => connection.close());
   const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter: temporalDataConverter(config.temporal.payloadCodec) });
+  if (external.temporalAddress) await ensureSearchAttributes(connection, config.temporal.namespace); // the dev server registers them at start
   const native = await NativeConnection.connect({ address: temporal.address });
   started('Temporal worker connection', () => native.close());
   const queues = taskQueues(config.temporal.taskQueuePrefix);
@@ -455,6 +479,9 @@ async function main(): Promise<void> {
   started('API', () => app.close());
   const apiUrl = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
   const pgVersion = (await db.$queryRaw<{ v: string }[]>`SELECT current_setting('server_version') AS v`)[0]?.v;
+  if (external.temporalAddress || external.databaseUrl) {
+    say(`external: ${external.temporalAddress ? `Temporal ${external.temporalAddress} (namespace ${external.namespace}, task queues bench-${runId}-*)` : 'own Temporal dev server'}; ${external.databaseUrl ? `database ${redactUrl(external.databaseUrl)}` : 'own PostgreSQL 15'}`);
+  }
   say(`stack: PostgreSQL ${pgVersion} (${similarity.strategy} similarity), Temporal ${temporal.address}, API ${apiUrl}, AI_PROVIDER=${config.ai.provider}, LOG_LEVEL=${config.logLevel}`);
   say(`${elapsed()} stack ready`);
 
@@ -770,6 +797,15 @@ async function main(): Promise<void> {
   // (f) -----------------------------------------------------------------------------------------
   if (want('f')) rows.push(...(await sectionF(sizes)));
 
+  // (h) -----------------------------------------------------------------------------------------
+  if (want('h')) {
+    say();
+    say(`## (h) RSS of the API and each worker as separate processes under the load of (a) and (c) ${elapsed()}`);
+    await drain(db, '(h) start');
+    const env = { DATABASE_URL: database.url, DATABASE_POOL_MAX: String(config.database.poolMax), TEMPORAL_ADDRESS: temporal.address, TEMPORAL_NAMESPACE: config.temporal.namespace, GITHUB_API_URL: gh.url };
+    rows.push(...(await benchMemory({ sizes, env, runId, db, docs, runLoad, drain: (what) => drain(db, what), started, say })));
+  }
+
   summary(rows, `${values.quick ? '--quick' : 'full'} run ${runId}, ${fmt((performance.now() - t0) / 1000, 0)} s`);
 }
 
@@ -882,6 +918,30 @@ async function sectionG(ctx: SectionGContext): Promise<Row[]> {
   ];
 }
 
+/** Where the run's servers are: given by options or BENCH_* variables, else started by the run. */
+interface ExternalTargets { temporalAddress?: string; databaseUrl?: string; namespace: string }
+
+/** `--temporal-address`, `--database-url`, `--temporal-namespace`, else BENCH_TEMPORAL_ADDRESS, BENCH_DATABASE_URL, BENCH_TEMPORAL_NAMESPACE. */
+function externalTargets(values: { 'temporal-address'?: string; 'database-url'?: string; 'temporal-namespace'?: string }): ExternalTargets {
+  const temporalAddress = values['temporal-address'] ?? (process.env.BENCH_TEMPORAL_ADDRESS || undefined);
+  const databaseUrl = values['database-url'] ?? (process.env.BENCH_DATABASE_URL || undefined);
+  const namespace = values['temporal-namespace'] ?? (process.env.BENCH_TEMPORAL_NAMESPACE || 'default');
+  if (temporalAddress !== undefined && !/^[^\s/]+:\d{1,5}$/.test(temporalAddress)) throw new Error(`--temporal-address must be host:port, not ${temporalAddress}`);
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new Error('--database-url must be a postgresql:// URL');
+  return { ...(temporalAddress ? { temporalAddress } : {}), ...(databaseUrl ? { databaseUrl } : {}), namespace };
+}
+
+/** `url` without its password, for the report. */
+function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '<unparsable URL>';
+  }
+}
+
 /** Prints the summary table of `rows`. */
 function summary(rows: Row[], run: string): void {
   say();
@@ -891,7 +951,7 @@ function summary(rows: Row[], run: string): void {
   say('|---|---|---|---|');
   for (const r of rows) say(`| ${r.measure} | ${r.subject} | ${r.baseline} | ${r.ratio} |`);
   say();
-  say('Ratios: (a), (c) subject rate / baseline rate; (b), (e) subject latency / baseline latency; (d) bytea / pgvector latency; (f) subject time / baseline time; (g) long polling / polling every 100 ms (requests per job, delay).');
+  say('Ratios: (a), (c) subject rate / baseline rate; (b), (e) subject latency / baseline latency; (d) bytea / pgvector latency; (f) subject time / baseline time; (g) long polling / polling every 100 ms (requests per job, delay); (h) peak RSS / an idle node process.');
   const warnings = [...sdkWarnings].filter(([m]) => !m.startsWith('No workflows registered'));
   if (warnings.length > 0) {
     say();

@@ -19,6 +19,7 @@
  */
 import type { QueryResultRow } from 'pg';
 import type { JobStatus, JobType } from '../core/contracts';
+import { createReadBatcher } from './read-batcher';
 
 /** An `async_jobs` row as `GET /async-jobs/{id}` shows it (SAN-5; the owner is the query's filter). */
 export interface JobStatusRow {
@@ -39,7 +40,7 @@ export interface JobVersionRow {
 }
 
 /**
- * The typed hot reads; every method is one statement and rejects only with the driver's error (an
+ * The typed hot reads; every method is one statement (job reads of one event-loop turn share one) and rejects only with the driver's error (an
  * outage or an exhausted pool is answered 503 by the API's error handler, src/db/unavailable.ts).
  */
 export interface HotReads {
@@ -62,6 +63,19 @@ const JOB_FOR_OWNER = `
     FROM async_jobs
    WHERE job_id = $1 AND user_id = $2`;
 
+/**
+ * {@link JOB_FOR_OWNER} for many jobs at once, by primary key (an index scan whatever the number of
+ * ids); the owner is compared by the caller, so another user's job is never answered.
+ */
+const JOBS_BY_IDS = `
+  SELECT job_id AS "jobId", user_id AS "userId", job_type AS "jobType", target_id AS "targetId", status,
+         error_message AS "errorMessage", created_at AS "createdAt", updated_at AS "updatedAt"
+    FROM async_jobs
+   WHERE job_id = ANY($1::uuid[])`;
+
+/** Most jobs in one {@link JOBS_BY_IDS} statement. */
+const JOB_BATCH_MAX = 128;
+
 const USER_FOR_TOKEN = `SELECT user_id AS "userId" FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL`;
 
 const JOB_VERSIONS = `SELECT job_id AS "jobId", status, updated_at AS "updatedAt" FROM async_jobs WHERE job_id = ANY($1::uuid[])`;
@@ -70,10 +84,29 @@ const JOB_VERSIONS = `SELECT job_id AS "jobId", status, updated_at AS "updatedAt
 export function createHotReads(db: Queryable, opts: { prepared?: boolean } = {}): HotReads {
   const q = <R extends QueryResultRow>(name: string, text: string, values: unknown[]) =>
     db.query<R>(opts.prepared ? { name, text, values } : { text, values });
+  // Job reads of one event-loop turn go out as one statement (src/db/read-batcher.ts): a single
+  // read keeps its point query, several are one read by primary keys, filtered by owner here.
+  const jobForOwner = createReadBatcher<{ jobId: string; userId: string }, JobStatusRow>(
+    async (keys) => {
+      if (keys.length === 1) {
+        const { rows } = await q<JobStatusRow>('hot_job_for_owner', JOB_FOR_OWNER, [keys[0]!.jobId, keys[0]!.userId]);
+        return [rows[0]];
+      }
+      const { rows } = await q<JobStatusRow & { userId: string }>('hot_jobs_by_ids', JOBS_BY_IDS, [keys.map((k) => k.jobId)]);
+      // PostgreSQL writes UUIDs in lower case; a request may spell its id in upper case.
+      const byId = new Map(rows.map((r) => [r.jobId, r]));
+      return keys.map((k) => {
+        const row = byId.get(k.jobId.toLowerCase());
+        if (!row || row.userId !== k.userId.toLowerCase()) return undefined;
+        const { userId: _owner, ...job } = row;
+        return job;
+      });
+    },
+    { maxBatch: JOB_BATCH_MAX },
+  );
   return {
     async jobForOwner(jobId, userId) {
-      const { rows } = await q<JobStatusRow>('hot_job_for_owner', JOB_FOR_OWNER, [jobId, userId]);
-      return rows[0] ?? null;
+      return (await jobForOwner({ jobId, userId })) ?? null;
     },
     async userIdForTokenHash(tokenHash) {
       const { rows } = await q<{ userId: string }>('hot_user_for_token', USER_FOR_TOKEN, [tokenHash]);

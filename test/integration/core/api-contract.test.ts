@@ -5,6 +5,7 @@
  */
 import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { ProblemSchema } from '../../../src/api/problem';
 import { startGithubEmulator, type GithubEmulator } from '../../support/github-emulator';
 import { startStack, type Stack } from '../../support/stack';
 
@@ -21,6 +22,7 @@ interface Operation {
   responses: Record<string, { content?: Record<string, { schema?: { $ref?: string } }>; headers?: Record<string, unknown> }>;
 }
 let operations: Operation[];
+let problemComponent: { properties: Record<string, unknown>; required?: string[]; examples?: unknown[] } | undefined;
 
 interface BodyMedia {
   schema: unknown;
@@ -46,7 +48,11 @@ beforeAll(async () => {
   user = await stack.newUser();
   await stack.app.listen({ host: '127.0.0.1', port: 0 });
   port = (stack.app.server.address() as AddressInfo).port;
-  const doc = (await stack.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, Omit<Operation, 'method' | 'path'>>> };
+  const doc = (await stack.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+    paths: Record<string, Record<string, Omit<Operation, 'method' | 'path'>>>;
+    components?: { schemas?: Record<string, NonNullable<typeof problemComponent>> };
+  };
+  problemComponent = doc.components?.schemas?.Problem;
   operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ ...op, method: method.toUpperCase(), path })));
 });
 afterAll(async () => {
@@ -74,6 +80,23 @@ describe('OpenAPI document', () => {
         }
       }
     }
+    expect(wrong).toEqual([]);
+  });
+
+  it('the Problem schema has the RFC 9457 members and the stable code, with an example that is a valid problem', () => {
+    expect(problemComponent).toBeDefined();
+    expect(Object.keys(problemComponent!.properties)).toEqual(expect.arrayContaining(['type', 'title', 'status', 'detail', 'code', 'instance']));
+    expect(problemComponent!.required).toEqual(expect.arrayContaining(['type', 'title', 'status', 'code']));
+    expect(problemComponent!.examples?.length).toBeGreaterThan(0);
+    for (const example of problemComponent!.examples ?? []) expect(ProblemSchema.strict().parse(example)).toEqual(example);
+  });
+
+  it('success bodies keep their own media types: no 2xx is declared as problem+json', () => {
+    const wrong = operations.flatMap((op) =>
+      Object.entries(op.responses)
+        .filter(([status, r]) => /^2/.test(status) && Object.keys(r.content ?? {}).some((t) => t.includes('problem')))
+        .map(([status]) => `${op.method} ${op.path} ${status}`),
+    );
     expect(wrong).toEqual([]);
   });
 

@@ -8,25 +8,21 @@
  * missed its notification would still be waiting when the test fails. Nothing measures time.
  */
 import { randomUUID } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { Client } from 'pg';
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import { buildApp } from '../../../src/api/app';
+import { AsyncJobSchema } from '../../../src/api/schemas';
 import { transitionJob } from '../../../src/core/projection';
 import { JOB_CHANGES_APPLICATION_NAME } from '../../../src/db/job-changes';
 import { createJobStarter } from '../../../src/families';
 import { createLogger } from '../../../src/log';
 import { pollUntil } from '../../support/poll';
+import { captureJsonLogs } from '../../support/log-capture';
 import { startStack, type Stack } from '../../support/stack';
 
 const TOKEN_TTL_MS = 300;
-const logLines: Record<string, unknown>[] = [];
-const logStream = new Writable({
-  write(chunk: Buffer, _enc, done) {
-    for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) logLines.push(JSON.parse(line) as Record<string, unknown>);
-    done();
-  },
-});
+const { stream: logStream, lines: logLines } = captureJsonLogs();
 
 let stack: Stack;
 let alice: Awaited<ReturnType<Stack['newUser']>>;
@@ -88,6 +84,24 @@ describe('ETag and conditional GET', () => {
     expect(changed.json().status).toBe('PROCESSING');
     expect(changed.headers.etag).not.toBe(etag);
     expect(changed.headers.etag).toMatch(/^"PROCESSING\./);
+  });
+});
+
+describe('concurrent polls (job reads of one turn share a statement, src/db/read-batcher.ts)', () => {
+  it("each poll gets its own job, exactly the SAN-5 fields; another user's job stays 404 in the same burst", async () => {
+    const mine = await Promise.all([idleJob(), idleJob(), idleJob()]);
+    const bobs = await idleJob(bob.userId);
+    await transitionJob(stack.db, mine[1]!, 'PROCESSING');
+    // An upper-case spelling of a UUID names the same job.
+    const urls = [...mine, mine[2]!.toUpperCase(), bobs];
+    const answers = await Promise.all(urls.map((id) => poll(id, alice.auth)));
+    expect(answers.map((r) => r.statusCode)).toEqual([200, 200, 200, 200, 404]);
+    const exact = z.strictObject(AsyncJobSchema.shape);
+    const bodies = answers.slice(0, 4).map((r) => exact.parse(r.json()));
+    expect(bodies.map((b) => b.jobId)).toEqual([...mine, mine[2]]);
+    expect(bodies.map((b) => b.status)).toEqual(['PENDING', 'PROCESSING', 'PENDING', 'PENDING']);
+    expect(answers[4]!.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect((await poll(bobs, bob.auth)).statusCode).toBe(200);
   });
 });
 

@@ -5,7 +5,6 @@
  * and `GET /metrics` counting the scrap's jobs and its request by route pattern.
  */
 import { request } from 'node:http';
-import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
@@ -16,17 +15,12 @@ import { createLogger } from '../../../src/log';
 import { installTracing } from '../../../src/telemetry/tracing';
 import { PG_PARTIAL, SOURDOUGH } from '../../fixtures/texts';
 import { pollUntil } from '../../support/poll';
+import { captureJsonLogs } from '../../support/log-capture';
 import { startStack, waitForJob, type Stack } from '../../support/stack';
 
 const exporter = new InMemorySpanExporter();
 const tracing = installTracing({ serviceName: 'observability-test', spanProcessor: new SimpleSpanProcessor(exporter) });
-const logLines: Record<string, unknown>[] = [];
-const logStream = new Writable({
-  write(chunk: Buffer, _enc, done) {
-    for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) logLines.push(JSON.parse(line) as Record<string, unknown>);
-    done();
-  },
-});
+const { stream: logStream, lines: logLines } = captureJsonLogs();
 
 let stack: Stack;
 let alice: Awaited<ReturnType<Stack['newUser']>>;

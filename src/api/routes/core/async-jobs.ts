@@ -7,7 +7,7 @@ import { JobType } from '@prisma/client';
 import type { ApiDeps } from '../../deps';
 import { notFound, ProblemError, ProblemSchema } from '../../problem';
 import { AsyncJobSchema, Uuid } from '../../schemas';
-import { answerJobPoll, JOB_POLL_200_HEADERS, JobPollHeaders, NotModifiedSchema } from './job-poll';
+import { answerJobPoll, JOB_POLL_200_HEADERS, jobPollSerializerCompiler, JobPollHeaders, NotModifiedSchema } from './job-poll';
 
 /** SAN-6 answer of a retry: the same job, PENDING again, with its re-run count. */
 const RetriedJobSchema = z
@@ -45,6 +45,7 @@ export const asyncJobRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) 
           503: ProblemSchema,
         },
       },
+      serializerCompiler: jobPollSerializerCompiler,
     },
     async (req, reply) => answerJobPoll(deps, req, reply),
   );

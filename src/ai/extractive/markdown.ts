@@ -1,0 +1,94 @@
+/**
+ * Markdown structure for the local AI runtime: headings, code fences, sentences, clipping.
+ * Part of the `local` runtime (src/ai/local.ts); no I/O.
+ */
+import { clipText, isSpaceCode } from '../../core/text';
+import { headingContent, splitSentences, stripEmphasis, stripLinks, stripTags, trimEndWhere } from '../plain-text';
+import { URL_RE } from './tokens';
+
+export const FENCE_RE = /^\s{0,3}(`{3,}|~{3,})/;
+/** An ATX heading's opening `#` run (at most 6, not followed by another `#`). */
+export const HEADING_OPEN_RE = /^\s{0,3}#{1,6}(?!#)/;
+export const BULLET_RE = /^\s*(?:[-*+]|\d+[.)])\s+/;
+
+/**
+ * Inline markdown to plain text: images, links, HTML tags, URLs, code spans, emphasis, in that
+ * order. Linear in the length of `s` (the bracket, tag and emphasis rules are scanners, see
+ * `plain-text.ts`; the remaining expressions cannot backtrack).
+ */
+export function inlinePlain(s: string): string {
+  const plain = stripTags(stripLinks(s)).replace(URL_RE, ' ').replace(/`+/g, '');
+  return stripEmphasis(plain).replace(/\s+/g, ' ').trim();
+}
+
+export interface Structure {
+  headings: string[];
+  /** Prose blocks (paragraphs and list items), inline markdown removed, in order. */
+  blocks: string[];
+}
+
+export function structure(markdown: string): Structure {
+  const headings: string[] = [];
+  const blocks: string[] = [];
+  let para: string[] = [];
+  let fence: string | null = null;
+  const flush = () => {
+    const text = inlinePlain(para.join(' '));
+    if (text) blocks.push(text);
+    para = [];
+  };
+  for (const raw of markdown.replace(/\r\n?/g, '\n').split('\n')) {
+    const f = FENCE_RE.exec(raw);
+    if (fence !== null) {
+      if (f && f[1]?.[0] === fence[0] && (f[1]?.length ?? 0) >= fence.length) fence = null;
+      continue;
+    }
+    if (f) {
+      flush();
+      fence = f[1] ?? '```';
+      continue;
+    }
+    const h = HEADING_OPEN_RE.exec(raw);
+    if (h) {
+      flush();
+      const text = inlinePlain(headingContent(raw.slice(h[0].length)));
+      if (text) headings.push(text);
+      continue;
+    }
+    if (/^\s*$/.test(raw) || /^\s*([-*_])(\s*\1){2,}\s*$/.test(raw)) {
+      flush();
+      continue;
+    }
+    if (BULLET_RE.test(raw)) {
+      flush();
+      para.push(raw.replace(BULLET_RE, ''));
+      continue;
+    }
+    para.push(raw.replace(/^\s*>\s?/, ''));
+  }
+  flush();
+  return { headings, blocks };
+}
+
+/** Sentences of the prose blocks, in order (see {@link splitSentences}). */
+export function sentences(blocks: string[]): string[] {
+  return blocks.flatMap(splitSentences);
+}
+
+/**
+ * Clips trimmed `s` to at most `max` UTF-16 code units, `…` included, at a word boundary when one is
+ * near and never inside a surrogate pair or grapheme cluster ({@link clipText}).
+ */
+export function clip(s: string, max: number): string {
+  return clipText(s, max, '…');
+}
+
+export const isTitleFinalPunctuation = (c: number): boolean => c === 0x2e || c === 0x21 || c === 0x3f || c === 0x3002;
+
+/** `s` without a trailing run of `.!?。` that follows a non-space (the rules of `/(?<=\S)[.!?。]+$/u`), linear. */
+export function stripFinalPunctuation(s: string): string {
+  const kept = trimEndWhere(s, isTitleFinalPunctuation);
+  if (kept.length === s.length) return s;
+  if (kept.length > 0 && !isSpaceCode(kept.charCodeAt(kept.length - 1))) return kept;
+  return s.length - kept.length >= 2 ? s.slice(0, kept.length + 1) : s;
+}
