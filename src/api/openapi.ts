@@ -73,22 +73,42 @@ const PROBLEM_HEADERS: Record<string, Record<string, { description: string; sche
   401: { 'WWW-Authenticate': { description: 'Bearer (RFC 6750)', schema: { type: 'string' } } },
 };
 
+/** A response given per media type: `{ description, content: { <type>: { schema, examples? } } }`. */
+interface ContentResponse {
+  content: Record<string, { examples?: unknown } | undefined>;
+  headers?: unknown;
+}
+
+const isContentResponse = (r: unknown): r is ContentResponse =>
+  typeof r === 'object' && r !== null && typeof (r as { content?: unknown }).content === 'object' && (r as { content?: unknown }).content !== null;
+
 /**
- * `@fastify/swagger` transform: fastify-type-provider-zod's {@link jsonSchemaTransform}, then named
- * examples given per media type are kept, and the problem responses get their headers (Retry-After
- * on 503, WWW-Authenticate on 401).
+ * Named examples (OpenAPI media type `examples: { <name>: { summary, value } }`) and the `headers`
+ * of responses given per media type: the zod transform keeps only each media type's schema and the
+ * description, so they are put back.
+ */
+function keepMediaExamples(source: unknown, target: Record<string, Record<string, unknown>> | undefined): void {
+  if (typeof source !== 'object' || source === null || !target) return;
+  for (const [status, given] of Object.entries(source)) {
+    const made = target[status];
+    if (!isContentResponse(given) || !isContentResponse(made)) continue;
+    if (given.headers !== undefined) made.headers = given.headers;
+    for (const [type, media] of Object.entries(given.content)) {
+      const out = made.content[type];
+      if (media?.examples !== undefined && out) out.examples = media.examples;
+    }
+  }
+}
+
+/**
+ * `@fastify/swagger` transform: fastify-type-provider-zod's {@link jsonSchemaTransform}, named
+ * examples of per-media-type responses kept, then the problem responses get their headers
+ * (Retry-After on 503, WWW-Authenticate on 401).
  */
 export const openApiTransform: typeof jsonSchemaTransform = (input) => {
   const out = jsonSchemaTransform(input);
   const response = (out.schema as { response?: Record<string, Record<string, unknown>> } | undefined)?.response;
-  // Named examples of a response media type (`content[type].examples`, OpenAPI 3.1), which the zod transform drops.
-  const given = (input.schema as { response?: Record<string, unknown> } | undefined)?.response ?? {};
-  for (const [status, entry] of Object.entries(given)) {
-    const content = (entry as { content?: Record<string, { examples?: unknown }> } | null)?.content;
-    const target = response?.[status]?.content as Record<string, Record<string, unknown>> | undefined;
-    if (!content || !target) continue;
-    for (const [type, media] of Object.entries(content)) if (media?.examples && target[type]) target[type].examples = media.examples;
-  }
+  keepMediaExamples((input.schema as { response?: unknown } | undefined)?.response, response);
   for (const [status, headers] of Object.entries(PROBLEM_HEADERS)) {
     const r = response?.[status];
     if (r && 'content' in r) r.headers = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, { ...v.schema, description: v.description }]));

@@ -1,14 +1,17 @@
 /**
  * The AI-runs family's routes (AR-1 … AR-5) as one plugin: builds the run commands' dependencies
  * once (the workflow starter over the API's Temporal client, the outbox's input box) and registers
- * the run routes (the decisions and list routes register here too once merged).
+ * the run routes, then the decisions, Task and run-list routes (AR-5, AR-3 list).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { ApiDeps } from '../../deps';
 import { inputBoxFromConfig } from '../../../services/ar/input-box';
 import { createTemporalAiRunStarter, type AiRunStarter } from '../../../services/ar/starter';
 import { domainError } from '../../../core/domain-error';
+import { decisionRoutes } from './decisions';
+import { runListRoutes } from './list';
 import { aiRunRoutes } from './runs';
+import { taskRoutes } from './tasks';
 
 /** A starter for an app built without a Temporal client: runs stay QUEUED for the reconciler; retry/cancel answer 503. */
 const noTemporal: AiRunStarter = {
@@ -22,4 +25,7 @@ const noTemporal: AiRunStarter = {
 export const arRoutes: FastifyPluginAsync<ApiDeps> = async (app, deps) => {
   const starter = deps.temporal ? createTemporalAiRunStarter(deps.temporal, deps.config) : noTemporal;
   await app.register(aiRunRoutes, { config: deps.config, db: deps.db, starter, box: inputBoxFromConfig(deps.config) });
+  await app.register(decisionRoutes, deps);
+  await app.register(runListRoutes, deps);
+  await app.register(taskRoutes, deps);
 };
