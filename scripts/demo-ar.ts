@@ -2,8 +2,9 @@
  * The AI-runs part of `npm run demo` (issue 8 §7): a company and an HR member, realistic HR requests
  * in Korean and English over the REST API (some with missing slots, one ambiguous, one the local
  * runtime fails on its first attempt, one it rejects terminally), every run to SUCCEEDED — the
- * rejected one through a manual retry (AR-4) — and a line per run with status, outcome, attempts
- * and candidates. Returns how many runs SUCCEEDED, for the demo's `jobs:` line.
+ * rejected one through a manual retry (AR-4) — then HR's decisions (AR-5: the first candidate that
+ * no guard blocked is adopted and becomes a Task, the others are discarded; nothing is sent), and a
+ * line per run with status, outcome, attempts, candidates and Tasks. Returns how many runs SUCCEEDED, for the demo's `jobs:` line.
  */
 import { randomUUID } from 'node:crypto';
 import type { PrismaClient } from '@prisma/client';
@@ -32,7 +33,7 @@ interface RunView {
   analysisOutcome: string | null;
   errorCode: string | null;
   attempts: { number: number; status: string; trigger: string; errorCode: string | null }[];
-  candidates: { taskType: string; missingSlots: string[]; blocked: boolean; confidence: number }[];
+  candidates: { candidateId: string; taskType: string; missingSlots: string[]; blocked: boolean; confidence: number }[];
 }
 
 /** Runs the AR demo against the API at `apiUrl`; `say` prints a line. */
@@ -83,6 +84,24 @@ export async function runArDemo(opts: { apiUrl: string; db: PrismaClient; say: (
     finished.set(r.id, await waitFor(r.id, ['SUCCEEDED', 'FAILED']));
   }
 
+  // AR-5: decisions with If-Match (the run's ETag): adopt the first unblocked candidate, discard the rest.
+  const tasks = new Map<string, string[]>();
+  for (const r of runs) {
+    const v = finished.get(r.id)!;
+    if (v.status !== 'SUCCEEDED' || v.candidates.length === 0) continue;
+    const res = await fetch(`${apiUrl}/api/v1/ai-runs/${r.id}`, { headers: auth });
+    const etag = res.headers.get('etag') ?? '';
+    const adopt = v.candidates.find((c) => !c.blocked);
+    const decisions = v.candidates.map((c) => ({ candidateId: c.candidateId, decision: c === adopt ? 'ADOPT' : 'DISCARD' }));
+    const out = await fetch(`${apiUrl}/api/v1/ai-runs/${r.id}/candidate-decisions`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json', 'if-match': etag },
+      body: JSON.stringify({ decisions }),
+    });
+    const body = (await out.json()) as { tasks?: { taskType: string; status: string }[]; code?: string };
+    tasks.set(r.id, out.ok ? (body.tasks ?? []).map((t) => `${t.taskType}:${t.status}`) : [`(decisions → ${out.status} ${body.code ?? ''})`]);
+  }
+
   for (const r of runs) {
     const v = finished.get(r.id)!;
     const attempts = v.attempts.map((a) => `${a.number}:${a.trigger}:${a.status}${a.errorCode ? `(${a.errorCode})` : ''}`).join(' → ');
@@ -90,7 +109,7 @@ export async function runArDemo(opts: { apiUrl: string; db: PrismaClient; say: (
       .map((c) => `${c.taskType}${c.missingSlots.length ? ` missing[${c.missingSlots.join(',')}]` : ''}${c.blocked ? ' BLOCKED' : ''}`)
       .join('; ');
     say(`  ${r.id.slice(0, 8)} ${v.status.padEnd(9)} outcome=${(v.analysisOutcome ?? '—').padEnd(15)} attempts=${v.attempts.length} [${attempts}]  ${r.label}`);
-    say(`           candidates: ${candidates || '—'}`);
+    say(`           candidates: ${candidates || '—'}   tasks: ${(tasks.get(r.id) ?? []).join(', ') || '—'}`);
   }
   if (opts.uiUrl) say(`  find the runs: ${opts.uiUrl}/namespaces/${opts.namespace ?? 'default'}/workflows?query=${encodeURIComponent(`CompanyId="${companyId}"`)}`);
   const completed = [...finished.values()].filter((v) => v.status === 'SUCCEEDED').length;
