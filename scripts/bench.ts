@@ -60,6 +60,9 @@ import { createAiWorker } from '../src/workers/ai';
 import { createGithubWorker } from '../src/workers/github';
 import { startGithubEmulator } from '../test/support/github-emulator';
 import { createJobsWorker } from '../src/workers/jobs';
+import { createOwnQueueWorker } from '../src/workers/own-queue';
+import { AI_RUNS_QUEUE } from '../src/workflows/ar/contracts';
+import { ensureCompany, setMember } from '../src/core/companies';
 import type { noopWorkflow } from '../src/workflows/core/maintenance';
 import { createTestDatabase, startPostgres } from '../test/support/postgres';
 import { prng } from '../test/support/seeded';
@@ -140,6 +143,8 @@ interface LoadSpec {
   amount?: number;
   /** POST /scraps bodies: `{ content: docs[n % len] + "\n\n" + tag + "-" + n }`, distinct per request. */
   docs?: string[];
+  /** One fixed body for every request (e.g. an idempotent replay). */
+  body?: string;
   tag?: string;
 }
 
@@ -161,6 +166,7 @@ const { parentPort, workerData: w } = require('node:worker_threads');
 const autocannon = require(w.autocannon);
 let n = 0;
 const request = { method: w.method, path: w.paths[0], headers: w.headers };
+if (w.body) request.body = w.body;
 if (w.docs) {
   request.setupRequest = (req) => {
     const i = n++;
@@ -336,7 +342,7 @@ function machine(): string[] {
   ];
 }
 
-const SECTIONS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'] as const;
+const SECTIONS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /**
@@ -463,6 +469,7 @@ async function main(): Promise<void> {
     await createJobsWorker({ config, db, client, connection: native }),
     await createAiWorker({ config, db, connection: native }),
     await createGithubWorker({ config, db, connection: native }),
+    await createOwnQueueWorker(AI_RUNS_QUEUE, { config, db, connection: native }),
   ];
   const runs = workers.map((w) =>
     w.run().catch((err: unknown) => {
@@ -474,7 +481,7 @@ async function main(): Promise<void> {
     await Promise.allSettled(runs);
   });
   const similarity = await createCardSimilarity(db, config.similarity.vectorSearch);
-  const app = await buildApp({ config, db, starter: createJobStarter(client, queues), logger });
+  const app = await buildApp({ config, db, starter: createJobStarter(client, queues), temporal: client, logger });
   await app.listen({ host: '127.0.0.1', port: 0 });
   started('API', () => app.close());
   const apiUrl = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
@@ -794,6 +801,80 @@ async function main(): Promise<void> {
   // (g) ---------------------------------------------------------------------------------------
   if (want('g')) rows.push(...(await sectionG({ sizes, apiUrl, headers, db, docs, runId, call })));
 
+  // (i) ---------------------------------------------------------------------------------------
+  if (want('i')) {
+    say();
+    const runsN = Math.max(8, sizes.latencyScraps / 2);
+    say(`## (i) AI runs: POST /api/v1/ai-runs → SUCCEEDED (GET poll every ${POLL_MS} ms), ${runsN} runs, concurrency ${sizes.latencyConcurrency}; idempotent replays vs GET /health ${elapsed()}`);
+    const companyId = await ensureCompany(db, `bench-${runId}`);
+    const hr = await createUserWithToken(db, `bench-hr-${runId}`);
+    await setMember(db, companyId, hr.userId, 'HR_MANAGER');
+    const hrHeaders = { authorization: `Bearer ${hr.token}`, 'content-type': 'application/json' };
+    const texts = ['I need an employment certificate for my visa by Friday', '다음 주 월요일부터 3일 연차 쓰고 싶습니다', '11월 급여가 20만원 적게 들어왔어요', 'Sick leave for 2026-12-03, I saw a doctor'];
+    const post = async (key: string, body: object) => {
+      const res = await fetch(`${apiUrl}/api/v1/ai-runs`, { method: 'POST', headers: { ...hrHeaders, 'idempotency-key': key }, body: JSON.stringify(body) });
+      const json = (await res.json()) as { aiRunId?: string };
+      if (res.status !== 202 || !json.aiRunId) throw new Error(`POST /api/v1/ai-runs → ${res.status} ${JSON.stringify(json)}`);
+      return json.aiRunId;
+    };
+    const baseLat: number[] = [];
+    const noopLat = async (n: number) =>
+      pool(n, sizes.latencyConcurrency, async () => {
+        const t = performance.now();
+        await (await startNoop()).result();
+        baseLat.push(performance.now() - t);
+      });
+    await noopLat(8);
+    baseLat.length = 0;
+    await noopLat(runsN / 2);
+    const runLat: number[] = [];
+    let failedRuns = 0;
+    await pool(runsN, sizes.latencyConcurrency, async (i) => {
+      const t = performance.now();
+      const id = await post(randomUUID(), { companyId, text: `${texts[i % texts.length]} (#${i})` });
+      for (;;) {
+        const res = await fetch(`${apiUrl}/api/v1/ai-runs/${id}`, { headers: hrHeaders });
+        const status = ((await res.json()) as { status: string }).status;
+        if (status === 'SUCCEEDED' || status === 'FAILED') {
+          if (status === 'FAILED') failedRuns++;
+          else runLat.push(performance.now() - t);
+          return;
+        }
+        assertWorkersAlive();
+        if (performance.now() - t > JOB_TIMEOUT_MS) throw new Error(`(i) ai run ${id}: not finished after ${JOB_TIMEOUT_MS} ms`);
+        await sleep(POLL_MS);
+      }
+    });
+    await noopLat(runsN / 2);
+    const runP = pcts(runLat);
+    const baseP = pcts(baseLat);
+    say(`POST → SUCCEEDED: p50 ${ms(runP.p50)}, p95 ${ms(runP.p95)} (n=${runP.n}${failedRuns ? `, ${failedRuns} FAILED` : ''})`);
+    say(`baseline noopWorkflow start → result: p50 ${ms(baseP.p50)}, p95 ${ms(baseP.p95)} (n=${baseP.n}, half before and half after); ratio p50 ${ratio(runP.p50 / baseP.p50)}, p95 ${ratio(runP.p95 / baseP.p95)}`);
+    rows.push({ measure: '(i) POST /api/v1/ai-runs → SUCCEEDED, p50', subject: ms(runP.p50), baseline: `${ms(baseP.p50)} noopWorkflow start → result`, ratio: ratio(runP.p50 / baseP.p50) });
+    rows.push({ measure: '(i) POST /api/v1/ai-runs → SUCCEEDED, p95', subject: ms(runP.p95), baseline: `${ms(baseP.p95)} noopWorkflow start → result`, ratio: ratio(runP.p95 / baseP.p95) });
+
+    // Idempotent replays: one key, one body, answered from the idempotency record (no new run).
+    const replayKey = randomUUID();
+    const replayBody = JSON.stringify({ companyId, text: 'Replay: an employment certificate for my bank loan' });
+    await post(replayKey, JSON.parse(replayBody) as object);
+    const half = Math.max(1, Math.round(sizes.readSeconds / 2));
+    const replaySpec = { url: apiUrl, method: 'POST' as const, paths: ['/api/v1/ai-runs'], headers: { ...hrHeaders, 'idempotency-key': replayKey }, connections: READ_CONNECTIONS, body: replayBody };
+    const healthSpec = { url: apiUrl, method: 'GET' as const, paths: ['/health'], headers: hrHeaders, connections: READ_CONNECTIONS };
+    await runLoad({ ...healthSpec, duration: 1 });
+    await runLoad({ ...replaySpec, duration: 1 });
+    const h1 = await runLoad({ ...healthSpec, duration: half });
+    const r1 = await runLoad({ ...replaySpec, duration: half });
+    const r2 = await runLoad({ ...replaySpec, duration: half });
+    const h2 = await runLoad({ ...healthSpec, duration: half });
+    const combined = (a: LoadResult, b: LoadResult) => (a.ok + b.ok) / (a.duration + b.duration);
+    const replayRate = combined(r1, r2);
+    const healthRate = combined(h1, h2);
+    for (const [name, r] of [['health', h1], ['replays', r1], ['replays', r2], ['health', h2]] as const) say(`${name}: ${describeLoad(r)} = ${rate(r.rate)}`);
+    const runsOfKey = await db.aiRun.count({ where: { companyId, inputMasked: { startsWith: 'Replay:' } } });
+    say(`idempotent replays: ${rate(replayRate)}; GET /health: ${rate(healthRate)}; ratio ${ratio(replayRate / healthRate)}; runs made by the replayed key: ${runsOfKey}`);
+    rows.push({ measure: `(i) idempotent POST /api/v1/ai-runs replays req/s, ${READ_CONNECTIONS} connections`, subject: rate(replayRate), baseline: `${rate(healthRate)} GET /health`, ratio: ratio(replayRate / healthRate) });
+  }
+
   // (f) -----------------------------------------------------------------------------------------
   if (want('f')) rows.push(...(await sectionF(sizes)));
 
@@ -951,7 +1032,7 @@ function summary(rows: Row[], run: string): void {
   say('|---|---|---|---|');
   for (const r of rows) say(`| ${r.measure} | ${r.subject} | ${r.baseline} | ${r.ratio} |`);
   say();
-  say('Ratios: (a), (c) subject rate / baseline rate; (b), (e) subject latency / baseline latency; (d) bytea / pgvector latency; (f) subject time / baseline time; (g) long polling / polling every 100 ms (requests per job, delay); (h) peak RSS / an idle node process.');
+  say('Ratios: (a), (c) subject rate / baseline rate; (b), (e) subject latency / baseline latency; (d) bytea / pgvector latency; (f) subject time / baseline time; (g) long polling / polling every 100 ms (requests per job, delay); (h) peak RSS / an idle node process; (i) run latency / baseline latency, replay rate / health rate.');
   const warnings = [...sdkWarnings].filter(([m]) => !m.startsWith('No workflows registered'));
   if (warnings.length > 0) {
     say();

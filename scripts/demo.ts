@@ -4,7 +4,9 @@
  * submits real documents as scraps over HTTP; shows progress; prints each card with its top-3
  * similar cards; then generates today's TIL, its recall cards and recall quiz, and commits the TIL
  * to a local GitHub REST emulator (a real GitHub needs a token of yours: see README), printing the
- * commit URL; ends with `jobs: <completed>/<total> completed` (exit 0 when all completed).
+ * commit URL; then the AI runs (scripts/demo-ar.ts: a company, an HR member, HR requests in Korean
+ * and English to SUCCEEDED, one through a manual retry); ends with `jobs: <completed>/<total>
+ * completed` counting the jobs and the runs (exit 0 when all completed).
  *
  *   npm run demo [-- --files '<glob>' ...] [--limit N] [--keep]
  *
@@ -38,7 +40,10 @@ import { createAiWorker } from '../src/workers/ai';
 import { createGithubWorker } from '../src/workers/github';
 import { selfServiceToken, startGithubEmulator, SELF_SERVICE_TOKEN_PREFIX } from '../test/support/github-emulator';
 import { createJobsWorker, createMaintenanceWorker } from '../src/workers/jobs';
-import { ensureReconcileSchedule, ensureRecoverySchedules } from '../src/workers/schedules';
+import { ensureFamilyReconcileSchedules, ensureReconcileSchedule, ensureRecoverySchedules } from '../src/workers/schedules';
+import { createOwnQueueWorker } from '../src/workers/own-queue';
+import { AI_RUNS_QUEUE } from '../src/workflows/ar/contracts';
+import { AR_DEMO_MARKERS, runArDemo } from './demo-ar';
 import { installProcessTelemetry } from '../src/telemetry/process';
 import { clientInterceptors, runtimeTelemetryOptions, workerTelemetry } from '../src/telemetry/temporal';
 
@@ -193,7 +198,7 @@ async function main(): Promise<void> {
     gh.addRepo('demo-octocat', 'til', { description: 'Today I learned' });
     say(`github: local emulator at ${gh.url}`);
 
-    const config = loadConfig({ ...process.env, GITHUB_API_URL: gh.url, DATABASE_URL: dbUrl, DATABASE_POOL_MAX: String(poolMax), TEMPORAL_ADDRESS: address, TEMPORAL_UI_URL: uiUrl });
+    const config = loadConfig({ ...process.env, GITHUB_API_URL: gh.url, DATABASE_URL: dbUrl, DATABASE_POOL_MAX: String(poolMax), TEMPORAL_ADDRESS: address, TEMPORAL_UI_URL: uiUrl, AI_RUNTIME_FAIL_FIRST_MARKER: AR_DEMO_MARKERS.failFirst, AI_RUNTIME_REJECT_FIRST_MARKER: AR_DEMO_MARKERS.rejectFirst, AI_RUN_RETRY_INITIAL_MS: '500' });
     const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', 'demo');
     // One process, one registry and one tracer provider: the API's /metrics shows the workers' job metrics too.
     const tracing = installProcessTelemetry(config, 'demo');
@@ -218,6 +223,7 @@ async function main(): Promise<void> {
     const queues = taskQueues(config.temporal.taskQueuePrefix);
     await ensureReconcileSchedule(client, config, queues);
     await ensureRecoverySchedules(client, config, queues);
+    await ensureFamilyReconcileSchedules(client, config, queues);
 
     // 4. Workers (jobs, ai, github) and the API.
     const workers = [
@@ -225,6 +231,7 @@ async function main(): Promise<void> {
       await createMaintenanceWorker({ config, db, client, connection: native, telemetry: workerTelemetry(tracing) }),
       await createAiWorker({ config, db, connection: native, telemetry: workerTelemetry(tracing) }),
       await createGithubWorker({ config, db, connection: native, telemetry: workerTelemetry(tracing) }),
+      await createOwnQueueWorker(AI_RUNS_QUEUE, { config, db, connection: native, telemetry: workerTelemetry(tracing) }),
     ];
     const runs = workers.map((w) => w.run());
     stops.unshift(async () => {
@@ -232,7 +239,7 @@ async function main(): Promise<void> {
       await Promise.allSettled(runs);
     });
     const similarity = await createCardSimilarity(db, config.similarity.vectorSearch);
-    const app = await buildApp({ config, db, starter: createJobStarter(client, queues), logger });
+    const app = await buildApp({ config, db, starter: createJobStarter(client, queues), temporal: client, logger });
     await app.listen({ host: config.api.host, port: await preferPort(config.api.port) });
     stops.unshift(() => app.close());
     const apiUrl = `http://${config.api.host}:${(app.server.address() as { port: number }).port}`;
@@ -326,7 +333,11 @@ async function main(): Promise<void> {
     const done = commits.commits.find((c) => c.status === 'COMPLETED');
     say(`  committed ${String(commit.filePath)} to the local GitHub emulator: ${done?.htmlUrl ?? '(commit failed)'}`);
 
-    const completed = [...status.values()].filter((v) => v === 'COMPLETED').length;
+    // 8. AI runs (issue 8): a company, an HR member, HR requests → runs → SUCCEEDED (one by a manual retry).
+    say('');
+    const ar = await runArDemo({ apiUrl, db, say, uiUrl, namespace: config.temporal.namespace });
+
+    const completed = [...status.values()].filter((v) => v === 'COMPLETED').length + ar.completed;
     say('');
     say(`Temporal Web UI: ${uiUrl}/namespaces/${config.temporal.namespace}/workflows`);
     say(`  find these jobs: ${uiUrl}/namespaces/${config.temporal.namespace}/workflows?query=${encodeURIComponent('JobType="CARD_ANALYSIS"')}`);
@@ -335,8 +346,9 @@ async function main(): Promise<void> {
       const info = { apiUrl, token, dbUrl, embedded: maxConnections !== undefined, maxConnections, temporalAddress: address, uiUrl, today };
       for (const line of keepBlock({ ...info, githubUrl: gh.url, githubLogin: 'demo-octocat', githubToken: ghToken })) say(line);
     }
-    say(`jobs: ${completed}/${jobIds.length} completed`);
-    process.exitCode = completed === jobIds.length ? 0 : 1;
+    const total = jobIds.length + ar.total;
+    say(`jobs: ${completed}/${total} completed`);
+    process.exitCode = completed === total ? 0 : 1;
     if (values.keep) {
       // `on`, not `once`: one Ctrl-C arrives more than once (the terminal signals the whole group,
       // npm and tsx relay it too); a later one must not kill the process during its bounded shutdown.

@@ -10,6 +10,8 @@ import { createAiRunActivities } from '../activities/ar/runs';
 import { createAiRunReconcileActivities } from '../activities/ar/reconcile';
 import { createAiRuntimeActivities } from '../activities/ar/runtime';
 import { arRoutes } from '../api/routes/ar';
+import { PAGINATION_PROBLEM_CODES } from '../api/pagination';
+import { AR_DECISION_PROBLEM_CODES } from '../domain/ar/decision-problem-codes';
 import { AR_FAILURES } from '../domain/ar/failures';
 import { PAGINATION_PROBLEM_CODES } from '../api/pagination';
 import { AR_DECISION_PROBLEM_CODES } from '../domain/ar/decision-problem-codes';

@@ -80,6 +80,8 @@ export function retryDelayMs(n: number, policy: AiRunWorkflowInput['policy'], re
 interface SegmentEnd {
   status: 'SUCCEEDED' | 'FAILED' | 'OTHER';
   lastNumber: number;
+  /** The run's error code when FAILED (CANCELLED: the caller stopped it, no retry will come). */
+  errorCode?: string | null;
 }
 
 /**
@@ -109,7 +111,7 @@ export async function aiRunWorkflow(input: AiRunWorkflowInput): Promise<AiRunWor
     let failures = 0;
     for (;;) {
       const begin = await runs.beginAttempt({ runId: input.runId, number, trigger });
-      if (!begin.proceed || !begin.attemptId) return { status: begin.status === 'FAILED' ? 'FAILED' : 'OTHER', lastNumber: lastBegun };
+      if (!begin.proceed || !begin.attemptId) return { status: begin.status === 'FAILED' ? 'FAILED' : 'OTHER', lastNumber: lastBegun, errorCode: begin.errorCode };
       lastBegun = Math.max(lastBegun, number);
       const attemptId = begin.attemptId;
       const t0 = Date.now();
@@ -124,7 +126,7 @@ export async function aiRunWorkflow(input: AiRunWorkflowInput): Promise<AiRunWor
           referenceTime: input.referenceTime,
         });
         const r = await runs.recordAnswer({ runId: input.runId, attemptId, requestId: begin.requestId, text: input.text, referenceTime: input.referenceTime, call });
-        return { status: r.status === 'SUCCEEDED' || r.status === 'FAILED' ? r.status : 'OTHER', lastNumber: lastBegun };
+        return { status: r.status === 'SUCCEEDED' || r.status === 'FAILED' ? r.status : 'OTHER', lastNumber: lastBegun, errorCode: r.errorCode };
       } catch (err) {
         if (isCancellation(err)) throw err;
         if (err instanceof ApplicationFailure || !(err instanceof ActivityFailure)) throw err;
@@ -139,7 +141,7 @@ export async function aiRunWorkflow(input: AiRunWorkflowInput): Promise<AiRunWor
             runId: input.runId, attemptId, code: f.code, message: f.message, latencyMs,
             retryAt: new Date(Date.now() + delay).toISOString(),
           });
-          if (r.status !== 'RETRYING') return { status: r.status === 'FAILED' ? 'FAILED' : 'OTHER', lastNumber: lastBegun };
+          if (r.status !== 'RETRYING') return { status: r.status === 'FAILED' ? 'FAILED' : 'OTHER', lastNumber: lastBegun, errorCode: r.errorCode };
           await sleep(delay);
           number += 1;
           trigger = 'AUTO_RETRY';
@@ -147,7 +149,7 @@ export async function aiRunWorkflow(input: AiRunWorkflowInput): Promise<AiRunWor
         }
         const message = f.retryable ? `${f.message} (attempt budget of ${input.policy.maxAttempts} used up)` : f.message;
         const r = await runs.failAttempt({ runId: input.runId, attemptId, code: f.code, message, latencyMs, retryAt: null });
-        return { status: r.status === 'FAILED' ? 'FAILED' : 'OTHER', lastNumber: lastBegun };
+        return { status: r.status === 'FAILED' ? 'FAILED' : 'OTHER', lastNumber: lastBegun, errorCode: r.errorCode };
       }
     }
   };
@@ -186,6 +188,10 @@ export async function aiRunWorkflow(input: AiRunWorkflowInput): Promise<AiRunWor
     for (;;) {
       const end = await segment(next, trigger, deadlineAt);
       if (end.status === 'SUCCEEDED') return { runId: input.runId, status: 'SUCCEEDED', attempts: end.lastNumber };
+      if (end.errorCode === RUN_ERROR_CODES.CANCELLED) {
+        // Cancelled through the API while its cancel request did not reach us: no retry will come.
+        throw failure(AR_FAILURES, 'AI_RUN_FAILED', `AI run ${input.runId} was cancelled`);
+      }
       // FAILED (or closed by someone else): wait for a manual retry of the next attempt (AR-4).
       const want = end.lastNumber + 1;
       const got = await condition(() => requested !== undefined && requested.attemptNumber >= want, input.policy.retryWindowMs);

@@ -177,3 +177,17 @@ describe('attempts (AR-4, AR-7, AR-8)', () => {
     }
   });
 });
+
+describe('OpenAPI (AR-10)', () => {
+  test('the run routes carry named examples: success, needs-info, review-required, failure and 409', async () => {
+    const doc = (await stack.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+      paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { examples?: Record<string, unknown> }> }> }>>;
+    };
+    const examples = (path: string, method: string, status: string, type = 'application/json') =>
+      Object.keys(doc.paths[path]?.[method]?.responses[status]?.content?.[type]?.examples ?? {});
+    expect(examples('/api/v1/ai-runs', 'post', '202')).toContain('success');
+    expect(examples('/api/v1/ai-runs', 'post', '409', 'application/problem+json')).toContain('keyConflict');
+    expect(examples('/api/v1/ai-runs/{aiRunId}', 'get', '200')).toEqual(expect.arrayContaining(['needs-info', 'review-required', 'failure']));
+    expect(examples('/api/v1/ai-runs/{aiRunId}/retry', 'post', '409', 'application/problem+json')).toContain('notRetryable');
+  });
+});

@@ -41,3 +41,19 @@ describe('ai run state machine', () => {
     }
   });
 });
+
+describe('AI-run config (AR-6)', () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { loadConfig, ConfigError } = require('../../../src/config') as typeof import('../../../src/config');
+  const k = Buffer.alloc(32, 7).toString('base64');
+  const prod = { NODE_ENV: 'production', GITHUB_TOKEN_KEYS: `g:${k}` };
+
+  test('production fails fast without the input-hash key or the input key ring; dev keys elsewhere', () => {
+    expect(() => loadConfig(prod)).toThrow(ConfigError);
+    expect(() => loadConfig({ ...prod, AI_INPUT_HASH_KEY: 'x'.repeat(32) })).toThrow(/AI_RUN_INPUT_KEYS/);
+    const c = loadConfig({ ...prod, AI_INPUT_HASH_KEY: 'x'.repeat(32), AI_RUN_INPUT_KEYS: `r:${k}`, AI_RUNTIME_FAIL_FIRST_MARKER: '[x]' });
+    expect(c.aiRuns.faults).toEqual({}); // demo faults are ignored in production
+    expect(loadConfig({}).aiRuns.inputHashKey).toBeDefined();
+    expect(() => loadConfig({ AI_RUNTIME: 'http' })).toThrow(/AI_RUNTIME_URL/);
+  });
+});

@@ -62,7 +62,9 @@ describe('token box (SAN-10)', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(ConfigError);
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/GITHUB_TOKEN_KEYS/);
     expect(() => loadConfig({ NODE_ENV: 'production', GITHUB_TOKEN_KEYS: 'k1:short' })).toThrow(/GITHUB_TOKEN_KEYS/);
-    const c = loadConfig({ NODE_ENV: 'production', GITHUB_TOKEN_KEYS: `a:${key()},b:${key()}`, GITHUB_TOKEN_ACTIVE_KEY_ID: 'b', PAYLOAD_CODEC_KEYS: `p:${key()}` });
+    // Production also needs the AI-run keys (AR-6); given here so only the GitHub keys are under test.
+    const ar = { AI_INPUT_HASH_KEY: 'x'.repeat(32), AI_RUN_INPUT_KEYS: `r:${key()}` };
+    const c = loadConfig({ NODE_ENV: 'production', ...ar, GITHUB_TOKEN_KEYS: `a:${key()},b:${key()}`, GITHUB_TOKEN_ACTIVE_KEY_ID: 'b', PAYLOAD_CODEC_KEYS: `p:${key()}` });
     expect(tokenBoxFromConfig(c.github).activeKeyId).toBe('b');
     expect(c.github.apiUrl).toBe('https://api.github.com');
     expect(loadConfig({ GITHUB_API_URL: 'http://127.0.0.1:9/' }).github.apiUrl).toBe('http://127.0.0.1:9');

@@ -26,8 +26,9 @@ const retryable = (code: string, extra: { retryAfterMs?: number; outage?: boolea
 type SignalFn = (attemptNumber: number, deadlineAt: string) => Promise<void>;
 
 /** Runs the workflow with `steps`; `during(handle, fakes)` runs while it does. Returns the fakes and the result or error. */
-async function run(steps: Step[], opts: { deadlineMs?: number; policy?: AiRunWorkflowInput['policy']; during?: (h: { signal: SignalFn }, f: ReturnType<typeof fakeArActivities>) => Promise<void> } = {}) {
+async function run(steps: Step[], opts: { before?: (f: ReturnType<typeof fakeArActivities>) => void; deadlineMs?: number; policy?: AiRunWorkflowInput['policy']; during?: (h: { signal: SignalFn }, f: ReturnType<typeof fakeArActivities>) => Promise<void> } = {}) {
   const fakes = fakeArActivities(steps);
+  opts.before?.(fakes);
   const id = randomUUID();
   const queues = { jobs: `ar-wf-${id}`, aiRuns: `ar-rt-${id}` };
   const jobsWorker = await Worker.create({ connection: env.nativeConnection, taskQueue: queues.jobs, workflowBundle, activities: fakes.jobs });
@@ -107,4 +108,14 @@ test('the overall deadline → FAILED DEADLINE_EXCEEDED while waiting to retry (
   expect(r.result).toBeInstanceOf(WorkflowFailedError);
   expect(r.calls).toEqual([1]);
   expect(r.run).toMatchObject({ status: 'FAILED', errorCode: 'DEADLINE_EXCEEDED' });
+});
+
+test('a run cancelled through the API before its workflow began: no attempt, no call, the workflow ends at once', async () => {
+  const r = await run(['ok'], {
+    before: (f) => Object.assign(f.run, { status: 'FAILED', errorCode: 'CANCELLED' }),
+  });
+  expect(r.result).toBeInstanceOf(WorkflowFailedError);
+  expect((r.result as WorkflowFailedError).cause).toMatchObject({ type: 'AI_RUN_FAILED' });
+  expect(r.calls).toEqual([]);
+  expect(r.run.attempts).toEqual([]);
 });

@@ -1,7 +1,7 @@
 /**
  * The AI-runs family's routes (AR-1 … AR-5) as one plugin: builds the run commands' dependencies
  * once (the workflow starter over the API's Temporal client, the outbox's input box) and registers
- * the run routes, the candidate decisions (AR-5), the Tasks and the per-company run list.
+ * the run routes, then the decisions, Task and run-list routes (AR-5, AR-3 list).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { ApiDeps } from '../../deps';

@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { idempotencyKeyOf } from '../../../core/idempotency';
 import { cancelAiRun, createAiRun, readAiRun, retryAiRun, type AiRunDeps } from '../../../services/ar/runs';
-import { entityTag, ifNoneMatchMatches } from '../../conditional';
+import { ifNoneMatchMatches } from '../../conditional';
 import { requestTraceId } from '../../observability';
 import { ProblemSchema } from '../../problem';
 import { Uuid } from '../../schemas';
@@ -57,7 +57,7 @@ export const aiRunRoutes: FastifyPluginAsyncZod<ArRunRouteDeps> = async (app, de
     async (req, reply) => {
       const key = idempotencyKeyOf(req.headers);
       const r = await createAiRun({ ...deps, log: req.log }, req.userId, key, req.body, { requestId: req.id, traceId: requestTraceId(req) });
-      return reply.code(r.statusCode as 202).header('Location', location(r.run.id)).header('ETag', entityTag(aiRunTag(r.run))).send(accepted(r.run));
+      return reply.code(r.statusCode as 202).header('Location', location(r.run.id)).header('ETag', aiRunTag(r.run)).send(accepted(r.run));
     },
   );
 
@@ -82,7 +82,7 @@ export const aiRunRoutes: FastifyPluginAsyncZod<ArRunRouteDeps> = async (app, de
     },
     async (req, reply) => {
       const run = await readAiRun(deps.db, req.userId, req.params.aiRunId);
-      const etag = entityTag(aiRunTag(run));
+      const etag = aiRunTag(run);
       reply.header('ETag', etag).header('Cache-Control', 'no-cache');
       if (ifNoneMatchMatches(req.headers['if-none-match'], etag)) return reply.code(304).send(null);
       return reply.code(200).send(aiRunView(run));

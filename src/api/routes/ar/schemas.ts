@@ -1,6 +1,7 @@
 /** Zod schemas of the AI-runs routes (AR-1, AR-3, AR-4, AR-10): request bodies, the run view, and the named examples. */
 import { z } from 'zod';
 import type { AiRunWithDetails } from '../../../services/ar/runs';
+import { aiRunEtag } from '../../../domain/ar/etag';
 import { AI_RUN_STATUSES } from '../../../domain/ar/run-state';
 
 /** The `Idempotency-Key` request header (parsed by src/core/idempotency.ts: 400 when missing or malformed). */
@@ -169,7 +170,7 @@ export function aiRunView(run: AiRunWithDetails): z.infer<typeof AiRunSchema> {
   };
 }
 
-/** The run's ETag (strong): its id and optimistic-lock version. */
+/** The run's ETag (strong, quoted): its id and optimistic-lock version (src/domain/ar/etag.ts, shared with If-Match). */
 export function aiRunTag(run: { id: string; version: number }): string {
-  return `ai-run-${run.id}-v${run.version}`;
+  return aiRunEtag(run.id, run.version);
 }

@@ -1,0 +1,117 @@
+/**
+ * The AI-runs part of `npm run demo` (issue 8 §7): a company and an HR member, realistic HR requests
+ * in Korean and English over the REST API (some with missing slots, one ambiguous, one the local
+ * runtime fails on its first attempt, one it rejects terminally), every run to SUCCEEDED — the
+ * rejected one through a manual retry (AR-4) — then HR's decisions (AR-5: the first candidate that
+ * no guard blocked is adopted and becomes a Task, the others are discarded; nothing is sent), and a
+ * line per run with status, outcome, attempts, candidates and Tasks. Returns how many runs SUCCEEDED, for the demo's `jobs:` line.
+ */
+import { randomUUID } from 'node:crypto';
+import type { PrismaClient } from '@prisma/client';
+import { createUserWithToken } from '../src/auth/tokens';
+import { ensureCompany, setMember } from '../src/core/companies';
+
+/** Demo markers the demo's config hands the local runtime (AI_RUNTIME_FAIL_FIRST_MARKER / AI_RUNTIME_REJECT_FIRST_MARKER). */
+export const AR_DEMO_MARKERS = { failFirst: '[demo:flaky]', rejectFirst: '[demo:reject]' } as const;
+
+/** The demo's requests: [label, text, locale]. */
+const REQUESTS: readonly [string, string, 'ko' | 'en'][] = [
+  ['employment certificate, full', 'I need an employment certificate for my visa application by Friday, in English please. My phone is 010-1234-5678', 'en'],
+  ['annual leave (ko)', '다음 주 월요일부터 3일 연차 쓰고 싶습니다', 'ko'],
+  ['payroll correction (ko)', '11월 급여가 20만원 적게 들어왔어요. 정정 부탁드립니다', 'ko'],
+  ['payroll correction, missing slots', 'Can you fix my payroll? Something looks wrong.', 'en'],
+  ['certificate, missing purpose (ko)', '재직증명서 발급해주세요', 'ko'],
+  ['ambiguous: which certificate?', 'I need a certificate for the bank, for my loan', 'en'],
+  ['sick leave (en)', 'I was sick and saw a doctor, I need sick leave for 2026-12-03 and 2026-12-04. Email me at minji.kim@example.com', 'en'],
+  ['career certificate, flaky first attempt (ko)', `${AR_DEMO_MARKERS.failFirst} 이직 때문에 경력증명서 2부가 필요합니다`, 'ko'],
+  ['leave, rejected first attempt → manual retry', `${AR_DEMO_MARKERS.rejectFirst} I would like to take annual leave from 2026-12-21 to 2026-12-24`, 'en'],
+];
+
+interface RunView {
+  aiRunId: string;
+  status: string;
+  analysisOutcome: string | null;
+  errorCode: string | null;
+  attempts: { number: number; status: string; trigger: string; errorCode: string | null }[];
+  candidates: { candidateId: string; taskType: string; missingSlots: string[]; blocked: boolean; confidence: number }[];
+}
+
+/** Runs the AR demo against the API at `apiUrl`; `say` prints a line. */
+export async function runArDemo(opts: { apiUrl: string; db: PrismaClient; say: (line: string) => void; uiUrl?: string; namespace?: string }): Promise<{ completed: number; total: number }> {
+  const { apiUrl, db, say } = opts;
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const companyId = await ensureCompany(db, `Demo HR Co ${stamp}`);
+  const hr = await createUserWithToken(db, `demo-hr-${stamp}`);
+  await setMember(db, companyId, hr.userId, 'HR_MANAGER');
+  const auth = { authorization: `Bearer ${hr.token}` };
+  say(`AI runs: company ${companyId}, HR manager ${hr.userId}; ${REQUESTS.length} requests …`);
+
+  const call = async (method: string, url: string, body?: unknown, key?: string) => {
+    const headers: Record<string, string> = { ...auth };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (key) headers['idempotency-key'] = key;
+    const res = await fetch(`${apiUrl}${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const json = (await res.json()) as Record<string, unknown>;
+    if (!res.ok) throw new Error(`${method} ${url} → ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  const waitFor = async (id: string, statuses: readonly string[]): Promise<RunView> => {
+    const deadline = Date.now() + 5 * 60_000;
+    for (;;) {
+      const run = (await call('GET', `/api/v1/ai-runs/${id}`)) as unknown as RunView;
+      if (statuses.includes(run.status) || Date.now() > deadline) return run;
+      await new Promise((r) => setTimeout(r, 300));
+    }
+  };
+
+  const runs: { label: string; id: string }[] = [];
+  for (const [label, text, locale] of REQUESTS) {
+    const r = await call('POST', '/api/v1/ai-runs', { companyId, text, locale }, randomUUID());
+    runs.push({ label, id: r.aiRunId as string });
+  }
+  const finished = new Map<string, RunView>();
+  for (const r of runs) finished.set(r.id, await waitFor(r.id, ['SUCCEEDED', 'FAILED']));
+
+  // AR-4: the run that failed terminally is retried by hand (its own Idempotency-Key), once.
+  for (const r of runs) {
+    const v = finished.get(r.id)!;
+    if (v.status !== 'FAILED') continue;
+    say(`  ${r.id.slice(0, 8)} FAILED ${v.errorCode ?? ''} → manual retry`);
+    const key = randomUUID();
+    const retry = await call('POST', `/api/v1/ai-runs/${r.id}/retry`, undefined, key);
+    const replay = await call('POST', `/api/v1/ai-runs/${r.id}/retry`, undefined, key); // same key: same attempt
+    say(`    retry → ${String(retry.status)}, attempt ${String(retry.attemptNumber)} (same key again → attempt ${String(replay.attemptNumber)})`);
+    finished.set(r.id, await waitFor(r.id, ['SUCCEEDED', 'FAILED']));
+  }
+
+  // AR-5: decisions with If-Match (the run's ETag): adopt the first unblocked candidate, discard the rest.
+  const tasks = new Map<string, string[]>();
+  for (const r of runs) {
+    const v = finished.get(r.id)!;
+    if (v.status !== 'SUCCEEDED' || v.candidates.length === 0) continue;
+    const res = await fetch(`${apiUrl}/api/v1/ai-runs/${r.id}`, { headers: auth });
+    const etag = res.headers.get('etag') ?? '';
+    const adopt = v.candidates.find((c) => !c.blocked);
+    const decisions = v.candidates.map((c) => ({ candidateId: c.candidateId, decision: c === adopt ? 'ADOPT' : 'DISCARD' }));
+    const out = await fetch(`${apiUrl}/api/v1/ai-runs/${r.id}/candidate-decisions`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json', 'if-match': etag },
+      body: JSON.stringify({ decisions }),
+    });
+    const body = (await out.json()) as { tasks?: { taskType: string; status: string }[]; code?: string };
+    tasks.set(r.id, out.ok ? (body.tasks ?? []).map((t) => `${t.taskType}:${t.status}`) : [`(decisions → ${out.status} ${body.code ?? ''})`]);
+  }
+
+  for (const r of runs) {
+    const v = finished.get(r.id)!;
+    const attempts = v.attempts.map((a) => `${a.number}:${a.trigger}:${a.status}${a.errorCode ? `(${a.errorCode})` : ''}`).join(' → ');
+    const candidates = v.candidates
+      .map((c) => `${c.taskType}${c.missingSlots.length ? ` missing[${c.missingSlots.join(',')}]` : ''}${c.blocked ? ' BLOCKED' : ''}`)
+      .join('; ');
+    say(`  ${r.id.slice(0, 8)} ${v.status.padEnd(9)} outcome=${(v.analysisOutcome ?? '—').padEnd(15)} attempts=${v.attempts.length} [${attempts}]  ${r.label}`);
+    say(`           candidates: ${candidates || '—'}   tasks: ${(tasks.get(r.id) ?? []).join(', ') || '—'}`);
+  }
+  if (opts.uiUrl) say(`  find the runs: ${opts.uiUrl}/namespaces/${opts.namespace ?? 'default'}/workflows?query=${encodeURIComponent(`CompanyId="${companyId}"`)}`);
+  const completed = [...finished.values()].filter((v) => v.status === 'SUCCEEDED').length;
+  return { completed, total: runs.length };
+}
