@@ -17,6 +17,8 @@
  *       vs polling every 100 ms, the same number of jobs each way, interleaved
  *   (h) RSS of the API and of each worker as separate processes (the real entry points) under the
  *       load of (a) and (c) (`scripts/bench-memory.ts`)
+ *   (i) POST /api/v1/ai-runs → SUCCEEDED via GET poll, p50/p95 vs `noopWorkflow` start → result;
+ *       idempotent replays (same Idempotency-Key and body) req/s   vs GET /health req/s
  *   `--only <letters>` (e.g. `--only c,g`) runs just those sections.
  *   `--temporal-address host:port` and `--database-url postgresql://…` (or BENCH_TEMPORAL_ADDRESS,
  *   BENCH_DATABASE_URL; `--temporal-namespace`, BENCH_TEMPORAL_NAMESPACE, default `default`) point

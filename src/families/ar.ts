@@ -13,8 +13,6 @@ import { arRoutes } from '../api/routes/ar';
 import { PAGINATION_PROBLEM_CODES } from '../api/pagination';
 import { AR_DECISION_PROBLEM_CODES } from '../domain/ar/decision-problem-codes';
 import { AR_FAILURES } from '../domain/ar/failures';
-import { PAGINATION_PROBLEM_CODES } from '../api/pagination';
-import { AR_DECISION_PROBLEM_CODES } from '../domain/ar/decision-problem-codes';
 import { AR_PROBLEM_CODES } from '../domain/ar/problem-codes';
 import { validateRuntimeAnswer } from '../services/ar/answer';
 import { inputBoxFromConfig } from '../services/ar/input-box';
