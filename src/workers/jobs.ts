@@ -42,7 +42,7 @@ export async function createJobsWorker(deps: JobsWorkerDeps): Promise<Worker> {
   // Companion jobs (issue 7 §1 (a)) start from this worker's local activities: through a client on
   // the worker's own NativeConnection, with eager start, their first workflow task comes straight
   // back to this worker instead of being dispatched through the task queue.
-  const eagerClient = new Client({ connection: deps.connection, namespace: deps.config.temporal.namespace, interceptors: clientInterceptors() });
+  const eagerClient = new Client({ connection: deps.connection, namespace: deps.config.temporal.namespace, interceptors: clientInterceptors(), dataConverter: temporalDataConverter(deps.config.temporal.payloadCodec) });
   const core = createJobActivities({ db: deps.db, starter, client: deps.client, targets: TARGET_HOOKS });
   const { startJobs } = createJobActivities({ db: deps.db, starter: createJobStarter(eagerClient, queues, { eager: true }), client: deps.client, targets: TARGET_HOOKS });
   return Worker.create({

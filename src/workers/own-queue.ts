@@ -9,6 +9,7 @@ import type { Config } from '../config';
 import { ownQueue } from '../families';
 import { ownTaskQueue } from '../core/contracts';
 import type { WorkerTelemetry } from '../telemetry/temporal';
+import { temporalDataConverter } from '../crypto/payload-codec';
 import { workerInterceptorOptions } from './run';
 
 /** Dependencies of {@link createOwnQueueWorker}. */
@@ -35,6 +36,7 @@ export async function createOwnQueueWorker(name: string, deps: OwnQueueWorkerDep
     activities: deps.activities ?? decl.activities({ config: deps.config, db: deps.db }),
     maxConcurrentActivityTaskExecutions: decl.concurrency?.(deps.config) ?? 8,
     shutdownGraceTime: '10s',
+    dataConverter: temporalDataConverter(deps.config.temporal.payloadCodec), // AR-6
     ...workerInterceptorOptions(deps.db, deps.telemetry, 'none'),
   });
 }

@@ -2,7 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Duration } from '@temporalio/common';
+import type { Duration, Payload } from '@temporalio/common';
+import { loadConfig } from '../../src/config';
+import { payloadCodecFromConfig } from '../../src/crypto/payload-codec';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { jobWorkflowId, taskQueues, type JobType, type JobWorkflowInput, type QueueName } from '../../src/core/contracts';
 import { findTemporalTestServer } from '../../src/dev/temporal-server';
@@ -123,16 +125,19 @@ export async function localActivities(env: TestWorkflowEnvironment, input: JobWo
 /** Texts of every payload in the history of `input`'s workflow (inputs, results, markers, failures). */
 export async function historyPayloadTexts(env: TestWorkflowEnvironment, input: JobWorkflowInput): Promise<string[]> {
   const history = await env.client.workflow.getHandle(jobWorkflowId(input.jobType, input.targetId)).fetchHistory();
-  const texts: string[] = [];
+  const payloads: Payload[] = [];
   const walk = (node: unknown): void => {
     if (!node || typeof node !== 'object') return;
     if (node instanceof Uint8Array) return;
     const o = node as Record<string, unknown>;
-    if (o.data instanceof Uint8Array && 'metadata' in o) texts.push(Buffer.from(o.data).toString('utf8'));
+    if (o.data instanceof Uint8Array && 'metadata' in o) payloads.push(o as Payload);
     for (const v of Object.values(o)) walk(v);
   };
   walk(history.events ?? []);
-  return texts;
+  // Payloads are encrypted (AR-6): decode them with the test codec before reading their text.
+  const codec = payloadCodecFromConfig(loadConfig({ NODE_ENV: 'test' }).temporal.payloadCodec);
+  const decoded = await codec.decode(payloads);
+  return decoded.map((p) => Buffer.from(p.data ?? new Uint8Array()).toString('utf8'));
 }
 
 /** Names of the activities a run of `input`'s workflow started (picked up by some worker). */

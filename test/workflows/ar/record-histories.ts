@@ -9,18 +9,20 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { findTemporalTestServer } from '../../../src/dev/temporal-server';
+import { testDataConverter } from '../../support/temporal';
 import { fakeArActivities, runInput } from './fakes';
 
 const TQ = 'record-ar-histories';
 
 async function main(): Promise<void> {
   const path = findTemporalTestServer();
-  const env = await TestWorkflowEnvironment.createTimeSkipping(path ? { server: { executable: { type: 'existing-path', path } } } : {});
+  const dataConverter = testDataConverter();
+  const env = await TestWorkflowEnvironment.createTimeSkipping({ client: { dataConverter }, ...(path ? { server: { executable: { type: 'existing-path', path } } } : {}) });
   try {
     const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../../src/workflows') });
     const fakes = fakeArActivities([{ fail: 'retryable', details: { code: 'RUNTIME_UNAVAILABLE', outage: true } }, 'ok']);
     const reconcile = { reconcileAiRuns: async () => ({ examined: 1, started: 1, alreadyRunning: 0, dropped: 0, resignalled: 0, failed: 0 }) };
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue: TQ, workflowBundle, activities: { ...fakes.jobs, ...fakes.aiRuns, ...reconcile } });
+    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue: TQ, workflowBundle, activities: { ...fakes.jobs, ...fakes.aiRuns, ...reconcile }, dataConverter });
     const now = await env.currentTimeMs();
     await worker.runUntil(async () => {
       const record = async (file: string, workflow: string, args: unknown[]) => {

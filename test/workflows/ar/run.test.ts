@@ -10,6 +10,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { retryAiRunSignal, type AiRunWorkflowInput } from '../../../src/workflows/ar/contracts';
 import { bundle, createTimeSkippingEnv } from '../harness';
+import { testDataConverter } from '../../support/temporal';
 import { fakeArActivities, runInput, TEST_POLICY, type Step } from './fakes';
 
 let env: TestWorkflowEnvironment;
@@ -31,8 +32,8 @@ async function run(steps: Step[], opts: { before?: (f: ReturnType<typeof fakeArA
   opts.before?.(fakes);
   const id = randomUUID();
   const queues = { jobs: `ar-wf-${id}`, aiRuns: `ar-rt-${id}` };
-  const jobsWorker = await Worker.create({ connection: env.nativeConnection, taskQueue: queues.jobs, workflowBundle, activities: fakes.jobs });
-  const rtWorker = await Worker.create({ connection: env.nativeConnection, taskQueue: queues.aiRuns, activities: fakes.aiRuns });
+  const jobsWorker = await Worker.create({ connection: env.nativeConnection, taskQueue: queues.jobs, workflowBundle, activities: fakes.jobs, dataConverter: testDataConverter() });
+  const rtWorker = await Worker.create({ connection: env.nativeConnection, taskQueue: queues.aiRuns, activities: fakes.aiRuns, dataConverter: testDataConverter() });
   const now = await env.currentTimeMs(); // the test server's clock runs ahead of ours once time was skipped
   const result = await rtWorker.runUntil(
     jobsWorker.runUntil(async () => {
