@@ -198,6 +198,16 @@ export async function claimIdempotencyKey(tx: IdempotencyDb, input: IdempotencyC
   const expiresAt = new Date(now.getTime() + ttlMs);
   const fieldHashes = JSON.stringify(fp.fieldHashes);
 
+  // Fast path for replays: an answered, unexpired record never changes (only expiry or the purge
+  // replace it), so it is read without a lock. Otherwise INSERT … ON CONFLICT DO UPDATE, which locks
+  // the conflicting row until this transaction ends, so replays of one key would queue behind it.
+  const answered = await tx.$queryRaw<RecordRow[]>`
+    SELECT id::text AS id, request_hash, field_hashes, status_code, resource_type, resource_id, expires_at
+    FROM idempotency_records
+    WHERE scope_id = ${input.scopeId}::uuid AND operation = ${input.operation} AND key_hash = ${keyHash}
+      AND expires_at > ${now} AND status_code IS NOT NULL`;
+  if (answered[0]) return replayOrConflict(answered[0], fp, keyHash, input.fieldPathPrefix);
+
   // A record deleted by the purge between the two statements is claimed again (bounded).
   for (let round = 0; round < 3; round++) {
     const id = randomUUID();
@@ -220,26 +230,32 @@ export async function claimIdempotencyKey(tx: IdempotencyDb, input: IdempotencyC
       WHERE scope_id = ${input.scopeId}::uuid AND operation = ${input.operation} AND key_hash = ${keyHash}`;
     const row = rows[0];
     if (!row) continue;
-    if (row.request_hash !== fp.requestHash) {
-      throw conflictError(differingFields(asHashes(row.field_hashes), fp.fieldHashes), input.fieldPathPrefix ?? 'body');
-    }
-    if (row.status_code === null || row.resource_type === null || row.resource_id === null) {
-      throw domainError(
-        'conflict',
-        'IDEMPOTENCY_KEY_IN_PROGRESS',
-        'a request with this Idempotency-Key is still being processed; retry shortly',
-      );
-    }
-    return {
-      kind: 'replay',
-      recordId: row.id,
-      keyHash,
-      statusCode: row.status_code,
-      resourceType: row.resource_type,
-      resourceId: row.resource_id,
-    };
+    return replayOrConflict(row, fp, keyHash, input.fieldPathPrefix);
   }
   throw domainError('unavailable', 'SERVICE_UNAVAILABLE', 'the Idempotency-Key record changed while it was read; retry');
+}
+
+/** The answer of an existing record: a replay of its answer, or 409 (other payload, or no answer yet). */
+function replayOrConflict(
+  row: RecordRow,
+  fp: RequestFingerprint,
+  keyHash: string,
+  fieldPathPrefix: string | undefined,
+): IdempotencyClaim {
+  if (row.request_hash !== fp.requestHash) {
+    throw conflictError(differingFields(asHashes(row.field_hashes), fp.fieldHashes), fieldPathPrefix ?? 'body');
+  }
+  if (row.status_code === null || row.resource_type === null || row.resource_id === null) {
+    throw domainError('conflict', 'IDEMPOTENCY_KEY_IN_PROGRESS', 'a request with this Idempotency-Key is still being processed; retry shortly');
+  }
+  return {
+    kind: 'replay',
+    recordId: row.id,
+    keyHash,
+    statusCode: row.status_code,
+    resourceType: row.resource_type,
+    resourceId: row.resource_id,
+  };
 }
 
 /**
