@@ -5,6 +5,10 @@
  * failure, a terminal failure and its manual retry (same retry key → one attempt), cancel, tenancy.
  */
 import { randomUUID } from 'node:crypto';
+import { Client } from '@temporalio/client';
+import type { Payload } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
+import { payloadCodecFromConfig } from '../../../src/crypto/payload-codec';
 import { startStack, type Stack } from '../../support/stack';
 import { companyWithMembers, getRun, postRun, waitForRun } from './support';
 
@@ -41,6 +45,22 @@ describe('POST /api/v1/ai-runs', () => {
     expect(row.inputMasked).not.toContain('1234-5678');
     expect(row.inputHash).toMatch(/^[0-9a-f]{64}$/);
     expect(await stack.db.aiRunPendingInput.count({ where: { runId: body.aiRunId } })).toBe(0);
+
+    // AR-6: the run's history read WITHOUT the codec holds no raw input; decoded, it does (not vacuous).
+    const plain = new Client({ connection: stack.client.connection, namespace: stack.config.temporal.namespace });
+    const history = await plain.workflow.getHandle(row.workflowId).fetchHistory();
+    const bytes = Buffer.from(temporal.api.history.v1.History.encode(history).finish());
+    for (const secret of ['010-1234-5678', 'employment certificate for my visa']) expect(bytes.includes(secret)).toBe(false);
+    const payloads: Payload[] = [];
+    const walk = (v: unknown): void => {
+      if (!v || typeof v !== 'object' || v instanceof Uint8Array) return;
+      const o = v as Record<string, unknown>;
+      if (o.data instanceof Uint8Array && o.metadata && typeof o.metadata === 'object') payloads.push(o as Payload);
+      Object.values(o).forEach(walk);
+    };
+    walk(history);
+    const decoded = await payloadCodecFromConfig(stack.config.temporal.payloadCodec).decode(payloads);
+    expect(decoded.map((p) => Buffer.from(p.data ?? new Uint8Array()).toString('utf8')).join('\n')).toContain('010-1234-5678');
   });
 
   test('ETag of the run version; If-None-Match with it → 304', async () => {
