@@ -10,6 +10,7 @@ import YAML from 'yaml';
 import { z } from 'zod';
 import { loadConfig } from '../../../src/config';
 import { SEARCH_ATTRIBUTE_NAMES, taskQueues } from '../../../src/core/contracts';
+import { FAMILIES } from '../../../src/families';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
@@ -123,7 +124,7 @@ beforeAll(() => {
 describe('docker-compose.yml', () => {
   test('has the database, Temporal, its UI and setup jobs, the migration, the API and a worker per queue', () => {
     const names = Object.keys(compose.services);
-    for (const name of ['postgres', 'temporal', 'temporal-ui', 'temporal-setup', 'migrate', 'api', 'worker-jobs', 'worker-ai', 'worker-github']) {
+    for (const name of ['postgres', 'temporal', 'temporal-ui', 'temporal-setup', 'migrate', 'api', 'worker-jobs', 'worker-ai', 'worker-github', 'worker-ai-runs']) {
       expect(names).toContain(name);
     }
     expect(compose.services.postgres?.image).toMatch(/^pgvector\/pgvector:/);
@@ -170,7 +171,7 @@ describe('docker-compose.yml', () => {
       if (oneShot || UNPROBED.has(name)) continue;
       expect({ name, healthcheck: s.healthcheck !== undefined }).toEqual({ name, healthcheck: true });
     }
-    for (const name of ['api', 'worker-jobs', 'worker-ai', 'worker-github']) {
+    for (const name of ['api', 'worker-jobs', 'worker-ai', 'worker-github', 'worker-ai-runs']) {
       const deps = dependsOn(compose.services[name] as ServiceDef);
       expect(deps.migrate).toBe('service_completed_successfully');
       expect(deps['temporal-setup']).toBe('service_completed_successfully');
@@ -220,7 +221,7 @@ describe('docker-compose.yml', () => {
   });
 
   test('every node entry point exists in src, and worker healthchecks name real queues', () => {
-    const queues = Object.keys(taskQueues());
+    const queues = [...Object.keys(taskQueues()), ...FAMILIES.flatMap((f) => (f.ownQueues ?? []).map((q) => q.name))];
     for (const [name, s] of services) {
       const cmd = commandText(s.command);
       const entry = /^node (dist\/\S+)\.js$/.exec(cmd)?.[1];
