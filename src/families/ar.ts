@@ -10,7 +10,6 @@ import { createAiRunActivities } from '../activities/ar/runs';
 import { createAiRunReconcileActivities } from '../activities/ar/reconcile';
 import { createAiRuntimeActivities } from '../activities/ar/runtime';
 import { arRoutes } from '../api/routes/ar';
-import { PAGINATION_PROBLEM_CODES } from '../api/pagination';
 import { AR_DECISION_PROBLEM_CODES } from '../domain/ar/decision-problem-codes';
 import { AR_FAILURES } from '../domain/ar/failures';
 import { AR_PROBLEM_CODES } from '../domain/ar/problem-codes';
@@ -26,7 +25,7 @@ export const ar = {
   name: 'ar',
   jobs: {},
   failures: AR_FAILURES,
-  problemCodes: [...AR_PROBLEM_CODES, ...AR_DECISION_PROBLEM_CODES, ...PAGINATION_PROBLEM_CODES],
+  problemCodes: [...AR_PROBLEM_CODES, ...AR_DECISION_PROBLEM_CODES],
   routes: arRoutes,
   activities: {
     jobs: ({ db }) => createAiRunActivities({ db, validate: validateRuntimeAnswer }),

@@ -1,15 +1,12 @@
 /**
  * Problem codes of the AR decision and reading routes (AR-5): `POST …/candidate-decisions`, the
- * Tasks and the per-company list of runs. Kept apart from ar-run's problem-codes.ts (issue 8 split);
- * the lead may fold them together.
+ * Tasks and the per-company list of runs. The generic ones they also answer live with their shared
+ * modules: PRECONDITION_REQUIRED / PRECONDITION_FAILED (src/api/if-match.ts), INVALID_CURSOR
+ * (src/api/pagination.ts).
  */
 
 /** Every AR decision problem code, with the status it answers. */
 export const AR_DECISION_PROBLEM_CODES = [
-  /** 428: neither `If-Match` nor a body `version`: decisions must name the version they were made on. */
-  'PRECONDITION_REQUIRED',
-  /** 412: `If-Match` does not match the run's current ETag; nothing applied. */
-  'PRECONDITION_FAILED',
   /** 409: the body `version` is not the run's current version; nothing applied. */
   'AI_RUN_VERSION_CONFLICT',
   /** 400: `If-Match` and the body `version` name different versions. */
