@@ -67,6 +67,23 @@ const EnvSchema = z.object({
   AI_RUN_INPUT_KEYS: z.string().optional(),
   AI_RUN_INPUT_ACTIVE_KEY_ID: z.string().optional(),
 
+  OBJECT_STORE_ENDPOINT: z.string().url().optional(),
+  OBJECT_STORE_REGION: z.string().min(1).default('us-east-1'),
+  OBJECT_STORE_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'an S3 bucket name').default('portal-results'),
+  OBJECT_STORE_PREFIX: z.string().regex(/^([A-Za-z0-9!_.*'()-]+\/)*$/, 'empty or segments ending in "/"').default('portal-results/'),
+  OBJECT_STORE_ACCESS_KEY_ID: z.string().min(1).optional(),
+  OBJECT_STORE_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  OBJECT_STORE_FORCE_PATH_STYLE: bool.default(true),
+
+  PORTAL_SUWON_BASE_URL: z.string().url().default('http://127.0.0.1:4710'),
+  PORTAL_CALLBACK_URL: z.string().url().default('http://127.0.0.1:3000/internal/scrape-results'),
+  PORTAL_CALLBACK_SECRETS: z.string().optional(),
+  PORTAL_CALLBACK_TOLERANCE_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
+  PORTAL_CALLBACK_DEADLINE_SECONDS: z.coerce.number().int().min(1).default(900),
+  PORTAL_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(20_000),
+  PORTAL_SCRAPE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(300),
+  PORTAL_ACTIVITY_CONCURRENCY: z.coerce.number().int().min(1).default(4),
+
   GITHUB_API_URL: z.string().url().default('https://api.github.com'),
   GITHUB_TOKEN_KEYS: z.string().optional(),
   GITHUB_TOKEN_ACTIVE_KEY_ID: z.string().optional(),
@@ -213,6 +230,39 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
       inputKeys: e.AI_RUN_INPUT_KEYS ?? (e.NODE_ENV === 'production' ? undefined : devKeyRingSpec()),
       inputActiveKeyId: e.AI_RUN_INPUT_KEYS ? e.AI_RUN_INPUT_ACTIVE_KEY_ID : undefined,
     },
+    /**
+     * PO-6 object storage (S3 API, src/storage/): endpoint (unset = AWS), region, bucket, the key
+     * prefix every result key must live under, static credentials (unset = the SDK's default chain)
+     * and path-style addressing (MinIO, moto).
+     */
+    objectStore: {
+      endpoint: e.OBJECT_STORE_ENDPOINT,
+      region: e.OBJECT_STORE_REGION,
+      bucket: e.OBJECT_STORE_BUCKET,
+      prefix: e.OBJECT_STORE_PREFIX,
+      accessKeyId: e.OBJECT_STORE_ACCESS_KEY_ID,
+      secretAccessKey: e.OBJECT_STORE_SECRET_ACCESS_KEY,
+      forcePathStyle: e.OBJECT_STORE_FORCE_PATH_STYLE,
+    },
+    /**
+     * PO-1 … PO-7 portal link: each portal type's base URL, where the scraper posts its signed
+     * callback, the HMAC secrets (comma-separated; the first signs, all verify — two during a
+     * rotation), the timestamp tolerance in both directions (s), how long a job waits for its
+     * callback before it FAILS (s), per-request and whole-scrape timeouts, and the `portal` worker's pool.
+     */
+    portal: {
+      baseUrls: { suwon: e.PORTAL_SUWON_BASE_URL.replace(/\/+$/, '') } as Readonly<Record<string, string>>,
+      callbackUrl: e.PORTAL_CALLBACK_URL,
+      callbackSecrets: (e.PORTAL_CALLBACK_SECRETS ?? (e.NODE_ENV === 'production' ? '' : 'dev-only-portal-callback-secret-change-me-0000'))
+        .split(',')
+        .map((v) => v.trim())
+        .filter((v) => v.length > 0),
+      callbackToleranceSeconds: e.PORTAL_CALLBACK_TOLERANCE_SECONDS,
+      callbackDeadlineMs: e.PORTAL_CALLBACK_DEADLINE_SECONDS * 1000,
+      requestTimeoutMs: e.PORTAL_REQUEST_TIMEOUT_MS,
+      scrapeTimeoutMs: e.PORTAL_SCRAPE_TIMEOUT_SECONDS * 1000,
+      activityConcurrency: e.PORTAL_ACTIVITY_CONCURRENCY,
+    },
     /** SAN-10/SAN-12 GitHub: API base URL, token key ring (parsed by src/crypto/token-box.ts), worker pool. */
     github: {
       apiUrl: e.GITHUB_API_URL.replace(/\/+$/, ''),
@@ -309,6 +359,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     parseKeyRing(cfg.aiRuns.inputKeys, cfg.aiRuns.inputActiveKeyId);
   } catch (err) {
     throw new ConfigError(`invalid configuration:\n  AI_RUN_INPUT_KEYS / AI_RUN_INPUT_ACTIVE_KEY_ID: ${(err as Error).message}`);
+  }
+  if (cfg.portal.callbackSecrets.length === 0) {
+    throw new ConfigError('invalid configuration:\n  PORTAL_CALLBACK_SECRETS: required when NODE_ENV=production');
+  }
+  if (cfg.portal.callbackSecrets.some((v) => v.length < 32)) {
+    throw new ConfigError('invalid configuration:\n  PORTAL_CALLBACK_SECRETS: every secret must be at least 32 characters');
   }
   if (cfg.ai.provider === 'openai' && !cfg.ai.openai.apiKey) {
     throw new ConfigError('invalid configuration:\n  OPENAI_API_KEY: required when AI_PROVIDER=openai');
