@@ -122,8 +122,30 @@ export interface ApplyScrapeResultInput {
   jobCreatedAt: string;
 }
 
+/** PO-4 the student summary a SUCCEEDED job answers on `/summary` (stored on the job row). */
+export interface PortalStudentSummary {
+  studentId: string;
+  name: string;
+  admissionYear: number;
+  department: string;
+  major: string;
+  doubleMajor: string | null;
+  enrollmentStatus: string;
+  gradeLevel: number;
+  /** Credits the student earned, recomputed from student_courses (retakes once, corrections win). */
+  creditsEarned: number;
+  gpa: number | null;
+  semesters: number;
+  courses: number;
+  designatedCourses: number;
+  /** scrapedAt of the result the student's data now reflects (ISO 8601). */
+  dataAsOf: string;
+}
+
 /** Summary of an applied (or ignored-as-older) result. */
 export interface ApplyScrapeResultOutput {
+  /** The student's summary after this job (the stored data when the result was ignored as older). */
+  summary: PortalStudentSummary;
   applied: boolean;
   /** Why nothing was applied, e.g. `older-than-job` (PO-9). */
   ignoredReason: string | null;
