@@ -41,6 +41,7 @@ const EnvSchema = z.object({
   API_MAX_HEADER_BYTES: z.coerce.number().int().min(1024).max(1_048_576).default(16_384),
 
   IDEMPOTENCY_KEY_TTL_HOURS: z.coerce.number().positive().max(24 * 366).default(24),
+  IDEMPOTENCY_PURGE_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(60),
 
   AI_PROVIDER: z.enum(['local', 'openai']).default('local'),
   OPENAI_BASE_URL: z.string().url().default('https://api.openai.com/v1'),
@@ -187,9 +188,10 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
     },
     /**
      * AR-7 / PO-1 Idempotency-Key records (src/core/idempotency.ts): lifetime of a record in ms
-     * (default 24 h, after which the key may be reused).
+     * (default 24 h, after which the key may be reused), and how often the `purge-idempotency-records`
+     * Schedule deletes expired ones (minutes).
      */
-    idempotency: { ttlMs: Math.round(e.IDEMPOTENCY_KEY_TTL_HOURS * 3_600_000) },
+    idempotency: { ttlMs: Math.round(e.IDEMPOTENCY_KEY_TTL_HOURS * 3_600_000), purgeIntervalMinutes: e.IDEMPOTENCY_PURGE_INTERVAL_MINUTES },
     ai: {
       provider: e.AI_PROVIDER,
       openai: {

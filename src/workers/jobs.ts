@@ -17,7 +17,8 @@ import { openDatabase, openTemporalClient } from '../runtime';
 import { maintenanceTaskQueue, taskQueues } from '../core/contracts';
 import { temporalDataConverter } from '../crypto/payload-codec';
 import { ensureSearchAttributes } from '../dev/temporal-server';
-import { ensureFamilyReconcileSchedules, ensureReconcileSchedule, ensureRecoverySchedules } from './schedules';
+import { ensureFamilyReconcileSchedules, ensureIdempotencyPurgeSchedule, ensureReconcileSchedule, ensureRecoverySchedules } from './schedules';
+import { createIdempotencyPurgeActivities } from '../activities/core/idempotency-purge';
 import { startWorkerTelemetry, workerInterceptorOptions } from './run';
 import type { WorkerTelemetry } from '../telemetry/temporal';
 
@@ -59,7 +60,7 @@ export async function createJobsWorker(deps: JobsWorkerDeps): Promise<Worker> {
 
 /**
  * Builds (does not run) the `maintenance` worker: the reconciler workflows and their activities
- * (`startStalePendingJobs`, `failClosedRuns`, the families' `maintenance` activities) on
+ * (`startStalePendingJobs`, `failClosedRuns`, `purgeIdempotencyRecords`, the families' `maintenance` activities) on
  * `<prefix>maintenance`, a few at a time.
  */
 export async function createMaintenanceWorker(deps: JobsWorkerDeps): Promise<Worker> {
@@ -73,7 +74,7 @@ export async function createMaintenanceWorker(deps: JobsWorkerDeps): Promise<Wor
     dataConverter: temporalDataConverter(deps.config.temporal.payloadCodec), // AR-6
     taskQueue: maintenanceTaskQueue(deps.config.temporal.taskQueuePrefix),
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
-    activities: { startStalePendingJobs, failClosedRuns, ...families },
+    activities: { startStalePendingJobs, failClosedRuns, ...createIdempotencyPurgeActivities({ db: deps.db }), ...families },
     maxConcurrentActivityTaskExecutions: 4,
     maxConcurrentWorkflowTaskExecutions: 4,
     ...workerInterceptorOptions(deps.db, deps.telemetry, deps.workflowBundle ? 'bundle' : 'path'),
@@ -96,6 +97,7 @@ async function main(): Promise<void> {
       log.info({ scheduleId: id, familyScheduleIds: familyIds }, 'reconcile schedules ready');
       const recoveryIds = await ensureRecoverySchedules(client, config, taskQueues(config.temporal.taskQueuePrefix));
       log.info({ scheduleIds: recoveryIds }, 'recovery schedules ready');
+      log.info({ scheduleId: await ensureIdempotencyPurgeSchedule(client, config) }, 'idempotency purge schedule ready');
     }
     const worker = await createJobsWorker({ config, db, client, connection, telemetry: telemetry.worker });
     const maintenance = await createMaintenanceWorker({ config, db, client, connection, telemetry: telemetry.worker });

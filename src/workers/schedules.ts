@@ -83,6 +83,35 @@ export async function ensureFamilyReconcileSchedules(client: Client, config: Con
   return ids;
 }
 
+/** Schedule ID of the Idempotency-Key record purge, prefixed like the task queues. */
+export function idempotencyPurgeScheduleId(config: Config): string {
+  return `${config.temporal.taskQueuePrefix}purge-idempotency-records`;
+}
+
+/**
+ * AR-7/PO-1: creates the purge schedule of expired Idempotency-Key records (every
+ * IDEMPOTENCY_PURGE_INTERVAL_MINUTES, overlap SKIP, on the `maintenance` queue) or updates its
+ * interval and queue to the current config. Idempotent; returns the schedule ID.
+ */
+export async function ensureIdempotencyPurgeSchedule(client: Client, config: Config): Promise<string> {
+  const scheduleId = idempotencyPurgeScheduleId(config);
+  const every = `${config.idempotency.purgeIntervalMinutes}m`;
+  const action = {
+    type: 'startWorkflow' as const,
+    workflowType: 'purgeIdempotencyRecordsWorkflow',
+    workflowId: `${scheduleId}-run`,
+    taskQueue: maintenanceTaskQueue(config.temporal.taskQueuePrefix),
+    args: [{}],
+  };
+  try {
+    await client.schedule.create({ scheduleId, spec: { intervals: [{ every }] }, action, policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '10m' } });
+  } catch (err) {
+    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+    await client.schedule.getHandle(scheduleId).update((prev) => ({ ...prev, spec: { intervals: [{ every }] }, action }));
+  }
+  return scheduleId;
+}
+
 /** SAN-6 recovery schedules of the core (stale jobs, bounded retries). */
 export const CORE_SCHEDULES: readonly ScheduleDecl[] = [
   { name: 'recovery-stale-jobs', workflow: 'recoverStaleJobsWorkflow' },

@@ -1,3 +1,3 @@
 /** The core's workflows on the `jobs` task queue: the reconciler, recovery and the benchmark baseline. */
-export { reconcilePendingJobsWorkflow, noopWorkflow } from './maintenance';
+export { reconcilePendingJobsWorkflow, purgeIdempotencyRecordsWorkflow, noopWorkflow } from './maintenance';
 export { recoverStaleJobsWorkflow, retryFailedJobsWorkflow, retryJobWorkflow } from './recovery';

@@ -1,7 +1,8 @@
-/** Operational workflows: the pending-job reconciler (SAN-4) and the benchmark baseline. */
+/** Operational workflows: the pending-job reconciler (SAN-4), the idempotency-record purge and the benchmark baseline. */
 import { patched, proxyActivities } from '@temporalio/workflow';
 import { MAINTENANCE_RETRY } from '../../core/activity-options';
 import type { JobActivities, ReconcileReport } from '../../activities/core/jobs';
+import type { IdempotencyPurgeActivities, PurgeIdempotencyInput } from '../../activities/core/idempotency-purge';
 import type { TaskQueues } from '../../core/contracts';
 
 /** Input of {@link reconcilePendingJobsWorkflow}. */
@@ -32,6 +33,19 @@ export async function reconcilePendingJobsWorkflow(input: ReconcileInput): Promi
   if (!patched('reconcile-closed-runs')) return report;
   const closed = await jobs.failClosedRuns({ jobsTaskQueue: input.queues.jobs, lookbackSeconds: input.closedLookbackSeconds ?? 900, limit });
   return { ...report, closedFailed: closed.failed };
+}
+
+/**
+ * AR-7/PO-1: deletes expired Idempotency-Key records. Run by the `purge-idempotency-records`
+ * Schedule (IDEMPOTENCY_PURGE_INTERVAL_MINUTES) on the `maintenance` queue; safe at any time.
+ */
+export async function purgeIdempotencyRecordsWorkflow(input: PurgeIdempotencyInput = {}): Promise<{ deleted: number }> {
+  const { purgeIdempotencyRecords } = proxyActivities<IdempotencyPurgeActivities>({
+    startToCloseTimeout: '10m',
+    heartbeatTimeout: '1m',
+    retry: MAINTENANCE_RETRY,
+  });
+  return purgeIdempotencyRecords(input);
 }
 
 /** Benchmark baseline: a workflow that does nothing (no activities). */
