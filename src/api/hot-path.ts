@@ -10,7 +10,9 @@ import { createCachedTokenResolver, type CachedTokenResolver } from '../auth/tok
 import { pgPoolOf } from '../db/client';
 import { createHotReads, type HotReads } from '../db/hot-reads';
 import { openJobChangeFeed, type JobChangeFeed } from '../db/job-changes';
-import type { AppDeps } from './deps';
+import type { PrismaClient } from '@prisma/client';
+import type { Logger } from 'pino';
+import type { Config } from '../config';
 
 /** What routes use of the hot path (`deps.hot`). */
 export interface HotPath {
@@ -28,7 +30,7 @@ export interface HotPath {
  * @throws when neither a Prisma pool nor DATABASE_URL is available, or JOB_CHANGE_FEED=listen
  *   cannot connect.
  */
-export async function openHotPath(deps: Pick<AppDeps, 'config' | 'db' | 'logger'>): Promise<HotPath> {
+export async function openHotPath(deps: { config: Config; db: PrismaClient; logger: Logger }): Promise<HotPath> {
   const shared = pgPoolOf(deps.db);
   let own: Pool | undefined;
   if (!shared) {
