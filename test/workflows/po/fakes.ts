@@ -75,7 +75,7 @@ export function fakePoActivities(client: WorkflowClient, scrapeSteps: ScrapeStep
       return { summary: SUMMARY, applied: true, ignoredReason: null, semesters: 5, courses: 26, designatedCoursesVersion: 1 };
     },
   };
-  const signal = (cb: ScrapeCallback) => client.getHandle(Context.current().info.workflowExecution.workflowId).signal(scrapeCallbackSignal, cb);
+  const signal = (cb: ScrapeCallback) => client.getHandle(Context.current().info.workflowExecution?.workflowId ?? '').signal(scrapeCallbackSignal, cb);
   const portal = {
     scrapePortal: async (input: ScrapePortalInput): Promise<ScrapePortalOutput> => {
       scrapes.push(input);
