@@ -7,22 +7,29 @@
  * workflows closed without finishing their job) on the `maintenance` queue by its own Schedule.
  */
 import { createPortalLinkJobActivities } from '../activities/po/jobs';
+import { createPortalPostProcessActivities } from '../activities/po/post-process';
 import { createPortalLinkReconcileActivities } from '../activities/po/reconcile';
 import { poRoutes } from '../api/routes/po';
+import { PO_ACADEMIC_PROBLEM_CODES } from '../domain/po/academic-problem-codes';
 import { PO_FAILURES } from '../domain/po/failures';
+import { PO_POST_PROCESS_FAILURES } from '../domain/po/post-process-failures';
 import { PO_PROBLEM_CODES } from '../domain/po/problem-codes';
 import { createTemporalPortalLinkStarter } from '../services/po/starter';
+import { createS3ObjectStore } from '../storage/s3';
 import type { FamilyManifest } from './manifest';
 
 /** The PO manifest. */
 export const po = {
   name: 'po',
   jobs: {},
-  failures: PO_FAILURES,
-  problemCodes: [...PO_PROBLEM_CODES],
+  failures: { ...PO_FAILURES, ...PO_POST_PROCESS_FAILURES },
+  problemCodes: [...PO_PROBLEM_CODES, ...PO_ACADEMIC_PROBLEM_CODES],
   routes: poRoutes,
   activities: {
-    jobs: ({ db }) => createPortalLinkJobActivities({ db }),
+    jobs: ({ db, config }) => ({
+      ...createPortalLinkJobActivities({ db }),
+      ...createPortalPostProcessActivities({ db, store: createS3ObjectStore(config.objectStore), prefix: config.objectStore.prefix }),
+    }),
     maintenance: ({ db, client, config }) => createPortalLinkReconcileActivities({ db, starter: createTemporalPortalLinkStarter(client, config) }),
   },
   schedules: [{ name: 'reconcile-portal-link-jobs', workflow: 'reconcilePortalLinkJobsWorkflow', kind: 'reconcile' }],
