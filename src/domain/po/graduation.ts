@@ -148,7 +148,7 @@ export function selectRule(rules: readonly GraduationRule[], kind: GraduationRul
 export type MissingItem =
   | { type: 'CREDITS_SHORT'; credits: number }
   | { type: 'COURSE_MISSING'; courseCode: string; courseName: string }
-  | { type: 'CERTIFICATE_MISSING'; accepted: LanguageRequirement[] };
+  | { type: 'CERTIFICATE_MISSING'; accepted: Array<{ kind: string; minScore: number | null; levels: string[] }> };
 
 /** Kinds of requirement. */
 export type RequirementKind = 'TOTAL_CREDITS' | 'AREA_CREDITS' | 'REQUIRED_COURSES' | 'LANGUAGE';
