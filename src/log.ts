@@ -4,7 +4,7 @@ import { context, isSpanContextValid, trace } from '@opentelemetry/api';
 import type { LogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
 
 /** Log paths never written (bearer tokens, GitHub access tokens and their ciphertext, API keys). */
-export const REDACT_PATHS = ['req.headers.authorization', '*.token', '*.apiKey', '*.accessToken', '*.tokenEncrypted', 'body.accessToken'];
+export const REDACT_PATHS = ['req.headers.authorization', '*.token', '*.apiKey', '*.accessToken', '*.tokenEncrypted', 'body.accessToken', '*.password', 'body.password'];
 
 /**
  * Creates the process logger; `component` names the entry point (api, worker-jobs, worker-ai …);

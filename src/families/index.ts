@@ -11,10 +11,11 @@ import { createTemporalJobStarter, type JobStarter, type StarterOptions } from '
 import type { TargetHookRegistry, TargetHooks } from '../core/target-hooks';
 import type { AiQueueContext, FamilyManifest, GithubQueueContext, JobsQueueContext, OwnQueueDecl, ScheduleDecl } from './manifest';
 import { ar } from './ar';
+import { po } from './po';
 import { san } from './san';
 
 /** Every family, in registration order. */
-export const FAMILIES: readonly FamilyManifest[] = [san, ar];
+export const FAMILIES: readonly FamilyManifest[] = [san, ar, po];
 
 /** Builds the job type → workflow type map; every job type of the database has exactly one family. */
 export function assembleWorkflowTypes(families: readonly FamilyManifest[]): JobWorkflowTypes {

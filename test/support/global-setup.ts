@@ -1,9 +1,11 @@
 /**
- * Jest globalSetup: one PostgreSQL 15 server and one Temporal dev server for the whole run, shared
- * by every test file through `TEST_PG_ADMIN_URL`, `TEST_TEMPORAL_ADDRESS` and `TEST_TEMPORAL_UI_URL`.
+ * Jest globalSetup: one PostgreSQL 15 server, one Temporal dev server and one S3-compatible server
+ * (moto, PO-6) for the whole run, shared by every test file through `TEST_PG_ADMIN_URL`,
+ * `TEST_TEMPORAL_ADDRESS`, `TEST_TEMPORAL_UI_URL` and `OBJECT_STORE_*` (see ./object-store.ts).
  * Variables already set are reused and nothing is started for them (point them at running servers
  * while developing). Handles stay on globalThis for global-teardown.ts.
  */
+import { startTestObjectStore } from './object-store';
 import { startPostgres } from './postgres';
 import { startTestTemporal } from './temporal';
 
@@ -27,15 +29,20 @@ export default async function globalSetup(): Promise<void> {
   const handles: TestServerHandles = { stops: [] };
   (globalThis as WithHandles)[HANDLES_KEY] = handles;
 
-  const [pg, temporal] = await Promise.allSettled([
+  const reuseObjectStore = Boolean(process.env.OBJECT_STORE_ENDPOINT);
+  const [pg, temporal, objects] = await Promise.allSettled([
     process.env.TEST_PG_ADMIN_URL ? undefined : timed(startPostgres),
     process.env.TEST_TEMPORAL_ADDRESS ? undefined : timed(startTestTemporal),
+    timed(startTestObjectStore),
   ]);
   if (pg.status === 'fulfilled' && pg.value) handles.stops.push({ name: 'PostgreSQL', stop: pg.value.value.stop });
   if (temporal.status === 'fulfilled' && temporal.value) {
     handles.stops.push({ name: 'Temporal', stop: temporal.value.value.stop });
   }
-  const failures = [pg, temporal].filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (objects.status === 'fulfilled' && objects.value.value.stop) {
+    handles.stops.push({ name: 'object store', stop: objects.value.value.stop });
+  }
+  const failures = [pg, temporal, objects].filter((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failures.length > 0) {
     await Promise.allSettled(handles.stops.map((h) => h.stop()));
     handles.stops = [];
@@ -54,6 +61,9 @@ export default async function globalSetup(): Promise<void> {
     process.env.TEST_TEMPORAL_ADDRESS = temporal.value.value.address;
     process.env.TEST_TEMPORAL_UI_URL = temporal.value.value.uiUrl;
     started.push(`Temporal ${temporal.value.ms} ms (${temporal.value.value.address}, UI ${temporal.value.value.uiUrl})`);
+  }
+  if (objects.status === 'fulfilled' && !reuseObjectStore) {
+    started.push(`object store ${objects.value.ms} ms (${objects.value.value.endpoint})`);
   }
   if (started.length > 0) process.stderr.write(`\ntest servers started: ${started.join(', ')}\n`);
 }

@@ -60,6 +60,8 @@ export interface PortalLinkWorkflowInput {
   kind: PortalLinkKind;
   /** The job row's created_at (ISO 8601): a result scraped before it is ignored (PO-9). */
   jobCreatedAt: string;
+  /** Where the scraper posts its signed callback (config PORTAL_CALLBACK_URL), passed on to the scrape activity. */
+  callbackUrl: string;
   queues: PortalLinkQueues;
   policy: PortalLinkPolicy;
 }

@@ -1,0 +1,32 @@
+-- Data written by the release of migration 20261201160000_portal_link_jobs: link jobs of both kinds
+-- in every PO-2 status (one active job per user and portal type), a SUCCEEDED job with its result
+-- key, checksum and summary, a FAILED one with its code; links in both statuses; accepted callbacks
+-- of both outcomes (one with a request id, one without).
+INSERT INTO portal_link_jobs (id, user_id, portal_type, student_id, kind, status, error_code, error_message, workflow_id, result_key, result_sha256, summary, created_at, started_at, post_processing_at, finished_at, updated_at) VALUES
+  ('60000000-0000-4000-8000-000000000101', '10000000-0000-4000-8000-000000000001', 'suwon', '20231234', 'LINK', 'SUCCEEDED', NULL, NULL,
+   'portal-link:10000000-0000-4000-8000-000000000001:b3f1c9e0b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a1',
+   'portal-results/60000000-0000-4000-8000-000000000101/1.json', 'cc00000000000000000000000000000000000000000000000000000000000001',
+   '{"studentId": "20231234", "name": "Kim Suwon", "admissionYear": 2023, "department": "Computer Science", "major": "Computer Science", "doubleMajor": null, "enrollmentStatus": "ENROLLED", "gradeLevel": 3, "creditsEarned": 78, "gpa": 3.71, "semesters": 5, "courses": 26, "designatedCourses": 2, "dataAsOf": "2026-12-01T14:00:03.000Z"}',
+   '2026-12-01 14:00:00+00', '2026-12-01 14:00:01+00', '2026-12-01 14:00:04+00', '2026-12-01 14:00:05+00', '2026-12-01 14:00:05+00'),
+  ('60000000-0000-4000-8000-000000000102', '10000000-0000-4000-8000-000000000001', 'suwon', '20231234', 'REFRESH', 'FAILED', 'PORTAL_CREDENTIALS_INVALID', 'the portal rejected the student id or password',
+   'portal-link:10000000-0000-4000-8000-000000000001:b3f1c9e0b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a2',
+   NULL, NULL, NULL, '2026-12-01 14:10:00+00', '2026-12-01 14:10:01+00', NULL, '2026-12-01 14:10:02+00', '2026-12-01 14:10:02+00'),
+  ('60000000-0000-4000-8000-000000000103', '10000000-0000-4000-8000-000000000001', 'suwon', '20231234', 'REFRESH', 'POST_PROCESSING', NULL, NULL,
+   'portal-link:10000000-0000-4000-8000-000000000001:b3f1c9e0b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a3',
+   'portal-results/60000000-0000-4000-8000-000000000103/2.json', NULL, NULL,
+   '2026-12-01 14:20:00+00', '2026-12-01 14:20:01+00', '2026-12-01 14:20:09+00', NULL, '2026-12-01 14:20:09+00'),
+  ('60000000-0000-4000-8000-000000000104', '10000000-0000-4000-8000-000000000002', 'suwon', '20199876', 'LINK', 'RUNNING', NULL, NULL,
+   'portal-link:10000000-0000-4000-8000-000000000002:b3f1c9e0b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a4',
+   NULL, NULL, NULL, '2026-12-01 14:21:00+00', '2026-12-01 14:21:01+00', NULL, NULL, '2026-12-01 14:21:01+00'),
+  ('60000000-0000-4000-8000-000000000105', '10000000-0000-4000-8000-000000000003', 'suwon', '20210001', 'LINK', 'QUEUED', NULL, NULL,
+   'portal-link:10000000-0000-4000-8000-000000000003:b3f1c9e0b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c6e8b0d2f4a5',
+   NULL, NULL, NULL, '2026-12-01 14:22:00+00', NULL, NULL, NULL, '2026-12-01 14:22:00+00');
+INSERT INTO portal_links (id, user_id, portal_type, student_id, status, linked_at, last_refreshed_at, last_job_id, created_at, updated_at) VALUES
+  ('60000000-0000-4000-8000-000000000201', '10000000-0000-4000-8000-000000000001', 'suwon', '20231234', 'LOGIN_REQUIRED', '2026-12-01 14:00:05+00', '2026-12-01 14:00:05+00',
+   '60000000-0000-4000-8000-000000000101', '2026-12-01 14:00:05+00', '2026-12-01 14:10:02+00'),
+  ('60000000-0000-4000-8000-000000000202', '10000000-0000-4000-8000-000000000002', 'suwon', '20199876', 'LINKED', '2026-11-30 09:00:00+00', NULL,
+   NULL, '2026-11-30 09:00:00+00', '2026-11-30 09:00:00+00');
+INSERT INTO portal_scrape_callbacks (id, job_id, attempt, request_id, status, body_sha256, received_at) VALUES
+  ('60000000-0000-4000-8000-000000000301', '60000000-0000-4000-8000-000000000101', 1, 'req-po-0001', 'SUCCEEDED', 'dd00000000000000000000000000000000000000000000000000000000000001', '2026-12-01 14:00:04+00'),
+  ('60000000-0000-4000-8000-000000000302', '60000000-0000-4000-8000-000000000102', 1, NULL, 'FAILED', 'dd00000000000000000000000000000000000000000000000000000000000002', '2026-12-01 14:10:02+00'),
+  ('60000000-0000-4000-8000-000000000303', '60000000-0000-4000-8000-000000000103', 2, NULL, 'SUCCEEDED', 'dd00000000000000000000000000000000000000000000000000000000000003', '2026-12-01 14:20:09+00');
