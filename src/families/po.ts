@@ -9,20 +9,23 @@
 import { createPortalLinkJobActivities } from '../activities/po/jobs';
 import { createPortalPostProcessActivities } from '../activities/po/post-process';
 import { createPortalLinkReconcileActivities } from '../activities/po/reconcile';
+import { portalScrapeActivitiesFromConfig } from '../activities/po/scrape';
 import { poRoutes } from '../api/routes/po';
 import { PO_ACADEMIC_PROBLEM_CODES } from '../domain/po/academic-problem-codes';
 import { PO_FAILURES } from '../domain/po/failures';
 import { PO_POST_PROCESS_FAILURES } from '../domain/po/post-process-failures';
 import { PO_PROBLEM_CODES } from '../domain/po/problem-codes';
+import { SCRAPE_FAILURES } from '../domain/po/scrape-failures';
 import { createTemporalPortalLinkStarter } from '../services/po/starter';
 import { createS3ObjectStore } from '../storage/s3';
+import { PORTAL_QUEUE } from '../workflows/po/contracts';
 import type { FamilyManifest } from './manifest';
 
 /** The PO manifest. */
 export const po = {
   name: 'po',
   jobs: {},
-  failures: { ...PO_FAILURES, ...PO_POST_PROCESS_FAILURES },
+  failures: { ...PO_FAILURES, ...PO_POST_PROCESS_FAILURES, ...SCRAPE_FAILURES },
   problemCodes: [...PO_PROBLEM_CODES, ...PO_ACADEMIC_PROBLEM_CODES],
   routes: poRoutes,
   activities: {
@@ -34,4 +37,11 @@ export const po = {
   },
   schedules: [{ name: 'reconcile-portal-link-jobs', workflow: 'reconcilePortalLinkJobsWorkflow', kind: 'reconcile' }],
   queues: [],
+  ownQueues: [
+    {
+      name: PORTAL_QUEUE,
+      activities: ({ config }) => portalScrapeActivitiesFromConfig(config),
+      concurrency: (config) => config.portal.activityConcurrency,
+    },
+  ],
 } as const satisfies FamilyManifest;

@@ -48,14 +48,16 @@ export const POST_PROCESS_TIMEOUT_MS = 5 * 60_000;
 
 const KNOWN_CODES: ReadonlySet<string> = new Set(Object.values(PORTAL_JOB_ERROR_CODES));
 
-/** A failed activity's job error code and message: details[0].code, else a catalogued type, else `fallback`. */
+/** A failed activity's job error code and message: details[0].code or .errorCode, else a job error code as the type, else `fallback`. */
 export function failureCode(err: unknown, fallback: string): { code: string; message: string } {
   let cur: unknown = err instanceof ActivityFailure ? err.cause : err;
   // A schedule-to-close timeout carries the last attempt's failure as its cause.
   while (cur instanceof TimeoutFailure && cur.cause) cur = cur.cause;
   if (cur instanceof ApplicationFailure) {
-    const d = cur.details?.[0] as { code?: unknown } | undefined;
-    const code = typeof d?.code === 'string' && d.code.length > 0 ? d.code : cur.type && KNOWN_CODES.has(cur.type) ? cur.type : fallback;
+    // details[0].code (post-processing) or .errorCode (the scraper): the job's error code.
+    const d = cur.details?.[0] as { code?: unknown; errorCode?: unknown } | undefined;
+    const given = typeof d?.code === 'string' && d.code.length > 0 ? d.code : typeof d?.errorCode === 'string' && d.errorCode.length > 0 ? d.errorCode : undefined;
+    const code = given ?? (cur.type && KNOWN_CODES.has(cur.type) ? cur.type : fallback);
     return { code, message: cur.message };
   }
   if (cur instanceof TimeoutFailure) return { code: fallback, message: `timed out (${String(cur.timeoutType)})` };

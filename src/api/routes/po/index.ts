@@ -6,7 +6,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ApiDeps } from '../../deps';
 import { verifyCallbackSignature } from '../../../services/po/callback-verifier';
-import { isPortalType } from '../../../services/po/portal-types';
+import { isPortalType } from '../../../services/po/portal/registry';
 import { createTemporalPortalLinkStarter, type PortalLinkStarter } from '../../../services/po/starter';
 import { academicRoutes } from './academic';
 import { scrapeCallbackRoutes } from './callbacks';
