@@ -5,8 +5,10 @@
  * similar cards; then generates today's TIL, its recall cards and recall quiz, and commits the TIL
  * to a local GitHub REST emulator (a real GitHub needs a token of yours: see README), printing the
  * commit URL; then the AI runs (scripts/demo-ar.ts: a company, an HR member, HR requests in Korean
- * and English to SUCCEEDED, one through a manual retry); ends with `jobs: <completed>/<total>
- * completed` counting the jobs and the runs (exit 0 when all completed).
+ * and English to SUCCEEDED, one through a manual retry); then the portal links (scripts/demo-po.ts:
+ * the local portal emulator and object store, two seeded students linked, one REFRESH after a change
+ * in the portal, states with timings, graduation progress); ends with `jobs: <completed>/<total>
+ * completed` counting the jobs, the runs and the link jobs (exit 0 when all completed).
  *
  *   npm run demo [-- --files '<glob>' ...] [--limit N] [--keep]
  *
@@ -44,6 +46,11 @@ import { ensureFamilyReconcileSchedules, ensureReconcileSchedule, ensureRecovery
 import { createOwnQueueWorker } from '../src/workers/own-queue';
 import { AI_RUNS_QUEUE } from '../src/workflows/ar/contracts';
 import { AR_DEMO_MARKERS, runArDemo } from './demo-ar';
+import { runPoDemo } from './demo-po';
+import { LOCAL_OBJECT_STORE_CREDENTIALS, startLocalObjectStore } from '../src/dev/object-store-server';
+import { createS3ObjectStore } from '../src/storage/s3';
+import { PORTAL_QUEUE } from '../src/workflows/po/contracts';
+import { startPortalEmulator } from '../test/support/portal-emulator';
 import { installProcessTelemetry } from '../src/telemetry/process';
 import { clientInterceptors, runtimeTelemetryOptions, workerTelemetry } from '../src/telemetry/temporal';
 
@@ -54,6 +61,15 @@ function portFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const srv = createServer().once('error', () => resolve(false));
     srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer().once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
   });
 }
 const preferPort = async (p: number) => ((await portFree(p)) ? p : 0);
@@ -198,7 +214,25 @@ async function main(): Promise<void> {
     gh.addRepo('demo-octocat', 'til', { description: 'Today I learned' });
     say(`github: local emulator at ${gh.url}`);
 
-    const config = loadConfig({ ...process.env, GITHUB_API_URL: gh.url, DATABASE_URL: dbUrl, DATABASE_POOL_MAX: String(poolMax), TEMPORAL_ADDRESS: address, TEMPORAL_UI_URL: uiUrl, AI_RUNTIME_FAIL_FIRST_MARKER: AR_DEMO_MARKERS.failFirst, AI_RUNTIME_REJECT_FIRST_MARKER: AR_DEMO_MARKERS.rejectFirst, AI_RUN_RETRY_INITIAL_MS: '500' });
+    // 3b. The portal (issue 9): the local portal emulator and an S3-compatible object store (moto),
+    // unless OBJECT_STORE_ENDPOINT points at one; the API's port is chosen now, the callback URL names it.
+    const portal = await startPortalEmulator();
+    stops.push(() => portal.close());
+    let objectStoreEnv: Record<string, string> = {};
+    if (!process.env.OBJECT_STORE_ENDPOINT) {
+      const moto = await startLocalObjectStore();
+      stops.push(() => moto.stop());
+      objectStoreEnv = {
+        OBJECT_STORE_ENDPOINT: moto.endpoint,
+        OBJECT_STORE_ACCESS_KEY_ID: LOCAL_OBJECT_STORE_CREDENTIALS.accessKeyId,
+        OBJECT_STORE_SECRET_ACCESS_KEY: LOCAL_OBJECT_STORE_CREDENTIALS.secretAccessKey,
+        OBJECT_STORE_FORCE_PATH_STYLE: 'true',
+      };
+    }
+    const apiPort = (await portFree(base.api.port)) ? base.api.port : await freePort();
+    say(`portal: emulator at ${portal.url}, object store ${objectStoreEnv.OBJECT_STORE_ENDPOINT ?? process.env.OBJECT_STORE_ENDPOINT}`);
+
+    const config = loadConfig({ ...process.env, ...objectStoreEnv, PORTAL_SUWON_BASE_URL: portal.url, PORTAL_CALLBACK_URL: `http://${base.api.host}:${apiPort}/internal/scrape-results`, GITHUB_API_URL: gh.url, DATABASE_URL: dbUrl, DATABASE_POOL_MAX: String(poolMax), TEMPORAL_ADDRESS: address, TEMPORAL_UI_URL: uiUrl, AI_RUNTIME_FAIL_FIRST_MARKER: AR_DEMO_MARKERS.failFirst, AI_RUNTIME_REJECT_FIRST_MARKER: AR_DEMO_MARKERS.rejectFirst, AI_RUN_RETRY_INITIAL_MS: '500' });
     const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', 'demo');
     // One process, one registry and one tracer provider: the API's /metrics shows the workers' job metrics too.
     const tracing = installProcessTelemetry(config, 'demo');
@@ -225,13 +259,18 @@ async function main(): Promise<void> {
     await ensureRecoverySchedules(client, config, queues);
     await ensureFamilyReconcileSchedules(client, config, queues);
 
-    // 4. Workers (jobs, ai, github) and the API.
+    const bucketStore = createS3ObjectStore(config.objectStore);
+    await bucketStore.ensureBucket();
+    bucketStore.close();
+
+    // 4. Workers (jobs, ai, github, ai-runs, portal) and the API.
     const workers = [
       await createJobsWorker({ config, db, client, connection: native, telemetry: workerTelemetry(tracing) }),
       await createMaintenanceWorker({ config, db, client, connection: native, telemetry: workerTelemetry(tracing) }),
       await createAiWorker({ config, db, connection: native, telemetry: workerTelemetry(tracing) }),
       await createGithubWorker({ config, db, connection: native, telemetry: workerTelemetry(tracing) }),
       await createOwnQueueWorker(AI_RUNS_QUEUE, { config, db, connection: native, telemetry: workerTelemetry(tracing) }),
+      await createOwnQueueWorker(PORTAL_QUEUE, { config, db, connection: native, telemetry: workerTelemetry(tracing) }),
     ];
     const runs = workers.map((w) => w.run());
     stops.unshift(async () => {
@@ -240,7 +279,7 @@ async function main(): Promise<void> {
     });
     const similarity = await createCardSimilarity(db, config.similarity.vectorSearch);
     const app = await buildApp({ config, db, starter: createJobStarter(client, queues), temporal: client, logger });
-    await app.listen({ host: config.api.host, port: await preferPort(config.api.port) });
+    await app.listen({ host: config.api.host, port: apiPort });
     stops.unshift(() => app.close());
     const apiUrl = `http://${config.api.host}:${(app.server.address() as { port: number }).port}`;
     say(`api: ${apiUrl} (docs ${apiUrl}/docs, metrics ${apiUrl}/metrics), similar-cards via ${similarity.strategy}`);
@@ -337,7 +376,11 @@ async function main(): Promise<void> {
     say('');
     const ar = await runArDemo({ apiUrl, db, say, uiUrl, namespace: config.temporal.namespace });
 
-    const completed = [...status.values()].filter((v) => v === 'COMPLETED').length + ar.completed;
+    // 9. Portal links (issue 9): two seeded students linked, one REFRESH after a change in the portal.
+    say('');
+    const po = await runPoDemo({ apiUrl, db, emulator: portal, say });
+
+    const completed = [...status.values()].filter((v) => v === 'COMPLETED').length + ar.completed + po.completed;
     say('');
     say(`Temporal Web UI: ${uiUrl}/namespaces/${config.temporal.namespace}/workflows`);
     say(`  find these jobs: ${uiUrl}/namespaces/${config.temporal.namespace}/workflows?query=${encodeURIComponent('JobType="CARD_ANALYSIS"')}`);
@@ -346,7 +389,7 @@ async function main(): Promise<void> {
       const info = { apiUrl, token, dbUrl, embedded: maxConnections !== undefined, maxConnections, temporalAddress: address, uiUrl, today };
       for (const line of keepBlock({ ...info, githubUrl: gh.url, githubLogin: 'demo-octocat', githubToken: ghToken })) say(line);
     }
-    const total = jobIds.length + ar.total;
+    const total = jobIds.length + ar.total + po.total;
     say(`jobs: ${completed}/${total} completed`);
     process.exitCode = completed === total ? 0 : 1;
     if (values.keep) {
