@@ -41,7 +41,9 @@ import { createGithubWorker } from '../src/workers/github';
 import { selfServiceToken, startGithubEmulator, SELF_SERVICE_TOKEN_PREFIX } from '../test/support/github-emulator';
 import { createJobsWorker, createMaintenanceWorker } from '../src/workers/jobs';
 import { ensureFamilyReconcileSchedules, ensureReconcileSchedule, ensureRecoverySchedules } from '../src/workers/schedules';
-import { createOwnQueueWorker } from '../src/workers/own-queue';
+import { createOwnQueueWorker, ensureOwnQueueSchedules } from '../src/workers/own-queue';
+import { STUDY_CARDS_QUEUE } from '../src/workflows/st/contracts';
+import { runStDemo } from './demo-st';
 import { AI_RUNS_QUEUE } from '../src/workflows/ar/contracts';
 import { AR_DEMO_MARKERS, runArDemo } from './demo-ar';
 import { installProcessTelemetry } from '../src/telemetry/process';
@@ -198,7 +200,7 @@ async function main(): Promise<void> {
     gh.addRepo('demo-octocat', 'til', { description: 'Today I learned' });
     say(`github: local emulator at ${gh.url}`);
 
-    const config = loadConfig({ ...process.env, GITHUB_API_URL: gh.url, DATABASE_URL: dbUrl, DATABASE_POOL_MAX: String(poolMax), TEMPORAL_ADDRESS: address, TEMPORAL_UI_URL: uiUrl, AI_RUNTIME_FAIL_FIRST_MARKER: AR_DEMO_MARKERS.failFirst, AI_RUNTIME_REJECT_FIRST_MARKER: AR_DEMO_MARKERS.rejectFirst, AI_RUN_RETRY_INITIAL_MS: '500' });
+    const config = loadConfig({ ...process.env, GITHUB_API_URL: gh.url, DATABASE_URL: dbUrl, DATABASE_POOL_MAX: String(poolMax), TEMPORAL_ADDRESS: address, TEMPORAL_UI_URL: uiUrl, AI_RUNTIME_FAIL_FIRST_MARKER: AR_DEMO_MARKERS.failFirst, AI_RUNTIME_REJECT_FIRST_MARKER: AR_DEMO_MARKERS.rejectFirst, AI_RUN_RETRY_INITIAL_MS: '500', ST_POLL_INTERVAL_SECONDS: '3', ST_POLL_SOURCE_KINDS: 'study_question', ST_EXTRACT_RETRY_DELAY_MS: '500' });
     const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', 'demo');
     // One process, one registry and one tracer provider: the API's /metrics shows the workers' job metrics too.
     const tracing = installProcessTelemetry(config, 'demo');
@@ -224,6 +226,7 @@ async function main(): Promise<void> {
     await ensureReconcileSchedule(client, config, queues);
     await ensureRecoverySchedules(client, config, queues);
     await ensureFamilyReconcileSchedules(client, config, queues);
+    await ensureOwnQueueSchedules(STUDY_CARDS_QUEUE, client, config); // ST-3 the memo-card poller
 
     // 4. Workers (jobs, ai, github) and the API.
     const workers = [
@@ -232,6 +235,7 @@ async function main(): Promise<void> {
       await createAiWorker({ config, db, connection: native, telemetry: workerTelemetry(tracing) }),
       await createGithubWorker({ config, db, connection: native, telemetry: workerTelemetry(tracing) }),
       await createOwnQueueWorker(AI_RUNS_QUEUE, { config, db, connection: native, telemetry: workerTelemetry(tracing) }),
+      await createOwnQueueWorker(STUDY_CARDS_QUEUE, { config, db, connection: native, telemetry: workerTelemetry(tracing) }),
     ];
     const runs = workers.map((w) => w.run());
     stops.unshift(async () => {
@@ -337,7 +341,16 @@ async function main(): Promise<void> {
     say('');
     const ar = await runArDemo({ apiUrl, db, say, uiUrl, namespace: config.temporal.namespace });
 
-    const completed = [...status.values()].filter((v) => v === 'COMPLETED').length + ar.completed;
+    // 9. Study memo cards (issue 10): questions from the documents, explanations, the poller's extraction, supersede.
+    say('');
+    const studyCards: { title: string; file: string }[] = [];
+    for (const s of scraps) {
+      const card = await fetch(`${apiUrl}/cards/${s.scrapId}`, { headers: auth });
+      if (card.ok) studyCards.push({ title: ((await card.json()) as { title: string }).title, file: s.doc.file });
+    }
+    const st = await runStDemo({ call, cards: studyCards, say });
+
+    const completed = [...status.values()].filter((v) => v === 'COMPLETED').length + ar.completed + st.completed;
     say('');
     say(`Temporal Web UI: ${uiUrl}/namespaces/${config.temporal.namespace}/workflows`);
     say(`  find these jobs: ${uiUrl}/namespaces/${config.temporal.namespace}/workflows?query=${encodeURIComponent('JobType="CARD_ANALYSIS"')}`);
@@ -346,7 +359,7 @@ async function main(): Promise<void> {
       const info = { apiUrl, token, dbUrl, embedded: maxConnections !== undefined, maxConnections, temporalAddress: address, uiUrl, today };
       for (const line of keepBlock({ ...info, githubUrl: gh.url, githubLogin: 'demo-octocat', githubToken: ghToken })) say(line);
     }
-    const total = jobIds.length + ar.total;
+    const total = jobIds.length + ar.total + st.total;
     say(`jobs: ${completed}/${total} completed`);
     process.exitCode = completed === total ? 0 : 1;
     if (values.keep) {

@@ -12,9 +12,10 @@ import type { TargetHookRegistry, TargetHooks } from '../core/target-hooks';
 import type { AiQueueContext, FamilyManifest, GithubQueueContext, JobsQueueContext, OwnQueueDecl, ScheduleDecl } from './manifest';
 import { ar } from './ar';
 import { san } from './san';
+import { st } from './st';
 
 /** Every family, in registration order. */
-export const FAMILIES: readonly FamilyManifest[] = [san, ar];
+export const FAMILIES: readonly FamilyManifest[] = [san, ar, st];
 
 /** Builds the job type → workflow type map; every job type of the database has exactly one family. */
 export function assembleWorkflowTypes(families: readonly FamilyManifest[]): JobWorkflowTypes {

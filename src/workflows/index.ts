@@ -6,3 +6,4 @@
 export * from './core';
 export * from './san';
 export * from './ar';
+export * from './st';
