@@ -2,3 +2,4 @@
 export { studyExplanationWorkflow } from './explanation';
 export { studyCardExtractWorkflow } from './extract';
 export { studyCardPollWorkflow } from './poll';
+export { studyRemindersWorkflow } from './reminders';
