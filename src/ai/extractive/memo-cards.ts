@@ -138,6 +138,16 @@ function koreanDefinition(sentence: string): { group: Group; card: MemoCard } | 
   return undefined;
 }
 
+/** English participles and adjectives that the key-term ranking may pick but that make poor cloze answers. */
+const WEAK_FILL_RE = /^[a-z]+(?:ed|ing|able|ible|ful|less|ous|ive|ly)$/i;
+const WEAK_FILL_WORDS = new Set(['built', 'made', 'done', 'based', 'known', 'given', 'seen', 'run', 'set', 'used', 'called']);
+
+/** True for a fill-up cloze answer worth asking: not a participle or adjective, at least 3 characters. */
+function isFillTerm(answer: string): boolean {
+  const t = answer.trim();
+  return Array.from(t).length >= 2 && (isHangul(t.charAt(0)) || (t.length >= 3 && !WEAK_FILL_RE.test(t) && !WEAK_FILL_WORDS.has(t.toLowerCase())));
+}
+
 /** Characters that make a number part of a name or code (`SHA-256`, `v6`, `HTTP/2`, `ES2015`), not a quantity. */
 const NAME_GLUE = /[\p{L}\p{N}_\-/.]/u;
 
@@ -150,6 +160,7 @@ function numericCloze(sentence: string): MemoCard | undefined {
     if (at < 0) return undefined;
     from = at + n.raw.length;
     if (at > 0 && NAME_GLUE.test(sentence.charAt(at - 1))) continue;
+    if (at > 1 && sentence.charAt(at - 1) === '(' && NAME_GLUE.test(sentence.charAt(at - 2))) continue; // nice(2), f(1)
     let end = at + n.raw.length;
     const unit = /^ ?[A-Za-z]{1,4}\b/.exec(sentence.slice(end, end + 6));
     if (unit && !/^ ?(?:and|or|the|of|to|in|on|at|is|are|an|a|by|for|as|it)\b/i.test(unit[0])) end += unit[0].length;
@@ -237,7 +248,7 @@ export function extractMemoCardsLocally(raw: MemoCardExtractionInput): MemoCardB
   const input = { ...raw, explanation: raw.explanation.normalize('NFC') };
   const passages = extractionPassages(input);
   const korean = isKoreanText(input.explanation);
-  const sents = textSentences(input.explanation).filter((s) => s.length <= SENTENCE_MAX);
+  const sents = textSentences(input.explanation).filter((s) => s.length <= SENTENCE_MAX && !NO_MATERIAL_SENTENCES.has(s));
   const candidates: Candidate[] = [];
   const add = (group: Group, order: number, card: MemoCard | undefined) => card && candidates.push({ group, order, card });
 
@@ -255,8 +266,9 @@ export function extractMemoCardsLocally(raw: MemoCardExtractionInput): MemoCardB
   if (prepared) {
     const used = new Set<string>();
     quizSentences(prepared).forEach((sentence, order) => {
+      if (NO_MATERIAL_SENTENCES.has(sentence.text)) return;
       const q = keyTermCloze(prepared, sentence, used);
-      if (q && q.question.indexOf(BLANK) === q.question.lastIndexOf(BLANK)) add('fill', order, { kind: 'cloze', clozeText: q.question.replaceAll(BLANK, `{{c1::${q.answer}}}`), evidence: evidence(sentence.text) });
+      if (q && q.question.indexOf(BLANK) === q.question.lastIndexOf(BLANK) && isFillTerm(q.answer)) add('fill', order, { kind: 'cloze', clozeText: q.question.replaceAll(BLANK, `{{c1::${q.answer}}}`), evidence: evidence(sentence.text) });
     });
   }
 
@@ -279,6 +291,13 @@ export function extractMemoCardsLocally(raw: MemoCardExtractionInput): MemoCardB
   }
   return MemoCardBatchSchema.parse({ cards });
 }
+
+/** The explanation when no material matches; its sentences are no facts to make cards of. */
+export const NO_MATERIAL = {
+  en: 'None of your material covers this question yet. Check your answer against your textbook.',
+  ko: '이 질문을 다루는 자료가 아직 없습니다. 답을 교재와 대조해 보세요.',
+} as const;
+const NO_MATERIAL_SENTENCES = new Set([...textSentences(NO_MATERIAL.en), ...textSentences(NO_MATERIAL.ko)]);
 
 /** Sentences of an explanation at most. */
 const EXPLAIN_SENTENCES = 8;
@@ -316,8 +335,7 @@ export function explainStudyQuestionLocally(raw: StudyExplanationInput): StudyEx
   let chosen = pick((raw.related ?? []).map((p) => p.text));
   if (chosen.length === 0 && raw.userAnswer?.trim()) chosen = pick([raw.userAnswer]);
   if (chosen.length === 0) {
-    const none = korean ? '이 질문을 다루는 자료가 아직 없습니다. 답을 교재와 대조해 보세요.' : 'None of your material covers this question yet. Check your answer against your textbook.';
-    return StudyExplanationSchema.parse({ explanation: none });
+    return StudyExplanationSchema.parse({ explanation: korean ? NO_MATERIAL.ko : NO_MATERIAL.en });
   }
   const paragraphs: string[] = [];
   let last = -1;

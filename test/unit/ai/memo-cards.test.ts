@@ -72,6 +72,11 @@ describe('extractMemoCardsLocally', () => {
     }
   });
 
+  test('numbers inside names are no numeric facts; participles and adjectives are no cloze answers', () => {
+    const { cards } = extractMemoCardsLocally(input('SHA-256 digests are computed by the nice(2) helper of HTTP/2 servers in ES2015 code. Pino is built for speed and is capable of logging.'));
+    for (const text of clozes(cards)) expect(text).not.toMatch(/\{\{c1::(?:256|2|2015|built|capable)\}\}/);
+  });
+
   test('deterministic, and an explanation without facts gives no cards rather than junk', async () => {
     expect(extractMemoCardsLocally(input(EN))).toEqual(extractMemoCardsLocally(input(EN)));
     expect(extractMemoCardsLocally(input('Hmm.')).cards).toEqual([]);
@@ -99,7 +104,11 @@ describe('explainStudyQuestionLocally', () => {
       '교착 상태는 프로세스들이 서로 자원을 기다리는 상태이다.',
     );
     expect(explainStudyQuestionLocally({ question: '교착 상태란?' }).explanation).toMatch(/자료가 아직 없습니다/);
-    expect(explainStudyQuestionLocally({ question: 'What is MVCC?' }).explanation).toMatch(/None of your material/);
+    const none = explainStudyQuestionLocally({ question: 'What is MVCC?' }).explanation;
+    expect(none).toMatch(/None of your material/);
+    // the "no material" explanation is no material for cards: no card is made of it
+    expect(extractMemoCardsLocally(input(none)).cards).toEqual([]);
+    expect(extractMemoCardsLocally(input(explainStudyQuestionLocally({ question: '교착 상태란?' }).explanation)).cards).toEqual([]);
     const err = await createLocalAiRuntime().explainStudyQuestion({ question: ' ' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AiRuntimeError);
     expect(err).toMatchObject({ code: 'BAD_REQUEST', retryable: false });
