@@ -44,32 +44,29 @@ export function canonicalNumber(n: number): string {
   return Object.is(r, -0) ? '0' : String(r);
 }
 
-/** Reads a digit run at `i`: the literal text, its numeric value (undefined for dotted sequences) and the end index. */
+/**
+ * Reads a number's digits at `i` in one pass: digit groups joined by `.` or `,`. A `,` continues the
+ * number only before exactly three digits after a first group of at most three (thousands), and not
+ * after a decimal point; otherwise the number ends before it ("1,2,3" is three numbers). Two or
+ * more dots make a literal (versions, addresses). Returns the text, its value (undefined for a
+ * literal) and the end index.
+ */
 function readDigits(t: string, i: number): { literal: string; value: number | undefined; end: number } {
   let end = i;
-  const groups: string[] = [];
-  const seps: string[] = [];
-  let start = i;
   while (end < t.length && isDigit(t.charCodeAt(end))) end++;
-  groups.push(t.slice(start, end));
-  while (end + 1 < t.length && (t[end] === '.' || t[end] === ',') && isDigit(t.charCodeAt(end + 1))) {
-    seps.push(t[end] as string);
-    start = end + 1;
-    end = start;
-    while (end < t.length && isDigit(t.charCodeAt(end))) end++;
-    groups.push(t.slice(start, end));
+  const firstLength = end - i;
+  let dots = 0;
+  for (;;) {
+    const sep = t[end];
+    if ((sep !== '.' && sep !== ',') || !isDigit(t.charCodeAt(end + 1))) break;
+    let next = end + 1;
+    while (next < t.length && isDigit(t.charCodeAt(next))) next++;
+    if (sep === ',' && (dots > 0 || firstLength > 3 || next - end - 1 !== 3)) break;
+    if (sep === '.') dots++;
+    end = next;
   }
   const literal = t.slice(i, end);
-  const dots = seps.filter((s) => s === '.').length;
-  const lastDot = seps.lastIndexOf('.');
-  const commasOk = seps.every((s, k) => s === '.' || ((groups[k + 1] as string).length === 3 && (k > 0 || (groups[0] as string).length <= 3)));
   if (dots >= 2) return { literal, value: undefined, end };
-  if (seps.includes(',') && !commasOk) {
-    // A list such as "1,2,3": only the first group is this number; the rest are read on their own.
-    const firstEnd = i + (groups[0] as string).length;
-    return { literal: t.slice(i, firstEnd), value: Number(groups[0]), end: firstEnd };
-  }
-  if (lastDot >= 0 && seps.slice(lastDot + 1).includes(',')) return { literal, value: undefined, end };
   return { literal, value: Number(literal.replace(/,/g, '')), end };
 }
 
@@ -218,6 +215,10 @@ export function findNumbers(text: string): FoundNumber[] {
   return out;
 }
 
+/** Syllables of Sino-Korean numerals, and the longest numeral tried (이천이십사억 …: 32 is ample). */
+const NUMERAL_SYLLABLE = new Set([...Object.keys(SINO_DIGITS), ...Object.keys(SMALL_UNITS), ...Object.keys(BIG_UNITS)]);
+const SINO_MAX = 32;
+
 /** Single-syllable counters that may be glued to a native numeral (‘한번’, ‘두개’); others would misread words such as 한일 or 세일. */
 const GLUED_SHORT = new Set(['개', '명', '번']);
 
@@ -231,8 +232,11 @@ function hangulNumber(t: string, word: string, start: number, end: number): Foun
     const counted = rest ? isCounterWord(rest) && (rest.length >= 2 || GLUED_SHORT.has(rest.charAt(0))) && !PARTICLES.has(rest) : counterFollows(t, end);
     if (counted) return { value: String(native), percent: false, raw: t.slice(start, end) };
   }
-  // Sino-Korean numeral + counter: "삼십 개", "이천 년", "오십퍼센트".
-  for (let k = word.length; k >= 2; k--) {
+  // Sino-Korean numeral + counter: "삼십 개", "이천 년", "오십퍼센트". Only the leading run of numeral
+  // syllables (at most SINO_MAX long: a well-formed numeral is shorter) is tried, so a long word costs O(SINO_MAX²).
+  let run = 0;
+  while (run < word.length && run < SINO_MAX && NUMERAL_SYLLABLE.has(word.charAt(run))) run++;
+  for (let k = run; k >= 2; k--) {
     const value = sinoKoreanValue(word.slice(0, k));
     if (value === undefined) continue;
     const rest = word.slice(k);

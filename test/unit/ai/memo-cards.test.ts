@@ -127,3 +127,12 @@ test('the threaded local runtime answers exactly as the in-process one', async (
     await threaded.close();
   }
 });
+
+test('a large explanation with markup-like noise is handled and every card it gives is still valid', () => {
+  const noise = `${'{{c1::x}} }} {{ '.repeat(500)}\n\n${EN}\n\n${'1,2,3 '.repeat(2_000)}\n\n${KO}`;
+  const i = input(noise, { maxCards: 40 });
+  const batch = extractMemoCardsLocally(i);
+  expect(MemoCardBatchSchema.parse(batch)).toEqual(batch);
+  expect(guardMemoCards({ cards: batch.cards, passages: extractionPassages(i) }).dropped).toEqual([]);
+  expect(basics(batch.cards)).toContainEqual({ cue: 'What is a partial index?', answer: "an index built over a subset of a table's rows" });
+});

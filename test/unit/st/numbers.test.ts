@@ -59,3 +59,11 @@ describe('unbackedNumbers', () => {
     expect(unbackedNumbers(['20% of rows'], ['after 20 rows changed']).map((n) => n.raw)).toEqual(['20%']);
   });
 });
+
+test('long and adversarial inputs are read in one pass (no quadratic work on long Hangul words or digit runs)', () => {
+  const hangul = '십'.repeat(200_000);
+  const numerals = '일이삼사오육칠팔구'.repeat(20_000);
+  const digits = `${'1,'.repeat(100_000)}1 ${'9.'.repeat(100_000)}9`;
+  expect(findNumbers(`${hangul} ${numerals} 개`)).toEqual([]);
+  expect(findNumbers(digits)).toHaveLength(100_002);
+});
