@@ -98,6 +98,10 @@ const EnvSchema = z.object({
   RECONCILE_GRACE_SECONDS: z.coerce.number().int().min(0).default(30),
   RECONCILE_CLOSED_LOOKBACK_SECONDS: z.coerce.number().int().min(60).default(900),
   SCHEDULES_ENABLED: bool.default(true),
+  // Study review loop (issue 10 §4): the daily-reminder Schedule's interval, batch and switch.
+  STUDY_REMINDER_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(1440).default(15),
+  STUDY_REMINDER_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
+  STUDY_REMINDER_SCHEDULE_ENABLED: bool.default(true),
 
   RECOVERY_INTERVAL_MINUTES: z.coerce.number().int().min(1).default(120),
   RECOVERY_PENDING_STALE_MINUTES: z.coerce.number().min(0).default(30),
@@ -297,6 +301,16 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
       /** Terminated / timed-out job runs closed within this many seconds are matched with their rows (fault 4). */
       closedLookbackSeconds: e.RECONCILE_CLOSED_LOOKBACK_SECONDS,
       schedulesEnabled: e.SCHEDULES_ENABLED,
+    },
+    /**
+     * Issue 10 §4 daily study reminders: the reminder pass runs every `intervalMinutes` (a reminder
+     * fires within that long after its local time), over `batchSize` reminders per query; the
+     * Schedule is created at start-up when `scheduleEnabled` (and SCHEDULES_ENABLED).
+     */
+    studyReminders: {
+      intervalMinutes: e.STUDY_REMINDER_INTERVAL_MINUTES,
+      batchSize: e.STUDY_REMINDER_BATCH_SIZE,
+      scheduleEnabled: e.STUDY_REMINDER_SCHEDULE_ENABLED,
     },
     /** SAN-6 recovery schedules (created at `jobs` worker start-up when SCHEDULES_ENABLED). */
     recovery: {

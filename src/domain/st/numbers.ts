@@ -236,7 +236,7 @@ function hangulNumber(t: string, word: string, start: number, end: number): Foun
     const value = sinoKoreanValue(word.slice(0, k));
     if (value === undefined) continue;
     const rest = word.slice(k);
-    const percent = rest === '퍼센트' || rest === '프로';
+    const percent = ['퍼센트', '프로'].some((w) => rest.startsWith(w) && PARTICLES.has(rest.slice(w.length)));
     const counted = rest ? percent || isCounterWord(rest) : counterFollows(t, end) || percentFollows(t, end);
     return counted ? { value: canonicalNumber(value), percent: percent || (!rest && percentFollows(t, end)), raw: t.slice(start, end) } : undefined;
   }
