@@ -1,8 +1,9 @@
 /**
  * The study family (ST-1 … ST-6) declares itself here, once: its explanation job (an async_jobs
  * job type on the `ai` queue), its failure types and problem codes, its routes, and its own
- * `study-cards` task queue (ST-6) that runs the memo-card poller and the extraction workflows and
- * activities, served by src/workers/study-cards.ts, which also creates the poller's Schedule.
+ * `study-cards` task queue (ST-6) that runs the memo-card poller, the extraction workflows and
+ * activities and the review loop's reminder pass, served by src/workers/study-cards.ts, which also
+ * creates their Schedules.
  * Extraction jobs are not async_jobs jobs: their projection is study_memo_card_jobs (ST-1).
  */
 import { AI_FAILURES } from '../ai/failures';
@@ -13,7 +14,9 @@ import { stRoutes } from '../api/routes/st';
 import { ST_FAILURES } from '../domain/st/failures';
 import { ST_PROBLEM_CODES } from '../domain/st/problem-codes';
 import { ensureStudyCardPollSchedule } from '../services/st/poll-schedule';
-import { STUDY_CARDS_QUEUE } from '../workflows/st/contracts';
+import { ensureStudyReminderSchedule } from '../services/st/reminder-schedule';
+import { createStudyReminderActivities } from '../activities/st/reminders';
+import { STUDY_CARDS_QUEUE, studyCardQueues } from '../workflows/st/contracts';
 import type { FamilyManifest } from './manifest';
 
 /** The ST manifest. */
@@ -34,9 +37,16 @@ export const st = {
     {
       name: STUDY_CARDS_QUEUE,
       workflows: true,
-      activities: ({ config, db }) => createStudyCardActivities({ db, config, ai: createAiRuntime(config.ai) }),
+      activities: ({ config, db }) => ({
+        ...createStudyCardActivities({ db, config, ai: createAiRuntime(config.ai) }),
+        ...createStudyReminderActivities({ db, batchSize: config.studyReminders.batchSize }),
+      }),
       concurrency: (config) => config.study.activityConcurrency,
-      schedules: ensureStudyCardPollSchedule,
+      // ST-3 the memo-card poller and the review loop's daily reminders, both on this queue.
+      schedules: async (client, config) => [
+        ...(await ensureStudyCardPollSchedule(client, config)),
+        ...(await ensureStudyReminderSchedule(client, config, studyCardQueues(config.temporal.taskQueuePrefix).studyCards)),
+      ],
     },
   ],
 } as const satisfies FamilyManifest;

@@ -31,7 +31,8 @@ async function main(): Promise<void> {
       explainStudyQuestion: async () => ({ explanation: 'A partial index is an index over a subset of rows.', embedding: Array.from({ length: EMBEDDING_DIMENSIONS }, () => 0.01) }),
       storeStudyExplanation: async () => '2026-12-01T16:10:00.125Z',
     };
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue: TQ, workflowBundle, activities: { ...cards.acts, ...explanation }, dataConverter });
+    const reminders = { runStudyReminderPass: async () => ({ scanned: 2, dueToday: 1, reminded: 1 }) };
+    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue: TQ, workflowBundle, activities: { ...cards.acts, ...explanation, ...reminders }, dataConverter });
     await worker.runUntil(async () => {
       const record = async (file: string, workflow: string, args: unknown[], workflowId = file) => {
         const handle = await env.client.workflow.start(workflow, { workflowId, taskQueue: TQ, args });
@@ -42,6 +43,7 @@ async function main(): Promise<void> {
       await record('study-explanation-completed.json', 'studyExplanationWorkflow', [{ ...ids, jobType: 'STUDY_EXPLANATION', queues: { jobs: TQ, ai: TQ, github: TQ }, localWrites: true }]);
       // The poll starts the extraction child (parse_fail at attempt 1, completed at attempt 2); record both.
       await record('study-card-poll.json', 'studyCardPollWorkflow', [{ limit: 10, sourceKinds: ['study_question'], restartGraceSeconds: 60 }]);
+      await record('study-reminders.json', 'studyRemindersWorkflow', []);
       const child = polled[0]!;
       const childId = `study-card-extract:${child.sourceKind}:${child.sourceId}:${child.sourceVersion}`;
       const handle = env.client.workflow.getHandle(childId);
