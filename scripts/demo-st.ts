@@ -6,7 +6,7 @@
  * Schedule on the `study-cards` queue, polling study questions only here: the demo's config) extracts
  * their cards; the cards of two questions printed with their evidence; one explanation
  * replaced by hand → a new version → its old cards retired and the new ones live, side by side; a
- * few reviews when the review endpoint is there. Returns the study jobs completed and in total for
+ * few reviews through the review loop (ts-fsrs). Returns the study jobs completed and in total for
  * the demo's `jobs:` line (explanation jobs and memo-card extraction jobs).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -157,8 +157,8 @@ export async function runStDemo(opts: StDemoOptions): Promise<{ completed: numbe
     }
   }
   if (reviewed > 0) {
-    const due = (await call('GET', '/study/memo-cards/due').catch(() => ({ cards: [] }))) as { cards?: unknown[] };
-    say(`study: ${reviewed} reviews recorded; ${due.cards?.length ?? 0} cards due now`);
+    const due = (await call('GET', '/study/memo-cards/due')) as { dueCount: number };
+    say(`study: ${reviewed} reviews recorded (ts-fsrs); ${due.dueCount} cards due now`);
   }
 
   // Every study job of the demo user: explanation jobs and every memo-card job of its questions.

@@ -1,12 +1,10 @@
 /**
  * The study family (ST-1 … ST-6) declares itself here, once: its explanation job (an async_jobs
  * job type on the `ai` queue), its failure types and problem codes, its routes, and its own
- * `study-cards` task queue (ST-6) that runs the memo-card poller and the extraction workflows and
- * activities, served by src/workers/study-cards.ts, which also creates the poller's Schedule.
+ * `study-cards` task queue (ST-6) that runs the memo-card poller, the extraction workflows and
+ * activities and the review loop's reminder pass, served by src/workers/study-cards.ts, which also
+ * creates their Schedules.
  * Extraction jobs are not async_jobs jobs: their projection is study_memo_card_jobs (ST-1).
- * The review loop's daily-reminder pass runs on the `maintenance` queue (a light periodic pass that
- * never waits behind job work nor takes an extraction slot); its Schedule is created with the
- * poller's by the `study-cards` worker at start-up.
  */
 import { AI_FAILURES } from '../ai/failures';
 import { createAiRuntime } from '../ai';
@@ -16,11 +14,10 @@ import { stRoutes } from '../api/routes/st';
 import { ST_FAILURES } from '../domain/st/failures';
 import { ST_PROBLEM_CODES } from '../domain/st/problem-codes';
 import { ST_REVIEW_PROBLEM_CODES } from '../domain/st/review-problem-codes';
-import { createStudyReminderActivities } from '../activities/st/reminders';
-import { maintenanceTaskQueue } from '../core/contracts';
-import { ensureStudyReminderSchedule } from '../services/st/reminder-schedule';
 import { ensureStudyCardPollSchedule } from '../services/st/poll-schedule';
-import { STUDY_CARDS_QUEUE } from '../workflows/st/contracts';
+import { ensureStudyReminderSchedule } from '../services/st/reminder-schedule';
+import { createStudyReminderActivities } from '../activities/st/reminders';
+import { STUDY_CARDS_QUEUE, studyCardQueues } from '../workflows/st/contracts';
 import type { FamilyManifest } from './manifest';
 
 /** The ST manifest. */
@@ -34,7 +31,6 @@ export const st = {
     jobs: ({ db }) => createStudyExplanationActivities({ db }),
     ai: ({ db, ai, config }) =>
       createStudyExplanationAiActivities({ ai, db, retrieval: { limit: config.study.extract.retrievalLimit, scanLimit: config.study.extract.retrievalScanLimit } }),
-    maintenance: ({ db, config }) => createStudyReminderActivities({ db, batchSize: config.studyReminders.batchSize }),
   },
   schedules: [],
   queues: ['ai'],
@@ -42,11 +38,15 @@ export const st = {
     {
       name: STUDY_CARDS_QUEUE,
       workflows: true,
-      activities: ({ config, db }) => createStudyCardActivities({ db, config, ai: createAiRuntime(config.ai) }),
+      activities: ({ config, db }) => ({
+        ...createStudyCardActivities({ db, config, ai: createAiRuntime(config.ai) }),
+        ...createStudyReminderActivities({ db, batchSize: config.studyReminders.batchSize }),
+      }),
       concurrency: (config) => config.study.activityConcurrency,
+      // ST-3 the memo-card poller and the review loop's daily reminders, both on this queue.
       schedules: async (client, config) => [
         ...(await ensureStudyCardPollSchedule(client, config)),
-        ...(await ensureStudyReminderSchedule(client, config, maintenanceTaskQueue(config.temporal.taskQueuePrefix))),
+        ...(await ensureStudyReminderSchedule(client, config, studyCardQueues(config.temporal.taskQueuePrefix).studyCards)),
       ],
     },
   ],

@@ -20,7 +20,7 @@ import { abandonJob, beginAttempt, failAttempt, skipAttempt, type BeginResult, t
 import { loadSource, notReadyReason, retrieveRelated } from '../../services/st/sources';
 import { supersedeCards, type CardToStore, type SupersedeResult } from '../../services/st/supersede';
 import { extractInputOf } from '../../services/st/start';
-import type { StudyCardExtractInput, StudyCardPollInput, StudySourceKind } from '../../workflows/st/contracts';
+import { STUDY_CARD_EXTRACT_JOB_TYPE, type StudyCardExtractInput, type StudyCardPollInput, type StudySourceKind } from '../../workflows/st/contracts';
 
 /** Dependencies of the `study-cards` activities. */
 export interface StudyCardActivityDeps {
@@ -30,10 +30,12 @@ export interface StudyCardActivityDeps {
   config: Config;
 }
 
-/** One job the poll hands its workflow: the workflow ID and the extraction's whole input. */
+/** One job the poll hands its workflow: the workflow ID, the extraction's whole input, and its DC-4 search attributes. */
 export interface PolledJob {
   workflowId: string;
   input: StudyCardExtractInput;
+  /** JobType / TargetId / UserId of the child (absent: none set, e.g. a test server without them). */
+  searchAttributes?: { jobType: string; targetId: string; userId: string };
 }
 
 /** What an extraction call returns for the supersede (guarded cards and the drop counts). */
@@ -55,7 +57,11 @@ export function toStoredCard(card: MemoCard, key: string): CardToStore {
 
 /** Builds the `study-cards` task-queue activities. */
 export function createStudyCardActivities({ db, ai, config }: StudyCardActivityDeps) {
-  const toPolled = (j: EnqueuedJob): PolledJob => ({ workflowId: j.workflowId, input: extractInputOf(config, j) });
+  const toPolled = (j: EnqueuedJob): PolledJob => ({
+    workflowId: j.workflowId,
+    input: extractInputOf(config, j),
+    searchAttributes: { jobType: STUDY_CARD_EXTRACT_JOB_TYPE, targetId: j.sourceId, userId: j.userId },
+  });
 
   return {
     /**

@@ -11,7 +11,7 @@ import type { StudyCardActivities } from '../../activities/st/cards';
 import { projectionOptions } from '../../core/activity-options';
 import { jobSearchAttributes } from '../../core/contracts';
 import { studyCardExtractWorkflow } from './extract';
-import { STUDY_CARD_EXTRACT_JOB_TYPE, type StudyCardPollInput, type StudyCardPollResult } from './contracts';
+import type { StudyCardPollInput, StudyCardPollResult } from './contracts';
 
 /** One poll (see the module comment). Idempotent: a repeated or concurrent poll enqueues and starts nothing twice. */
 export async function studyCardPollWorkflow(input: StudyCardPollInput): Promise<StudyCardPollResult> {
@@ -26,7 +26,7 @@ export async function studyCardPollWorkflow(input: StudyCardPollInput): Promise<
         args: [job.input],
         parentClosePolicy: ParentClosePolicy.ABANDON,
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        typedSearchAttributes: jobSearchAttributes({ jobType: STUDY_CARD_EXTRACT_JOB_TYPE, targetId: job.input.sourceId, userId: job.input.userId }),
+        ...(job.searchAttributes ? { typedSearchAttributes: jobSearchAttributes(job.searchAttributes) } : {}),
         memo: { jobId: job.input.jobId },
       });
       return 1;

@@ -9,7 +9,7 @@ import { memoCardKey } from '../../../src/domain/st/keys';
 import type { MemoCard } from '../../../src/domain/st/cards';
 import { runReminderPass } from '../../../src/services/st/reminders';
 import { ensureStudyReminderSchedule, studyReminderScheduleId } from '../../../src/services/st/reminder-schedule';
-import { maintenanceTaskQueue } from '../../../src/core/contracts';
+import { STUDY_CARDS_QUEUE, studyCardQueues } from '../../../src/workflows/st/contracts';
 import { pollUntil } from '../../support/poll';
 import { startStack, type Stack } from '../../support/stack';
 
@@ -201,9 +201,10 @@ describe('reminders', () => {
     expect((await stack.app.inject({ method: 'POST', url: `/study/reminders/outbox/${id}/read`, headers: berlin.auth })).statusCode).toBe(404);
   });
 
-  test('the Schedule is created idempotently and its run, on the maintenance queue, writes the outbox', async () => {
+  test('the Schedule is created idempotently and its run, on the study-cards queue, writes the outbox', async () => {
     const config = { ...stack.config, reconcile: { ...stack.config.reconcile, schedulesEnabled: true } };
-    const queue = maintenanceTaskQueue(config.temporal.taskQueuePrefix);
+    const queue = studyCardQueues(config.temporal.taskQueuePrefix).studyCards;
+    const stopWorker = await stack.startOwnQueueWorker(STUDY_CARDS_QUEUE);
     expect(await ensureStudyReminderSchedule(stack.client, config, queue)).toEqual([studyReminderScheduleId(config)]);
     const slower = { ...config, studyReminders: { ...config.studyReminders, intervalMinutes: 60 } };
     expect(await ensureStudyReminderSchedule(stack.client, slower, queue)).toEqual([studyReminderScheduleId(config)]);
@@ -226,6 +227,7 @@ describe('reminders', () => {
       expect(await ensureStudyReminderSchedule(stack.client, { ...config, studyReminders: { ...config.studyReminders, scheduleEnabled: false } }, queue)).toEqual([]);
     } finally {
       await handle.delete();
+      await stopWorker();
     }
   });
 });

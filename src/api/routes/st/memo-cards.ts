@@ -101,7 +101,9 @@ export const memoCardRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) 
           '202 with the new job; 200 `skipped` with reason `already_active` (ST-2: another job of the source is pending or ' +
           'processing) or `version_exists` (ST-3: this version already has a job). 409 STUDY_EXPLANATION_NOT_READY when ' +
           'the question has no explanation yet; 404 when the source is not yours.',
-        body: z.strictObject({ sourceKind: SourceKind, sourceId: Uuid }),
+        body: z
+          .strictObject({ sourceKind: SourceKind, sourceId: Uuid })
+          .meta({ examples: [{ sourceKind: 'study_question', sourceId: '6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b' }] }),
         response: {
           202: z.object({ status: z.literal('enqueued'), jobId: z.uuid(), workflowId: z.string(), sourceVersion: z.iso.datetime() }),
           200: z.object({ status: z.literal('skipped'), reason: z.enum(['already_active', 'version_exists']), jobId: z.uuid().nullable() }),

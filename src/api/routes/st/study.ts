@@ -58,7 +58,7 @@ export const studyRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) => 
         tags: [TAG],
         summary: 'Focus (or unfocus) a topic: the memo-card poller serves focused topics first (ST-3)',
         params: z.object({ topicId: Uuid }),
-        body: z.strictObject({ focused: z.boolean() }),
+        body: z.strictObject({ focused: z.boolean() }).meta({ examples: [{ focused: true }, { focused: false }] }),
         response: { 200: TopicSchema, 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema },
       },
     },
@@ -147,7 +147,9 @@ export const studyRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) => 
         tags: [TAG],
         summary: 'Replace the explanation by hand: a new source version (the poller re-extracts its memo cards)',
         params: z.object({ questionId: Uuid }),
-        body: z.strictObject({ explanation: ExplanationText }),
+        body: z
+          .strictObject({ explanation: ExplanationText })
+          .meta({ examples: [{ explanation: 'A partial index is an index built over a subset of the rows of a table. It stores only the rows that match its WHERE clause.' }] }),
         response: { 200: QuestionSchema, 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema },
       },
     },
