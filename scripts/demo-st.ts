@@ -124,14 +124,14 @@ export async function runStDemo(opts: StDemoOptions): Promise<{ completed: numbe
   const target = withCards[0];
   if (target) {
     const before = target.cards;
-    // The old explanation without its last paragraph, plus a new one: the unchanged cards keep their identity.
+    // The old explanation without the sentence of its last card, plus a new paragraph: that card is
+    // retired, the unchanged ones keep their identity (and progress), the new sentences become cards.
     const old = String((await call('GET', `/study/questions/${target.q.questionId}`)).explanation ?? '');
-    const paragraphs = old.split(/\n\s*\n/).filter((p) => p.trim());
-    const kept = paragraphs.length > 1 ? paragraphs.slice(0, -1) : paragraphs;
+    const dropped = before.length > 1 ? before[before.length - 1]!.evidence[0]?.quote ?? '' : '';
     const replacement = [
-      ...kept,
+      dropped ? old.replace(dropped, '').trim() : old,
       'A memo card is a question and answer pair that is reviewed on a schedule. Spaced repetition is a review method that shows a card again just before it would be forgotten.',
-    ].join('\n\n');
+    ].filter(Boolean).join('\n\n');
     const put = (await call('PUT', `/study/questions/${target.q.questionId}/explanation`, { explanation: replacement })) as { explanationVersion: string };
     say('');
     say(`study: replaced the explanation of “${cut(target.q.question, 60)}” → version ${put.explanationVersion}`);
