@@ -100,7 +100,10 @@ export async function runStDemo(opts: StDemoOptions): Promise<{ completed: numbe
     if (v) extraction.set(q.questionId, await waitExtracted(q.questionId, v));
   }
   const byStatus = (s: string) => [...extraction.values()].filter((j) => j?.status === s).length;
-  say(`study: memo-card jobs of the questions: ${byStatus('completed')} completed (${[...extraction.values()].filter((j) => j?.errorCode === 'all_dropped').length} all_dropped), ${byStatus('failed')} failed, ${byStatus('skipped')} skipped`);
+  const drops = new Map<string, number>();
+  for (const j of extraction.values()) for (const [r, n] of Object.entries(j?.dropped ?? {})) drops.set(r, (drops.get(r) ?? 0) + n);
+  const dropText = [...drops].map(([r, n]) => `${r} ${n}`).join(', ') || 'none';
+  say(`study: memo-card jobs of the questions: ${byStatus('completed')} completed (${[...extraction.values()].filter((j) => j?.errorCode === 'all_dropped').length} all_dropped), ${byStatus('failed')} failed, ${byStatus('skipped')} skipped; cards dropped by the guards: ${dropText}`);
 
   // Cards with their evidence for two questions.
   const withCards: { q: (typeof questions)[number]; cards: MemoCard[] }[] = [];
@@ -121,12 +124,14 @@ export async function runStDemo(opts: StDemoOptions): Promise<{ completed: numbe
   const target = withCards[0];
   if (target) {
     const before = target.cards;
-    const keep = before[0]?.evidence[0]?.quote ?? '';
+    // The old explanation without the sentence of its last card, plus a new paragraph: that card is
+    // retired, the unchanged ones keep their identity (and progress), the new sentences become cards.
+    const old = String((await call('GET', `/study/questions/${target.q.questionId}`)).explanation ?? '');
+    const dropped = before.length > 1 ? before[before.length - 1]!.evidence[0]?.quote ?? '' : '';
     const replacement = [
-      keep,
-      'A memo card is a question and answer pair that is reviewed on a schedule.',
-      'Spaced repetition is a review method that shows a card again just before it would be forgotten.',
-    ].filter(Boolean).join(' ');
+      dropped ? old.replace(dropped, '').trim() : old,
+      'A memo card is a question and answer pair that is reviewed on a schedule. Spaced repetition is a review method that shows a card again just before it would be forgotten.',
+    ].filter(Boolean).join('\n\n');
     const put = (await call('PUT', `/study/questions/${target.q.questionId}/explanation`, { explanation: replacement })) as { explanationVersion: string };
     say('');
     say(`study: replaced the explanation of “${cut(target.q.question, 60)}” → version ${put.explanationVersion}`);
@@ -144,15 +149,15 @@ export async function runStDemo(opts: StDemoOptions): Promise<{ completed: numbe
     }
   }
 
-  // A few reviews through the review loop, when its endpoint is there.
-  const reviewable = withCards.flatMap((w) => w.cards).slice(0, 3);
+  // A few reviews through the review loop (live cards only: the replaced question's old cards are retired).
+  const reviewable = ((await call('GET', `/study/topics/${topic.topicId}/memo-cards`)) as { cards: MemoCard[] }).cards.slice(0, 3);
   let reviewed = 0;
   for (const [i, c] of reviewable.entries()) {
     try {
       await call('POST', `/study/memo-cards/${c.cardId}/reviews`, { rating: i === 0 ? 'again' : 'good' });
       reviewed += 1;
     } catch (err) {
-      if (reviewed === 0 && i === 0) say(`study: reviews not available (${cut(String(err), 80)})`);
+      if (reviewed === 0 && i === 0) say(`study: reviews not available (${cut(String(err), 200)})`);
       break;
     }
   }

@@ -29,8 +29,7 @@ export const st = {
   routes: stRoutes,
   activities: {
     jobs: ({ db }) => createStudyExplanationActivities({ db }),
-    ai: ({ db, ai, config }) =>
-      createStudyExplanationAiActivities({ ai, db, retrieval: { limit: config.study.extract.retrievalLimit, scanLimit: config.study.extract.retrievalScanLimit } }),
+    ai: ({ db, ai, config }) => createStudyExplanationAiActivities({ ai, db, config }),
   },
   schedules: [],
   queues: ['ai'],

@@ -7,6 +7,7 @@ import { log as activityLog } from '@temporalio/activity';
 import type { PrismaClient } from '@prisma/client';
 import { toAiFailure } from '../../ai/failures';
 import type { AiRuntime } from '../../ai/types';
+import type { Config } from '../../config';
 import { failure } from '../../core/failures';
 import { withHeartbeat } from '../../core/heartbeat';
 import { ST_FAILURES } from '../../domain/st/failures';
@@ -18,20 +19,20 @@ import { completeWith } from '../core/jobs';
 export interface StudyExplanationAiDeps {
   ai: Pick<AiRuntime, 'explainStudyQuestion' | 'embed'>;
   db: PrismaClient;
-  /** Retrieval limits (ST_RETRIEVAL_LIMIT, ST_RETRIEVAL_SCAN_LIMIT). */
-  retrieval: { limit: number; scanLimit: number };
+  /** Read when the activity runs: the retrieval limits `study.extract.retrievalLimit` / `retrievalScanLimit` (ST_RETRIEVAL_*). */
+  config: Pick<Config, 'study'>;
 }
 
 /** Longest retrieved passage handed to the explanation, in code points. */
 const EXPLANATION_CONTEXT_CHARS = 4_000;
 
 /** Builds the study family's `ai` task-queue activities. */
-export function createStudyExplanationAiActivities({ ai, db, retrieval }: StudyExplanationAiDeps) {
+export function createStudyExplanationAiActivities({ ai, db, config }: StudyExplanationAiDeps) {
   return {
     /**
      * The explanation of question `questionId` (markdown) from the question, the user's answer and
-     * the nearest of the user's own material (retrieval by the embedding of the question and
-     * answer, at most `retrieval.limit` passages), and the 1536-d embedding of the question with its
+     * the nearest of the user's own source material, their knowledge cards (retrieval by the
+     * embedding of the question and answer, at most ST_RETRIEVAL_LIMIT passages), and the 1536-d embedding of the question with its
      * explanation (for later retrieval, ST-5). Reads only. Retry class from the provider;
      * non-retryable STUDY_QUESTION_NOT_FOUND.
      */
@@ -41,7 +42,13 @@ export function createStudyExplanationAiActivities({ ai, db, retrieval }: StudyE
       return withHeartbeat(async (signal) => {
         const [probe] = await ai.embed([`${q.topic.name}\n${q.question}\n${q.userAnswer ?? ''}`], signal);
         const related = probe
-          ? await retrieveRelated(db, { kind: 'study_question', id: q.id, userId: q.userId }, probe, { ...retrieval, maxChars: EXPLANATION_CONTEXT_CHARS })
+          ? await retrieveRelated(db, { kind: 'study_question', id: q.id, userId: q.userId }, probe, {
+            limit: config.study.extract.retrievalLimit,
+            scanLimit: config.study.extract.retrievalScanLimit,
+            maxChars: EXPLANATION_CONTEXT_CHARS,
+            // The user's source material only: other questions' explanations are derived from it already.
+            kinds: ['knowledge_card'],
+          })
           : [];
         const input = { topic: q.topic.name, question: q.question, userAnswer: q.userAnswer, related: related.map((p) => ({ ref: p.ref, text: p.text })) };
         const { explanation } = await ai.explainStudyQuestion(input, signal);

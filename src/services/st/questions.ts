@@ -5,7 +5,7 @@
  * strictly later than the previous one (at the column's millisecond precision), so two quick
  * replacements can never share a version (ST-3).
  */
-import type { Prisma, StudyQuestion, StudyTopic } from '@prisma/client';
+import type { StudyQuestion, StudyTopic } from '@prisma/client';
 import type { DbClient } from '../../db/client';
 import { enqueueAndStart, type EnqueueDeps } from '../../core/enqueue';
 import { domainError } from '../../core/domain-error';
@@ -103,9 +103,4 @@ export async function replaceExplanation(db: DbClient, userId: string, questionI
   const version = await writeExplanation(db, questionId, explanation, 'manual');
   if (!version) throw domainError('not-found', 'STUDY_SOURCE_NOT_FOUND', `question ${questionId} not found`);
   return { version };
-}
-
-/** Prisma's `where` of a user's questions in a topic. */
-export function questionsOfTopic(userId: string, topicId: string): Prisma.StudyQuestionWhereInput {
-  return { userId, topicId };
 }

@@ -74,6 +74,8 @@ export interface RetrievalLimits {
   scanLimit: number;
   /** Longest passage text, in code points (cut at a code-point boundary). */
   maxChars?: number;
+  /** Kinds of material searched (default both). */
+  kinds?: readonly StudySourceKind[];
 }
 
 /** Cuts `s` to at most `max` code points, never inside a surrogate pair. */
@@ -94,14 +96,15 @@ function cutCodePoints(s: string, max: number): string {
 export async function retrieveRelated(db: DbClient, source: Pick<StudySource, 'kind' | 'id' | 'userId'>, query: ArrayLike<number>, limits: RetrievalLimits): Promise<RelatedPassage[]> {
   if (limits.limit <= 0) return [];
   const maxChars = limits.maxChars ?? 1_200;
+  const kinds = new Set(limits.kinds ?? ['study_question', 'knowledge_card']);
   const [questions, cards] = await Promise.all([
-    db.studyQuestion.findMany({
+    !kinds.has('study_question') ? [] : db.studyQuestion.findMany({
       where: { userId: source.userId, aiExplanation: { not: null }, embedding: { not: null }, ...(source.kind === 'study_question' ? { id: { not: source.id } } : {}) },
       orderBy: { createdAt: 'desc' },
       take: limits.scanLimit,
       select: { id: true, embedding: true },
     }),
-    db.knowledgeCard.findMany({
+    !kinds.has('knowledge_card') ? [] : db.knowledgeCard.findMany({
       where: { userId: source.userId, ...(source.kind === 'knowledge_card' ? { id: { not: source.id } } : {}) },
       orderBy: { createdAt: 'desc' },
       take: limits.scanLimit,
