@@ -19,6 +19,9 @@
  *       load of (a) and (c) (`scripts/bench-memory.ts`)
  *   (i) POST /api/v1/ai-runs → SUCCEEDED via GET poll, p50/p95 vs `noopWorkflow` start → result;
  *       idempotent replays (same Idempotency-Key and body) req/s   vs GET /health req/s
+ *   (k) study memo cards (`scripts/bench-st.ts`): one poll over 10,000 sources with 1 % new versions,
+ *       duration and queries vs a per-source poll; extraction enqueue → result p50/p95 vs
+ *       `noopWorkflow` start → result
  *   `--only <letters>` (e.g. `--only c,g`) runs just those sections.
  *   `--temporal-address host:port` and `--database-url postgresql://…` (or BENCH_TEMPORAL_ADDRESS,
  *   BENCH_DATABASE_URL; `--temporal-namespace`, BENCH_TEMPORAL_NAMESPACE, default `default`) point
@@ -63,6 +66,8 @@ import { createGithubWorker } from '../src/workers/github';
 import { startGithubEmulator } from '../test/support/github-emulator';
 import { createJobsWorker } from '../src/workers/jobs';
 import { createOwnQueueWorker } from '../src/workers/own-queue';
+import { STUDY_CARDS_QUEUE } from '../src/workflows/st/contracts';
+import { sectionK } from './bench-st';
 import { AI_RUNS_QUEUE } from '../src/workflows/ar/contracts';
 import { ensureCompany, setMember } from '../src/core/companies';
 import type { noopWorkflow } from '../src/workflows/core/maintenance';
@@ -344,7 +349,7 @@ function machine(): string[] {
   ];
 }
 
-const SECTIONS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'] as const;
+const SECTIONS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'k'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /**
@@ -472,6 +477,7 @@ async function main(): Promise<void> {
     await createAiWorker({ config, db, connection: native }),
     await createGithubWorker({ config, db, connection: native }),
     await createOwnQueueWorker(AI_RUNS_QUEUE, { config, db, connection: native }),
+    await createOwnQueueWorker(STUDY_CARDS_QUEUE, { config, db, connection: native }),
   ];
   const runs = workers.map((w) =>
     w.run().catch((err: unknown) => {
@@ -875,6 +881,20 @@ async function main(): Promise<void> {
     const runsOfKey = await db.aiRun.count({ where: { companyId, inputMasked: { startsWith: 'Replay:' } } });
     say(`idempotent replays: ${rate(replayRate)}; GET /health: ${rate(healthRate)}; ratio ${ratio(replayRate / healthRate)}; runs made by the replayed key: ${runsOfKey}`);
     rows.push({ measure: `(i) idempotent POST /api/v1/ai-runs replays req/s, ${READ_CONNECTIONS} connections`, subject: rate(replayRate), baseline: `${rate(healthRate)} GET /health`, ratio: ratio(replayRate / healthRate) });
+  }
+
+  // (k) ---------------------------------------------------------------------------------------
+  if (want('k')) {
+    const noopLatencies = async (n: number, concurrency: number) => {
+      const lat: number[] = [];
+      await pool(n, concurrency, async () => {
+        const t = performance.now();
+        await (await startNoop()).result();
+        lat.push(performance.now() - t);
+      });
+      return lat;
+    };
+    rows.push(...(await sectionK({ db, client, config, quick: values.quick === true, docs, noopLatencies, say, elapsed })));
   }
 
   // (f) -----------------------------------------------------------------------------------------

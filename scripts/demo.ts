@@ -43,7 +43,9 @@ import { createGithubWorker } from '../src/workers/github';
 import { selfServiceToken, startGithubEmulator, SELF_SERVICE_TOKEN_PREFIX } from '../test/support/github-emulator';
 import { createJobsWorker, createMaintenanceWorker } from '../src/workers/jobs';
 import { ensureFamilyReconcileSchedules, ensureReconcileSchedule, ensureRecoverySchedules } from '../src/workers/schedules';
-import { createOwnQueueWorker } from '../src/workers/own-queue';
+import { createOwnQueueWorker, ensureOwnQueueSchedules } from '../src/workers/own-queue';
+import { STUDY_CARDS_QUEUE } from '../src/workflows/st/contracts';
+import { runStDemo } from './demo-st';
 import { AI_RUNS_QUEUE } from '../src/workflows/ar/contracts';
 import { AR_DEMO_MARKERS, runArDemo } from './demo-ar';
 import { runPoDemo } from './demo-po';
@@ -232,7 +234,7 @@ async function main(): Promise<void> {
     const apiPort = (await portFree(base.api.port)) ? base.api.port : await freePort();
     say(`portal: emulator at ${portal.url}, object store ${objectStoreEnv.OBJECT_STORE_ENDPOINT ?? process.env.OBJECT_STORE_ENDPOINT}`);
 
-    const config = loadConfig({ ...process.env, ...objectStoreEnv, PORTAL_SUWON_BASE_URL: portal.url, PORTAL_CALLBACK_URL: `http://${base.api.host}:${apiPort}/internal/scrape-results`, GITHUB_API_URL: gh.url, DATABASE_URL: dbUrl, DATABASE_POOL_MAX: String(poolMax), TEMPORAL_ADDRESS: address, TEMPORAL_UI_URL: uiUrl, AI_RUNTIME_FAIL_FIRST_MARKER: AR_DEMO_MARKERS.failFirst, AI_RUNTIME_REJECT_FIRST_MARKER: AR_DEMO_MARKERS.rejectFirst, AI_RUN_RETRY_INITIAL_MS: '500' });
+    const config = loadConfig({ ...process.env, ...objectStoreEnv, PORTAL_SUWON_BASE_URL: portal.url, PORTAL_CALLBACK_URL: `http://${base.api.host}:${apiPort}/internal/scrape-results`, GITHUB_API_URL: gh.url, DATABASE_URL: dbUrl, DATABASE_POOL_MAX: String(poolMax), TEMPORAL_ADDRESS: address, TEMPORAL_UI_URL: uiUrl, AI_RUNTIME_FAIL_FIRST_MARKER: AR_DEMO_MARKERS.failFirst, AI_RUNTIME_REJECT_FIRST_MARKER: AR_DEMO_MARKERS.rejectFirst, AI_RUN_RETRY_INITIAL_MS: '500', ST_POLL_INTERVAL_SECONDS: '3', ST_POLL_SOURCE_KINDS: 'study_question', ST_EXTRACT_RETRY_DELAY_MS: '500' });
     const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', 'demo');
     // One process, one registry and one tracer provider: the API's /metrics shows the workers' job metrics too.
     const tracing = installProcessTelemetry(config, 'demo');
@@ -258,6 +260,7 @@ async function main(): Promise<void> {
     await ensureReconcileSchedule(client, config, queues);
     await ensureRecoverySchedules(client, config, queues);
     await ensureFamilyReconcileSchedules(client, config, queues);
+    await ensureOwnQueueSchedules(STUDY_CARDS_QUEUE, client, config); // ST-3 the memo-card poller
 
     const bucketStore = createS3ObjectStore(config.objectStore);
     await bucketStore.ensureBucket();
@@ -271,6 +274,7 @@ async function main(): Promise<void> {
       await createGithubWorker({ config, db, connection: native, telemetry: workerTelemetry(tracing) }),
       await createOwnQueueWorker(AI_RUNS_QUEUE, { config, db, connection: native, telemetry: workerTelemetry(tracing) }),
       await createOwnQueueWorker(PORTAL_QUEUE, { config, db, connection: native, telemetry: workerTelemetry(tracing) }),
+      await createOwnQueueWorker(STUDY_CARDS_QUEUE, { config, db, connection: native, telemetry: workerTelemetry(tracing) }),
     ];
     const runs = workers.map((w) => w.run());
     stops.unshift(async () => {
@@ -380,7 +384,16 @@ async function main(): Promise<void> {
     say('');
     const po = await runPoDemo({ apiUrl, db, emulator: portal, say });
 
-    const completed = [...status.values()].filter((v) => v === 'COMPLETED').length + ar.completed + po.completed;
+    // 10. Study memo cards (issue 10): questions from the documents, explanations, the poller's extraction, supersede.
+    say('');
+    const studyCards: { title: string; file: string }[] = [];
+    for (const s of scraps) {
+      const card = await fetch(`${apiUrl}/cards/${s.scrapId}`, { headers: auth });
+      if (card.ok) studyCards.push({ title: ((await card.json()) as { title: string }).title, file: s.doc.file });
+    }
+    const st = await runStDemo({ call, cards: studyCards, say });
+
+    const completed = [...status.values()].filter((v) => v === 'COMPLETED').length + ar.completed + po.completed + st.completed;
     say('');
     say(`Temporal Web UI: ${uiUrl}/namespaces/${config.temporal.namespace}/workflows`);
     say(`  find these jobs: ${uiUrl}/namespaces/${config.temporal.namespace}/workflows?query=${encodeURIComponent('JobType="CARD_ANALYSIS"')}`);
@@ -389,7 +402,7 @@ async function main(): Promise<void> {
       const info = { apiUrl, token, dbUrl, embedded: maxConnections !== undefined, maxConnections, temporalAddress: address, uiUrl, today };
       for (const line of keepBlock({ ...info, githubUrl: gh.url, githubLogin: 'demo-octocat', githubToken: ghToken })) say(line);
     }
-    const total = jobIds.length + ar.total + po.total;
+    const total = jobIds.length + ar.total + po.total + st.total;
     say(`jobs: ${completed}/${total} completed`);
     process.exitCode = completed === total ? 0 : 1;
     if (values.keep) {

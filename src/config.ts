@@ -99,6 +99,10 @@ const EnvSchema = z.object({
   RECONCILE_GRACE_SECONDS: z.coerce.number().int().min(0).default(30),
   RECONCILE_CLOSED_LOOKBACK_SECONDS: z.coerce.number().int().min(60).default(900),
   SCHEDULES_ENABLED: bool.default(true),
+  // Study review loop (issue 10 §4): the daily-reminder Schedule's interval, batch and switch.
+  STUDY_REMINDER_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(1440).default(15),
+  STUDY_REMINDER_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
+  STUDY_REMINDER_SCHEDULE_ENABLED: bool.default(true),
 
   RECOVERY_INTERVAL_MINUTES: z.coerce.number().int().min(1).default(120),
   RECOVERY_PENDING_STALE_MINUTES: z.coerce.number().min(0).default(30),
@@ -115,6 +119,21 @@ const EnvSchema = z.object({
     .optional(),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
   OTEL_SERVICE_NAME: z.string().min(1).optional(),
+
+  // The study family (ST-*): the memo-card poller, the extraction jobs and their own queue.
+  ST_POLL_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(30),
+  ST_POLL_LIMIT: z.coerce.number().int().min(1).max(10_000).default(50),
+  ST_POLL_SOURCE_KINDS: z.string().regex(/^(study_question|knowledge_card)(,(study_question|knowledge_card))*$/, 'a comma-separated list of study_question, knowledge_card').default('study_question,knowledge_card'),
+  ST_POLL_RESTART_GRACE_SECONDS: z.coerce.number().int().min(0).default(60),
+  ST_POLL_SCHEDULE_ENABLED: bool.default(true),
+  ST_EXTRACT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(2),
+  ST_EXTRACT_CALL_TIMEOUT_MS: z.coerce.number().int().min(100).default(120_000),
+  ST_EXTRACT_HEARTBEAT_TIMEOUT_MS: z.coerce.number().int().min(500).default(10_000),
+  ST_EXTRACT_RETRY_DELAY_MS: z.coerce.number().int().min(0).default(2_000),
+  ST_EXTRACT_MAX_CARDS: z.coerce.number().int().min(1).max(40).default(12),
+  ST_RETRIEVAL_LIMIT: z.coerce.number().int().min(0).max(20).default(4),
+  ST_RETRIEVAL_SCAN_LIMIT: z.coerce.number().int().min(1).max(100_000).default(2_000),
+  ST_ACTIVITY_CONCURRENCY: z.coerce.number().int().min(1).default(4),
 });
 
 /** Parsed, typed configuration (see `.env.example` for every variable). */
@@ -285,6 +304,16 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
       closedLookbackSeconds: e.RECONCILE_CLOSED_LOOKBACK_SECONDS,
       schedulesEnabled: e.SCHEDULES_ENABLED,
     },
+    /**
+     * Issue 10 §4 daily study reminders: the reminder pass runs every `intervalMinutes` (a reminder
+     * fires within that long after its local time), over `batchSize` reminders per query; the
+     * Schedule is created at start-up when `scheduleEnabled` (and SCHEDULES_ENABLED).
+     */
+    studyReminders: {
+      intervalMinutes: e.STUDY_REMINDER_INTERVAL_MINUTES,
+      batchSize: e.STUDY_REMINDER_BATCH_SIZE,
+      scheduleEnabled: e.STUDY_REMINDER_SCHEDULE_ENABLED,
+    },
     /** SAN-6 recovery schedules (created at `jobs` worker start-up when SCHEDULES_ENABLED). */
     recovery: {
       intervalMinutes: e.RECOVERY_INTERVAL_MINUTES,
@@ -302,6 +331,34 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
       temporalMetricsBind: e.TEMPORAL_METRICS_BIND,
       otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
       serviceName: e.OTEL_SERVICE_NAME,
+    },
+    /**
+     * The study family (ST-3 … ST-6). `poll`: the memo-card poller Schedule (every `intervalSeconds`,
+     * overlap SKIP, at most `limit` new jobs per poll, over `sourceKinds`; pending jobs older than
+     * `restartGraceSeconds` whose start was lost are started again). `extract`: the extraction jobs
+     * (`maxAttempts` real attempts, ST-1 default 2; one AI call's deadline and heartbeat; the delay
+     * before a retry; cards asked for per call), the retrieval (`retrievalLimit` nearest passages
+     * of the user's other material, out of at most `retrievalScanLimit` rows per kind) and the
+     * `study-cards` queue's activity concurrency.
+     */
+    study: {
+      poll: {
+        intervalSeconds: e.ST_POLL_INTERVAL_SECONDS,
+        limit: e.ST_POLL_LIMIT,
+        sourceKinds: [...new Set(e.ST_POLL_SOURCE_KINDS.split(','))] as ('study_question' | 'knowledge_card')[],
+        restartGraceSeconds: e.ST_POLL_RESTART_GRACE_SECONDS,
+        scheduleEnabled: e.ST_POLL_SCHEDULE_ENABLED,
+      },
+      extract: {
+        maxAttempts: e.ST_EXTRACT_MAX_ATTEMPTS,
+        callTimeoutMs: e.ST_EXTRACT_CALL_TIMEOUT_MS,
+        heartbeatTimeoutMs: e.ST_EXTRACT_HEARTBEAT_TIMEOUT_MS,
+        retryDelayMs: e.ST_EXTRACT_RETRY_DELAY_MS,
+        maxCards: e.ST_EXTRACT_MAX_CARDS,
+        retrievalLimit: e.ST_RETRIEVAL_LIMIT,
+        retrievalScanLimit: e.ST_RETRIEVAL_SCAN_LIMIT,
+      },
+      activityConcurrency: e.ST_ACTIVITY_CONCURRENCY,
     },
   };
 }

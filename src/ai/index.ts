@@ -8,8 +8,8 @@ import { createThreadedLocalAiRuntime } from './threaded';
 import { AiRuntimeError, type AiRuntime } from './types';
 
 export * from './types';
-export { createLocalAiRuntime, generateQuizzesLocally, generateTilLocally, localEmbedding, refineMarkdown } from './local';
-export { QUIZ_SCHEMA_NAME, TIL_SCHEMA_NAME, createOpenAiRuntime, parseRetryAfterMs } from './openai';
+export { createLocalAiRuntime, explainStudyQuestionLocally, extractMemoCardsLocally, generateQuizzesLocally, generateTilLocally, localEmbedding, refineMarkdown } from './local';
+export { MEMO_CARDS_SCHEMA_NAME, QUIZ_SCHEMA_NAME, STUDY_EXPLANATION_SCHEMA_NAME, TIL_SCHEMA_NAME, createOpenAiRuntime, parseRetryAfterMs } from './openai';
 export { createThreadedLocalAiRuntime, type LocalThreadOptions, type ThreadedLocalAiRuntime } from './threaded';
 
 /**

@@ -14,6 +14,9 @@ import { generateQuizzesLocally } from './extractive/quizzes';
 import { refineMarkdown } from './extractive/refine';
 import { generateTilLocally } from './extractive/til';
 import { contentTokens, isContent, words } from './extractive/tokens';
+import { explainStudyQuestionLocally, extractMemoCardsLocally } from './extractive/memo-cards';
+import type { MemoCardBatch, MemoCardExtractionInput } from '../domain/st/cards';
+import type { StudyExplanation, StudyExplanationInput } from '../domain/st/explanation';
 
 export { localEmbedding } from './extractive/embedding';
 export { negateEnglish, negateKorean } from './extractive/negation';
@@ -21,6 +24,7 @@ export { TIL_LIMITS } from './extractive/quiz-terms';
 export { generateQuizzesLocally } from './extractive/quizzes';
 export { refineMarkdown } from './extractive/refine';
 export { generateTilLocally } from './extractive/til';
+export { explainStudyQuestionLocally, extractMemoCardsLocally } from './extractive/memo-cards';
 
 // ---------------------------------------------------------------------------------------------
 // The runtime
@@ -70,7 +74,9 @@ export type LocalTask =
   | { op: 'refineScrap'; input: ScrapText }
   | { op: 'generateTil'; input: { targetDate: string; cards: SourceCard[] } }
   | { op: 'generateQuizzes'; input: { cards: SourceCard[]; types: QuizTypeName[] } }
-  | { op: 'embed'; input: string[] };
+  | { op: 'embed'; input: string[] }
+  | { op: 'explainStudyQuestion'; input: StudyExplanationInput }
+  | { op: 'extractMemoCards'; input: MemoCardExtractionInput };
 
 /** What each {@link LocalTask} answers. */
 export interface LocalTaskResults {
@@ -79,6 +85,8 @@ export interface LocalTaskResults {
   generateTil: TilResult;
   generateQuizzes: Quiz[];
   embed: number[][];
+  explainStudyQuestion: StudyExplanation;
+  extractMemoCards: MemoCardBatch;
 }
 
 /**
@@ -104,6 +112,12 @@ export function runLocalTask(task: LocalTask): LocalTaskResults[LocalTask['op']]
         return generateQuizzesLocally(task.input);
       case 'embed':
         return task.input.map(localEmbedding);
+      case 'explainStudyQuestion':
+        if (!task.input.question.trim()) throw new AiRuntimeError('BAD_REQUEST', 'study question is empty', false);
+        return explainStudyQuestionLocally(task.input);
+      case 'extractMemoCards':
+        if (!task.input.explanation.trim()) throw new AiRuntimeError('BAD_REQUEST', 'explanation is empty', false);
+        return extractMemoCardsLocally(task.input);
       default: {
         const unknown: never = task;
         throw new AiRuntimeError('BAD_REQUEST', `unknown local AI task: ${JSON.stringify((unknown as { op?: unknown }).op)}`, false);
@@ -135,5 +149,7 @@ export function createLocalAiRuntime(): AiRuntime {
     generateTil: (input, signal) => run({ op: 'generateTil', input }, signal),
     generateQuizzes: (input, signal) => run({ op: 'generateQuizzes', input }, signal),
     embed: (texts, signal) => run({ op: 'embed', input: texts }, signal),
+    explainStudyQuestion: (input, signal) => run({ op: 'explainStudyQuestion', input }, signal),
+    extractMemoCards: (input, signal) => run({ op: 'extractMemoCards', input }, signal),
   };
 }

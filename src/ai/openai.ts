@@ -12,7 +12,12 @@ import { type AiErrorCode, type AiRuntime, AiRuntimeError, type CardAnalysis, Ca
 import { AnalysisAnswerSchema, ChatCompletionSchema, describe, EmbeddingResponseSchema, excerpt, normaliseOxAnswers, normaliseTags, parseRetryAfterMs, QuizAnswerSchema, quizProblem, TilAnswerSchema, unitVector, upstreamMessage, usableCards, zodIssues } from './openai-compatible/answers';
 import { ANALYSIS_INSTRUCTIONS, ANALYSIS_JSON_SCHEMA, ANALYSIS_SCHEMA_NAME, cardsMessage, clipToTokens, estimateTokens, QUIZ_INSTRUCTIONS, QUIZ_SCHEMA_NAME, quizJsonSchema, REFINE_INSTRUCTIONS, REFINE_JSON_SCHEMA, REFINE_SCHEMA_NAME, scrapMessage, TIL_INSTRUCTIONS, TIL_JSON_SCHEMA, TIL_SCHEMA_NAME } from './openai-compatible/prompts';
 
+import { explanationMessage, MEMO_CARD_INSTRUCTIONS, MEMO_CARDS_SCHEMA_NAME, memoCardsJsonSchema, memoCardsMessage, parseExplanationAnswer, parseMemoCardAnswer, STUDY_EXPLANATION_INSTRUCTIONS, STUDY_EXPLANATION_JSON_SCHEMA, STUDY_EXPLANATION_SCHEMA_NAME } from './openai-compatible/memo-cards';
+import { cardLimit, type MemoCardBatch, type MemoCardExtractionInput } from '../domain/st/cards';
+import type { StudyExplanation, StudyExplanationInput } from '../domain/st/explanation';
+
 export { QUIZ_SCHEMA_NAME, TIL_SCHEMA_NAME } from './openai-compatible/prompts';
+export { MEMO_CARDS_SCHEMA_NAME, STUDY_EXPLANATION_SCHEMA_NAME } from './openai-compatible/memo-cards';
 export { parseRetryAfterMs } from './openai-compatible/answers';
 
 const EMBEDDING_MAX_TOKENS = 8000;
@@ -246,6 +251,24 @@ export function createOpenAiRuntime(cfg: Config['ai'], fetchImpl: typeof fetch =
       const problem = quizProblem(parsed.data.quizzes, types, new Set(cardIds));
       if (problem) throw fail('MALFORMED_OUTPUT', true, `${what}: ${problem}`);
       return parsed.data.quizzes;
+    },
+
+    async explainStudyQuestion(input: StudyExplanationInput, signal?: AbortSignal): Promise<StudyExplanation> {
+      if (!input.question.trim()) throw fail('BAD_REQUEST', false, 'study question is empty');
+      const answer = await chatJson(STUDY_EXPLANATION_SCHEMA_NAME, STUDY_EXPLANATION_JSON_SCHEMA, STUDY_EXPLANATION_INSTRUCTIONS, explanationMessage(input), signal);
+      const parsed = parseExplanationAnswer(answer);
+      if ('problem' in parsed) throw fail('MALFORMED_OUTPUT', true, `/chat/completions (${STUDY_EXPLANATION_SCHEMA_NAME}): schema mismatch: ${parsed.problem}`);
+      return parsed.ok;
+    },
+
+    async extractMemoCards(input: MemoCardExtractionInput, signal?: AbortSignal): Promise<MemoCardBatch> {
+      if (!input.explanation.trim()) throw fail('BAD_REQUEST', false, 'explanation is empty');
+      const limit = cardLimit(input);
+      const { message, refs } = memoCardsMessage(input);
+      const answer = await chatJson(MEMO_CARDS_SCHEMA_NAME, memoCardsJsonSchema(refs, limit), MEMO_CARD_INSTRUCTIONS, message, signal);
+      const parsed = parseMemoCardAnswer(answer, limit);
+      if ('problem' in parsed) throw fail('MALFORMED_OUTPUT', true, `/chat/completions (${MEMO_CARDS_SCHEMA_NAME}): schema mismatch: ${parsed.problem}`);
+      return parsed.ok;
     },
 
     embed,

@@ -3,6 +3,8 @@
  * validated with zod before anything is stored. Workflow-safe types only (no I/O here).
  */
 import { z } from 'zod';
+import type { MemoCardBatch, MemoCardExtractionInput } from '../domain/st/cards';
+import type { StudyExplanation, StudyExplanationInput } from '../domain/st/explanation';
 
 /** Embedding width for cards and TILs (SAN-7, SAN-9). */
 export const EMBEDDING_DIMENSIONS = 1536;
@@ -117,6 +119,20 @@ export interface AiRuntime {
    * SHORT_ANSWER's answer never appears in its question. Every quiz cites one input card.
    */
   generateQuizzes(input: { cards: SourceCard[]; types: QuizTypeName[] }, signal?: AbortSignal): Promise<Quiz[]>;
+  /**
+   * ST: a markdown explanation of a study question from the question, the user's answer and the
+   * given context ({@link StudyExplanationInput}); validated with `StudyExplanationSchema`.
+   * BAD_REQUEST (not retryable) for a blank question.
+   */
+  explainStudyQuestion(input: StudyExplanationInput, signal?: AbortSignal): Promise<StudyExplanation>;
+  /**
+   * ST-5: memo cards (basic cue → answer, cloze) from a question's explanation and context, each
+   * with evidence quotes copied from the named passages; validated with `MemoCardBatchSchema`
+   * (an invalid answer is MALFORMED_OUTPUT, the `parse_fail` class). At most `cardLimit(input)`
+   * cards; none is a valid answer. The card guards (src/domain/st/guards.ts) run after this.
+   * BAD_REQUEST (not retryable) for a blank explanation.
+   */
+  extractMemoCards(input: MemoCardExtractionInput, signal?: AbortSignal): Promise<MemoCardBatch>;
   /** 1536-d embeddings, one per text, in order. */
   embed(texts: string[], signal?: AbortSignal): Promise<number[][]>;
 }

@@ -13,9 +13,10 @@ import type { AiQueueContext, FamilyManifest, GithubQueueContext, JobsQueueConte
 import { ar } from './ar';
 import { po } from './po';
 import { san } from './san';
+import { st } from './st';
 
 /** Every family, in registration order. */
-export const FAMILIES: readonly FamilyManifest[] = [san, ar, po];
+export const FAMILIES: readonly FamilyManifest[] = [san, ar, po, st];
 
 /** Builds the job type → workflow type map; every job type of the database has exactly one family. */
 export function assembleWorkflowTypes(families: readonly FamilyManifest[]): JobWorkflowTypes {

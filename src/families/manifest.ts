@@ -78,6 +78,16 @@ export interface OwnQueueDecl {
   activities: (ctx: OwnQueueContext) => object;
   /** Most activities one worker runs at once (default 8). */
   concurrency?: (config: Config) => number;
+  /**
+   * The queue also runs the family's workflows (their workflow tasks, not only activities), so
+   * even a backlog of workflow tasks on the core's queues cannot delay them (e.g. ST-6).
+   */
+  workflows?: boolean;
+  /**
+   * Temporal Schedules the queue's worker entry point creates (idempotently) at start-up, e.g. a
+   * poller; returns their IDs.
+   */
+  schedules?: (client: Client, config: Config) => Promise<string[]>;
 }
 
 /**

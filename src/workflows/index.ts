@@ -7,3 +7,4 @@ export * from './core';
 export * from './san';
 export * from './ar';
 export * from './po';
+export * from './st';

@@ -4,7 +4,8 @@
  * deterministically from the prompt by the offline `local` runtime, plus fault injection.
  * `card_analysis` and `scrap_refinement` answer from the `<scrap>` text; `til_generation` and
  * `recall_quizzes` from the `<cards>` JSON block of the prompt (the format of the `openai` adapter),
- * so quizzes cite real input card ids; any other schema gets a synthesised valid instance.
+ * so quizzes cite real input card ids; `memo_cards` and `study_explanation` (ST) from the `<material>`
+ * block; any other schema gets a synthesised valid instance.
  *
  * ```ts
  * const emu = await startOpenAiEmulator();           // 127.0.0.1, random port
@@ -22,7 +23,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { analyzeLocally, generateQuizzesLocally, generateTilLocally, localEmbedding, refineMarkdown } from '../../src/ai/local';
+import { analyzeLocally, explainStudyQuestionLocally, extractMemoCardsLocally, generateQuizzesLocally, generateTilLocally, localEmbedding, refineMarkdown } from '../../src/ai/local';
 import { EMBEDDING_DIMENSIONS, QUIZ_TYPES, type QuizTypeName, type SourceCard } from '../../src/ai/types';
 
 /** Injectable failures. */
@@ -212,6 +213,7 @@ export async function startOpenAiEmulator(options: { apiKey?: string } = {}): Pr
       return { title: til.title, tilMarkdown: til.tilMarkdown };
     }
     if (request) return { quizzes: generateQuizzesLocally({ cards: request.cards, types: request.types }) };
+    if (name === 'memo_cards' || name === 'study_explanation') return studyAnswer(name, prompt);
     return synthesize(schema, '', analyzeLocally({ content: text }));
   }
 
@@ -312,6 +314,28 @@ function cardsRequest(prompt: string): { targetDate: string; types: QuizTypeName
   const listed = /^Quiz types:\s*(.+)$/m.exec(prompt)?.[1]?.split(/[\s,]+/) ?? [];
   const types = QUIZ_TYPES.filter((t) => listed.includes(t));
   return { targetDate, types: types.length > 0 ? types : [...QUIZ_TYPES], cards };
+}
+
+/**
+ * ST answers from the `<material>` JSON block and the head lines of the `openai` adapter's study
+ * messages: `memo_cards` as the local extraction of the `explanation` passage (limit from
+ * "At most N cards."), `study_explanation` as the local explanation of "Question: …".
+ */
+function studyAnswer(name: 'memo_cards' | 'study_explanation', prompt: string): unknown {
+  const open = prompt.indexOf('<material>');
+  const close = prompt.indexOf('</material>');
+  const passages = open >= 0 && close > open ? (JSON.parse(prompt.slice(open + '<material>'.length, close)) as { ref: string; text: string }[]) : [];
+  const head = open >= 0 ? prompt.slice(0, open) : prompt;
+  const line = (label: string) => head.split('\n').find((l) => l.startsWith(label))?.slice(label.length).trim();
+  const topic = line('Topic:') ?? null;
+  if (name === 'memo_cards') {
+    const text = (ref: string) => passages.find((p) => p.ref === ref)?.text ?? '';
+    const maxCards = Number(/At most (\d+) cards/.exec(head)?.[1] ?? 12);
+    const related = passages.filter((p) => !['explanation', 'question', 'user_answer'].includes(p.ref));
+    return extractMemoCardsLocally({ topic, question: text('question'), userAnswer: text('user_answer'), explanation: text('explanation') || '-', related, maxCards });
+  }
+  const userAnswer = passages.find((p) => p.ref === 'user_answer')?.text ?? null;
+  return explainStudyQuestionLocally({ topic, question: line('Question:') ?? '-', userAnswer, related: passages.filter((p) => p.ref !== 'user_answer') });
 }
 
 /** Valid JSON for a schema the emulator does not know, filled from the local analysis. */

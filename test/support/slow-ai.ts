@@ -8,7 +8,7 @@ export interface SlowAiOptions {
   /** Delay before each answer, in ms, or a function of the call number (1, 2, …). */
   delayMs: number | ((call: number) => number);
   /** Only these methods are delayed (default: all). */
-  only?: ReadonlyArray<'analyzeCard' | 'refineScrap' | 'generateTil' | 'generateQuizzes' | 'embed'>;
+  only?: ReadonlyArray<'analyzeCard' | 'refineScrap' | 'generateTil' | 'generateQuizzes' | 'embed' | 'explainStudyQuestion' | 'extractMemoCards'>;
 }
 
 /**
@@ -36,6 +36,8 @@ export function slowAiRuntime(opts: SlowAiOptions): AiRuntime & { calls: number 
     generateTil: async (i: Parameters<AiRuntime['generateTil']>[0], s?: AbortSignal) => (await rt.wait('generateTil', s), local.generateTil(i, s)),
     generateQuizzes: async (i: Parameters<AiRuntime['generateQuizzes']>[0], s?: AbortSignal) => (await rt.wait('generateQuizzes', s), local.generateQuizzes(i, s)),
     embed: async (t: string[], s?: AbortSignal) => (await rt.wait('embed', s), local.embed(t, s)),
+    explainStudyQuestion: async (i: Parameters<AiRuntime['explainStudyQuestion']>[0], s?: AbortSignal) => (await rt.wait('explainStudyQuestion', s), local.explainStudyQuestion(i, s)),
+    extractMemoCards: async (i: Parameters<AiRuntime['extractMemoCards']>[0], s?: AbortSignal) => (await rt.wait('extractMemoCards', s), local.extractMemoCards(i, s)),
   };
   return rt;
 }

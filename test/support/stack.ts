@@ -86,6 +86,11 @@ export interface Stack {
   /** Starts the in-process `ai-runs` worker (if it is not running); `activities` replace the declared ones. */
   startAiRunsWorker(activities?: object): Promise<void>;
   stopAiRunsWorker(): Promise<void>;
+  /**
+   * Starts an in-process worker of family queue `name` (e.g. `study-cards`; its workflows too when
+   * the manifest says so); `activities` replace the declared ones. Returns its stop function.
+   */
+  startOwnQueueWorker(name: string, activities?: object): Promise<() => Promise<void>>;
   /** Starts the in-process `github` worker (if it is not running). */
   startGithubWorker(): Promise<void>;
   stopGithubWorker(): Promise<void>;
@@ -169,6 +174,17 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       await aiRunsEntry.done;
       running.splice(running.indexOf(aiRunsEntry), 1);
       aiRunsEntry = undefined;
+    },
+    async startOwnQueueWorker(name, activities) {
+      const entry = run(await createOwnQueueWorker(name, {
+        config, db, connection: native, telemetry, workflowBundle: await workflowBundle(Boolean(telemetry)), ...(activities ? { activities } : {}),
+      }));
+      return async () => {
+        if (entry.worker.getState() === 'RUNNING') entry.worker.shutdown();
+        await entry.done.catch(() => undefined);
+        const i = running.indexOf(entry);
+        if (i >= 0) running.splice(i, 1);
+      };
     },
     async startGithubWorker() {
       if (githubEntry) return;

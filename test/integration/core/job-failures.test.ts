@@ -28,6 +28,8 @@ function flakyRuntime(): AiRuntime & { failuresLeft: Map<string, number>; calls:
     embed: local.embed.bind(local),
     generateTil: local.generateTil.bind(local),
     generateQuizzes: local.generateQuizzes.bind(local),
+    explainStudyQuestion: local.explainStudyQuestion.bind(local),
+    extractMemoCards: local.extractMemoCards.bind(local),
   };
   return rt;
 }

@@ -21,6 +21,8 @@ function switchableRuntime(): AiRuntime & { failTitle: string | null } {
     refineScrap: local.refineScrap.bind(local),
     embed: local.embed.bind(local),
     generateTil: local.generateTil.bind(local),
+    explainStudyQuestion: local.explainStudyQuestion.bind(local),
+    extractMemoCards: local.extractMemoCards.bind(local),
     async generateQuizzes(input: Parameters<AiRuntime['generateQuizzes']>[0], signal?: AbortSignal) {
       if (rt.failTitle && input.cards.some((c) => c.title === rt.failTitle)) {
         throw new AiRuntimeError('UNAUTHORIZED', 'provider answered 401: invalid API key', false);

@@ -1,0 +1,175 @@
+/**
+ * The study part of `npm run demo` (issue 10 §5): over the REST API, as the demo user (whose scraps
+ * became knowledge cards: the "own material" the explanations and cards are retrieved from), a
+ * focused topic with at least 10 questions built from the demo's real documents (their knowledge
+ * cards' titles), each explained by a STUDY_EXPLANATION job; the memo-card poller (a Temporal
+ * Schedule on the `study-cards` queue, polling study questions only here: the demo's config) extracts
+ * their cards; the cards of two questions printed with their evidence; one explanation
+ * replaced by hand → a new version → its old cards retired and the new ones live, side by side; a
+ * few reviews through the review loop (ts-fsrs). Returns the study jobs completed and in total for
+ * the demo's `jobs:` line (explanation jobs and memo-card extraction jobs).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** What {@link runStDemo} needs from the demo. */
+export interface StDemoOptions {
+  /** An API call as the demo user: JSON answer, throws on a non-2xx status. */
+  call: (method: string, url: string, body?: unknown) => Promise<Record<string, unknown>>;
+  /** The demo user's knowledge cards: `[scrapId, title]` of each analysed document. */
+  cards: { title: string; file: string }[];
+  say: (line: string) => void;
+  /** How long to wait for the jobs at most (ms, default 10 min). */
+  timeoutMs?: number;
+}
+
+interface MemoCard {
+  cardId: string;
+  kind: 'basic' | 'cloze';
+  cue: string | null;
+  answer: string;
+  clozeText: string | null;
+  live: boolean;
+  sourceVersion: string;
+  evidence: { sourceKind: string; quote: string }[];
+}
+interface MemoJob {
+  jobId: string;
+  status: string;
+  attempts: number;
+  errorCode: string | null;
+  sourceVersion: string;
+  dropped: Record<string, number>;
+}
+
+const cut = (s: string, n: number): string => {
+  const cps = Array.from(s.replace(/\s+/g, ' ').trim());
+  return cps.length <= n ? cps.join('') : `${cps.slice(0, n - 1).join('')}…`;
+};
+const front = (c: MemoCard): string => (c.kind === 'basic' ? `${c.cue ?? ''} → ${c.answer}` : (c.clozeText ?? '').replace(/\{\{c\d+::([^}:]+)(::[^}]*)?\}\}/g, '[$1]'));
+
+/** Runs the ST demo (see the module comment). */
+export async function runStDemo(opts: StDemoOptions): Promise<{ completed: number; total: number }> {
+  const { call, say } = opts;
+  const deadline = Date.now() + (opts.timeoutMs ?? 10 * 60_000);
+  const sources = opts.cards.filter((c) => c.title.trim()).slice(0, 12);
+  if (sources.length < 10) say(`study: only ${sources.length} documents have a card; fewer than 10 questions`);
+
+  const topic = (await call('POST', '/study/topics', { name: 'The npm packages this demo runs on' })) as { topicId: string };
+  await call('PUT', `/study/topics/${topic.topicId}/focus`, { focused: true });
+  const questions: { questionId: string; question: string; jobId: string }[] = [];
+  for (const s of sources) {
+    const question = `What is ${s.title.replace(/[.?!:]+$/u, '')} and what is it for?`;
+    const r = (await call('POST', `/study/topics/${topic.topicId}/questions`, { question })) as { questionId: string; explanationJobId: string };
+    questions.push({ questionId: r.questionId, question, jobId: r.explanationJobId });
+  }
+  say(`study: topic ${topic.topicId} (focused), ${questions.length} questions from the documents; STUDY_EXPLANATION jobs …`);
+
+  // The explanation jobs (async_jobs, the `ai` queue).
+  const explanationStatus = new Map<string, string>();
+  for (;;) {
+    for (const q of questions) {
+      const s = explanationStatus.get(q.jobId);
+      if (s === 'COMPLETED' || s === 'FAILED') continue;
+      explanationStatus.set(q.jobId, (await call('GET', `/async-jobs/${q.jobId}`)).status as string);
+    }
+    const done = [...explanationStatus.values()].filter((s) => s === 'COMPLETED' || s === 'FAILED').length;
+    if (done === questions.length || Date.now() > deadline) break;
+    await sleep(500);
+  }
+  const explained = [...explanationStatus.values()].filter((s) => s === 'COMPLETED').length;
+  say(`study: STUDY_EXPLANATION jobs: ${explained}/${questions.length} completed`);
+
+  // The poller enqueues one extraction per explained version (focused topic first).
+  const jobsOf = async (questionId: string) => ((await call('GET', `/study/questions/${questionId}/memo-card-jobs`)) as { jobs: MemoJob[] }).jobs;
+  const waitExtracted = async (questionId: string, version: string): Promise<MemoJob | undefined> => {
+    for (;;) {
+      const job = (await jobsOf(questionId)).find((j) => j.sourceVersion === version);
+      if ((job && job.status !== 'pending' && job.status !== 'processing') || Date.now() > deadline) return job;
+      await sleep(500);
+    }
+  };
+  const versions = new Map<string, string>();
+  for (const q of questions) {
+    const v = (await call('GET', `/study/questions/${q.questionId}`)).explanationVersion as string | null;
+    if (v) versions.set(q.questionId, v);
+  }
+  say('study: waiting for the memo-card poller (Temporal Schedule on the study-cards queue) …');
+  const extraction = new Map<string, MemoJob | undefined>();
+  for (const q of questions) {
+    const v = versions.get(q.questionId);
+    if (v) extraction.set(q.questionId, await waitExtracted(q.questionId, v));
+  }
+  const byStatus = (s: string) => [...extraction.values()].filter((j) => j?.status === s).length;
+  const drops = new Map<string, number>();
+  for (const j of extraction.values()) for (const [r, n] of Object.entries(j?.dropped ?? {})) drops.set(r, (drops.get(r) ?? 0) + n);
+  const dropText = [...drops].map(([r, n]) => `${r} ${n}`).join(', ') || 'none';
+  say(`study: memo-card jobs of the questions: ${byStatus('completed')} completed (${[...extraction.values()].filter((j) => j?.errorCode === 'all_dropped').length} all_dropped), ${byStatus('failed')} failed, ${byStatus('skipped')} skipped; cards dropped by the guards: ${dropText}`);
+
+  // Cards with their evidence for two questions.
+  const withCards: { q: (typeof questions)[number]; cards: MemoCard[] }[] = [];
+  for (const q of questions) {
+    const cards = ((await call('GET', `/study/questions/${q.questionId}/memo-cards`)) as { cards: MemoCard[] }).cards;
+    if (cards.length > 0) withCards.push({ q, cards });
+  }
+  for (const { q, cards } of withCards.slice(0, 2)) {
+    say('');
+    say(`• ${q.question}  (${cards.length} cards)`);
+    for (const c of cards.slice(0, 4)) {
+      say(`    [${c.kind}] ${cut(front(c), 150)}`);
+      for (const e of c.evidence.slice(0, 1)) say(`        evidence (${e.sourceKind}): “${cut(e.quote, 150)}”`);
+    }
+  }
+
+  // One explanation replaced by hand: a new version, re-extracted once; old cards retired, new ones live.
+  const target = withCards[0];
+  if (target) {
+    const before = target.cards;
+    // The old explanation without the sentence of its last card, plus a new paragraph: that card is
+    // retired, the unchanged ones keep their identity (and progress), the new sentences become cards.
+    const old = String((await call('GET', `/study/questions/${target.q.questionId}`)).explanation ?? '');
+    const dropped = before.length > 1 ? before[before.length - 1]!.evidence[0]?.quote ?? '' : '';
+    const replacement = [
+      dropped ? old.replace(dropped, '').trim() : old,
+      'A memo card is a question and answer pair that is reviewed on a schedule. Spaced repetition is a review method that shows a card again just before it would be forgotten.',
+    ].filter(Boolean).join('\n\n');
+    const put = (await call('PUT', `/study/questions/${target.q.questionId}/explanation`, { explanation: replacement })) as { explanationVersion: string };
+    say('');
+    say(`study: replaced the explanation of “${cut(target.q.question, 60)}” → version ${put.explanationVersion}`);
+    const job = await waitExtracted(target.q.questionId, put.explanationVersion);
+    say(`  its memo-card job: ${job?.status ?? 'not run'} at attempt ${job?.attempts ?? 0}${job?.errorCode ? ` (${job.errorCode})` : ''}`);
+    const all = ((await call('GET', `/study/questions/${target.q.questionId}/memo-cards?include=retired`)) as { cards: MemoCard[] }).cards;
+    const retired = all.filter((c) => !c.live);
+    const live = all.filter((c) => c.live);
+    const rows = Math.max(retired.length, live.length);
+    say(`  ${'old version (retired)'.padEnd(62)} | new version (live)`);
+    for (let i = 0; i < Math.min(rows, 6); i++) {
+      const l = retired[i] ? cut(front(retired[i]!), 60) : '';
+      const r = live[i] ? `${cut(front(live[i]!), 60)}${before.some((b) => b.cardId === live[i]!.cardId) ? '  (kept: same id, same progress)' : ''}` : '';
+      say(`  ${l.padEnd(62)} | ${r}`);
+    }
+  }
+
+  // A few reviews through the review loop (live cards only: the replaced question's old cards are retired).
+  const reviewable = ((await call('GET', `/study/topics/${topic.topicId}/memo-cards`)) as { cards: MemoCard[] }).cards.slice(0, 3);
+  let reviewed = 0;
+  for (const [i, c] of reviewable.entries()) {
+    try {
+      await call('POST', `/study/memo-cards/${c.cardId}/reviews`, { rating: i === 0 ? 'again' : 'good' });
+      reviewed += 1;
+    } catch (err) {
+      if (reviewed === 0 && i === 0) say(`study: reviews not available (${cut(String(err), 200)})`);
+      break;
+    }
+  }
+  if (reviewed > 0) {
+    const due = (await call('GET', '/study/memo-cards/due')) as { dueCount: number };
+    say(`study: ${reviewed} reviews recorded (ts-fsrs); ${due.dueCount} cards due now`);
+  }
+
+  // Every study job of the demo user: explanation jobs and every memo-card job of its questions.
+  const extractionJobs: MemoJob[] = [];
+  for (const q of questions) extractionJobs.push(...(await jobsOf(q.questionId)));
+  const completed = explained + extractionJobs.filter((j) => j.status === 'completed').length;
+  const total = questions.length + extractionJobs.length;
+  return { completed, total };
+}

@@ -1,0 +1,106 @@
+/**
+ * The study domain's writes (issue 10 §1): topics (with `focused_at`), questions, and their
+ * explanations. Every new explanation — the STUDY_EXPLANATION job's or one replaced by hand — is a
+ * new source version of the question's memo cards: `ai_explanation_generated_at` is stamped
+ * strictly later than the previous one (at the column's millisecond precision), so two quick
+ * replacements can never share a version (ST-3).
+ */
+import type { StudyQuestion, StudyTopic } from '@prisma/client';
+import type { DbClient } from '../../db/client';
+import { enqueueAndStart, type EnqueueDeps } from '../../core/enqueue';
+import { domainError } from '../../core/domain-error';
+import { encodeEmbedding } from '../../db/vectors';
+
+/** Creates a topic of `userId`. */
+export function createTopic(db: DbClient, userId: string, name: string): Promise<StudyTopic> {
+  return db.studyTopic.create({ data: { userId, name } });
+}
+
+/**
+ * Focuses topic `topicId` of `userId` (`focused_at` = now; the poller serves the latest focus
+ * first) or unfocuses it. @throws DomainError not-found STUDY_TOPIC_NOT_FOUND.
+ */
+export async function focusTopic(db: DbClient, userId: string, topicId: string, focused: boolean): Promise<StudyTopic> {
+  const r = await db.studyTopic.updateManyAndReturn({ where: { id: topicId, userId }, data: { focusedAt: focused ? new Date() : null } });
+  if (!r[0]) throw domainError('not-found', 'STUDY_TOPIC_NOT_FOUND', `topic ${topicId} not found`);
+  return r[0];
+}
+
+/** A new question. */
+export interface NewQuestion {
+  question: string;
+  userAnswer?: string | null | undefined;
+  /** Enqueue its STUDY_EXPLANATION job (default true). */
+  explain?: boolean | undefined;
+}
+
+/**
+ * Creates a question in topic `topicId` of `userId` and, unless `explain` is false, its
+ * STUDY_EXPLANATION job in the same transaction (started after commit, SAN-4).
+ * @throws DomainError not-found STUDY_TOPIC_NOT_FOUND.
+ */
+export async function createQuestion(
+  deps: EnqueueDeps,
+  userId: string,
+  topicId: string,
+  input: NewQuestion,
+): Promise<{ question: StudyQuestion; explanationJobId: string | null }> {
+  return enqueueAndStart(deps, async ({ tx, enqueue }) => {
+    const topic = await tx.studyTopic.findFirst({ where: { id: topicId, userId }, select: { id: true } });
+    if (!topic) throw domainError('not-found', 'STUDY_TOPIC_NOT_FOUND', `topic ${topicId} not found`);
+    const question = await tx.studyQuestion.create({ data: { userId, topicId, question: input.question, userAnswer: input.userAnswer ?? null } });
+    if (input.explain === false) return { question, explanationJobId: null };
+    const { job } = await enqueue({ jobType: 'STUDY_EXPLANATION', targetId: question.id, userId });
+    return { question, explanationJobId: job.jobId };
+  });
+}
+
+/**
+ * Enqueues a (new) STUDY_EXPLANATION job of question `questionId` of `userId`: the active one when
+ * there is one (SAN-2). @throws DomainError not-found STUDY_SOURCE_NOT_FOUND.
+ */
+export async function requestExplanation(deps: EnqueueDeps, userId: string, questionId: string): Promise<{ jobId: string; created: boolean }> {
+  return enqueueAndStart(deps, async ({ tx, enqueue }) => {
+    const q = await tx.studyQuestion.findFirst({ where: { id: questionId, userId }, select: { id: true } });
+    if (!q) throw domainError('not-found', 'STUDY_SOURCE_NOT_FOUND', `question ${questionId} not found`);
+    const { job, created } = await enqueue({ jobType: 'STUDY_EXPLANATION', targetId: questionId, userId });
+    return { jobId: job.jobId, created };
+  });
+}
+
+/**
+ * Writes a new explanation of question `questionId` and stamps its new version, strictly later
+ * than the previous one: `greatest(now(), previous + 1 ms)`. `embedding` (1536 floats) replaces the
+ * stored one when given. Returns the new version, or null when the question does not exist.
+ */
+export async function writeExplanation(
+  db: DbClient,
+  questionId: string,
+  explanation: string,
+  origin: 'ai' | 'manual',
+  embedding?: readonly number[],
+): Promise<Date | null> {
+  const bytes = embedding ? new Uint8Array(encodeEmbedding(embedding)) : null;
+  const rows = await db.$queryRaw<{ version: Date }[]>`
+    UPDATE study_questions
+    SET ai_explanation = ${explanation},
+        ai_explanation_generated_at = greatest(now(), COALESCE(ai_explanation_generated_at + interval '1 millisecond', now())),
+        explanation_origin = ${origin}::"StudyExplanationOrigin",
+        embedding = COALESCE(${bytes}::bytea, embedding),
+        updated_at = now()
+    WHERE id = ${questionId}::uuid
+    RETURNING ai_explanation_generated_at AS version`;
+  return rows[0]?.version ?? null;
+}
+
+/**
+ * Replaces the explanation of question `questionId` of `userId` by hand: a new version (its cards
+ * are re-extracted by the poller). @throws DomainError not-found STUDY_SOURCE_NOT_FOUND.
+ */
+export async function replaceExplanation(db: DbClient, userId: string, questionId: string, explanation: string): Promise<{ version: Date }> {
+  const q = await db.studyQuestion.findFirst({ where: { id: questionId, userId }, select: { id: true } });
+  if (!q) throw domainError('not-found', 'STUDY_SOURCE_NOT_FOUND', `question ${questionId} not found`);
+  const version = await writeExplanation(db, questionId, explanation, 'manual');
+  if (!version) throw domainError('not-found', 'STUDY_SOURCE_NOT_FOUND', `question ${questionId} not found`);
+  return { version };
+}

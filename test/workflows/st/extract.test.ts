@@ -1,0 +1,117 @@
+/**
+ * The study family's workflows on the time-skipping test server with in-memory activities: the
+ * ST-4 attempt loop of studyCardExtractWorkflow (codes, retries up to max_attempts, an outage
+ * waited out and not charged, no_ready_explanation skipped, a lost heartbeat), cancellation, and
+ * the poller starting one child per polled version.
+ */
+import { randomUUID } from 'node:crypto';
+import { WorkflowFailedError } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { testDataConverter } from '../../support/temporal';
+import { bundle, createTimeSkippingEnv } from '../harness';
+import { extractInput, fakeStudyCardActivities, type ExtractStep } from './fakes';
+
+let env: TestWorkflowEnvironment;
+let workflowBundle: WorkflowBundleWithSourceMap;
+
+beforeAll(async () => {
+  env = await createTimeSkippingEnv();
+  workflowBundle = await bundle();
+}, 120_000);
+
+afterAll(async () => {
+  await env?.teardown();
+});
+
+async function run(steps: ExtractStep[], opts: { ready?: boolean; cancelAfterStart?: boolean } = {}) {
+  const queue = `st-${randomUUID()}`;
+  const fakes = fakeStudyCardActivities(steps, { ready: opts.ready });
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue: queue, workflowBundle, activities: fakes.acts, dataConverter: testDataConverter() });
+  const outcome = await worker.runUntil(async () => {
+    const handle = await env.client.workflow.start('studyCardExtractWorkflow', { taskQueue: queue, workflowId: `wf-${randomUUID()}`, args: [extractInput(queue)] });
+    if (opts.cancelAfterStart) {
+      while (!fakes.log.includes('extractStudyCards')) await env.sleep(100);
+      await handle.cancel();
+    }
+    return handle.result().then((r: unknown) => r, (err: unknown) => err);
+  });
+  return { outcome, ...fakes };
+}
+
+const aiFailure = (type: string): ExtractStep => ({ type });
+
+test('a clean run: one attempt, the cards stored', async () => {
+  const r = await run(['ok']);
+  expect(r.outcome).toEqual({ jobId: expect.any(String), status: 'completed', errorCode: null, attempts: 1 });
+  expect(r.log).toEqual(['beginStudyCardAttempt', 'extractStudyCards', 'storeStudyCards']);
+});
+
+test('parse_fail (AI_MALFORMED_OUTPUT) is retried once, then completes at attempt 2', async () => {
+  const r = await run([aiFailure('AI_MALFORMED_OUTPUT'), 'ok']);
+  expect(r.outcome).toMatchObject({ status: 'completed', attempts: 2 });
+  expect(r.log).toEqual(['beginStudyCardAttempt', 'extractStudyCards', 'failStudyCardAttempt', 'beginStudyCardAttempt', 'extractStudyCards', 'storeStudyCards']);
+});
+
+test.each([
+  ['AI_MALFORMED_OUTPUT', 'parse_fail'],
+  ['AI_TIMEOUT', 'llm_timeout'],
+  ['AI_BAD_REQUEST', 'unknown'],
+])('%s on every attempt → failed %s after max_attempts, the workflow failed', async (type, code) => {
+  const r = await run([aiFailure(type)]);
+  expect(r.outcome).toBeInstanceOf(WorkflowFailedError);
+  expect((r.outcome as WorkflowFailedError).cause).toMatchObject({ type: 'STUDY_EXTRACTION_FAILED' });
+  expect(r.job).toMatchObject({ status: 'failed', errorCode: code, attempts: 2 });
+  expect(r.calls()).toBe(2);
+});
+
+test('an outage (AI_UPSTREAM_UNAVAILABLE) is waited out on the same attempt: not charged', async () => {
+  const r = await run([aiFailure('AI_UPSTREAM_UNAVAILABLE'), aiFailure('AI_RATE_LIMITED'), 'ok']);
+  expect(r.outcome).toMatchObject({ status: 'completed', attempts: 1 });
+  expect(r.calls()).toBe(3);
+  expect(r.log.filter((n) => n === 'failStudyCardAttempt')).toEqual([]);
+});
+
+test('no_ready_explanation at begin: skipped, the AI never called', async () => {
+  const r = await run(['ok'], { ready: false });
+  expect(r.outcome).toMatchObject({ status: 'skipped', errorCode: 'no_ready_explanation', attempts: 1 });
+  expect(r.calls()).toBe(0);
+});
+
+test('no_ready_explanation found during the call: skipped, never retried', async () => {
+  const r = await run([{ type: 'STUDY_EXTRACTION_ATTEMPT_FAILED', details: [{ code: 'no_ready_explanation' }] }, 'ok']);
+  expect(r.outcome).toMatchObject({ status: 'skipped', errorCode: 'no_ready_explanation' });
+  expect(r.calls()).toBe(1);
+});
+
+test('a worker that stops heartbeating: the attempt ends unknown and the next one runs', async () => {
+  const r = await run(['hang', 'ok']);
+  expect(r.outcome).toMatchObject({ status: 'completed', attempts: 2 });
+});
+
+test('a cancelled extraction closes its job failed', async () => {
+  const r = await run(['hang'], { cancelAfterStart: true });
+  expect(r.outcome).toBeInstanceOf(WorkflowFailedError);
+  expect(r.log).toContain('abandonStudyCardJob');
+  expect(r.job.status).toBe('failed');
+});
+
+test('the poller starts one extraction child per polled version; a version started before is not started again', async () => {
+  const queue = `st-poll-${randomUUID()}`;
+  const polled = [extractInput(queue, { jobId: randomUUID(), sourceId: randomUUID() }), extractInput(queue, { jobId: randomUUID(), sourceId: randomUUID() })];
+  const fakes = fakeStudyCardActivities(['ok'], { polled });
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue: queue, workflowBundle, activities: fakes.acts, dataConverter: testDataConverter() });
+  await worker.runUntil(async () => {
+    const input = { limit: 10, sourceKinds: ['study_question'], restartGraceSeconds: 60 };
+    const first = await env.client.workflow.execute('studyCardPollWorkflow', { taskQueue: queue, workflowId: `poll-${randomUUID()}`, args: [input] });
+    expect(first).toEqual({ enqueued: 2, restarted: 0 });
+    for (const p of polled) {
+      const id = `study-card-extract:${p.sourceKind}:${p.sourceId}:${p.sourceVersion}`;
+      await expect(env.client.workflow.getHandle(id).result()).resolves.toMatchObject({ status: 'completed' });
+    }
+    // The same versions polled again (a lost result): their workflow IDs are taken for good (REJECT_DUPLICATE).
+    const again = await env.client.workflow.execute('studyCardPollWorkflow', { taskQueue: queue, workflowId: `poll-${randomUUID()}`, args: [input] });
+    expect(again).toEqual({ enqueued: 2, restarted: 0 });
+    expect(fakes.log.filter((n) => n === 'storeStudyCards')).toHaveLength(2);
+  });
+});
