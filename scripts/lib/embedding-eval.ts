@@ -144,7 +144,10 @@ export function auc(pairs: readonly ScoredPair[]): number {
     for (let k = i; k < j; k++) if ((sorted[k] as ScoredPair).related) rankSum += midRank;
     i = j;
   }
-  for (const p of pairs) (p.related ? pos++ : neg++);
+  for (const p of pairs) {
+    if (p.related) pos++;
+    else neg++;
+  }
   if (pos === 0 || neg === 0) return Number.NaN;
   // Small distance = "positive", so U counts related pairs ranked before unrelated ones.
   const uRelatedLater = rankSum - (pos * (pos + 1)) / 2;
