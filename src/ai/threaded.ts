@@ -11,6 +11,7 @@
  * parent's loader hooks). Without tsx, sources fall back to the in-process runtime
  * (`execution: 'in-process'`).
  */
+import { LOCAL_EMBEDDING_MODEL } from './embedding-models';
 import os from 'node:os';
 import path from 'node:path';
 import { Piscina } from 'piscina';
@@ -118,6 +119,7 @@ export function createThreadedLocalAiRuntime(opts: LocalThreadOptions = {}): Thr
 
   return {
     provider: 'local',
+    embeddingModel: LOCAL_EMBEDDING_MODEL,
     execution: 'worker-thread',
     analyzeCard: (input, signal) => run({ op: 'analyzeCard', input }, signal),
     refineScrap: (input, signal) => run({ op: 'refineScrap', input }, signal),

@@ -12,6 +12,9 @@ export const EMBEDDING_DIMENSIONS = 1536;
 /** Fixed category taxonomy; providers must answer one of these. */
 export const CATEGORIES = [
   'Programming',
+  'Web',
+  'Tooling',
+  'Testing',
   'Infrastructure',
   'Data',
   'AI/ML',
@@ -31,6 +34,8 @@ export const CardAnalysisSchema = z.object({
   tags: z.array(z.string().trim().toLowerCase().min(1).max(50)).min(1).max(10),
   category: z.enum(CATEGORIES),
   embedding: z.array(z.number().finite()).length(EMBEDDING_DIMENSIONS),
+  /** Identity of the model that produced `embedding` (issue 11); absent means the local one. */
+  embeddingModel: z.string().min(1).max(200).optional(),
 });
 export type CardAnalysis = z.infer<typeof CardAnalysisSchema>;
 
@@ -52,6 +57,8 @@ export const TilResultSchema = z.object({
   title: z.string().trim().min(1).max(200),
   tilMarkdown: z.string().trim().min(1).max(100_000),
   embedding: z.array(z.number().finite()).length(EMBEDDING_DIMENSIONS),
+  /** Identity of the model that produced `embedding` (issue 11); absent means the local one. */
+  embeddingModel: z.string().min(1).max(200).optional(),
 });
 export type TilResult = z.infer<typeof TilResultSchema>;
 
@@ -108,6 +115,8 @@ export class AiRuntimeError extends Error {
 export interface AiRuntime {
   /** Provider name as configured (`local`, `openai`). */
   readonly provider: string;
+  /** Identity of the model behind `embed` and the answers' embeddings (issue 11); absent means the local one. */
+  readonly embeddingModel?: string;
   /** SAN-7: title, summary, tags, category and a 1536-d embedding of a scrap. */
   analyzeCard(input: ScrapText, signal?: AbortSignal): Promise<CardAnalysis>;
   /** SAN-8: cleaned-up content of a scrap (markdown and whitespace normalised). */

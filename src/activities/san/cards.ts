@@ -6,6 +6,7 @@
 import { log as activityLog } from '@temporalio/activity';
 import type { PrismaClient } from '@prisma/client';
 import type { CardAnalysis } from '../../ai/types';
+import { LOCAL_EMBEDDING_MODEL } from '../../ai/embedding-models';
 import { encodeEmbedding } from '../../db/vectors';
 import { storeCardVector } from '../../services/san/similarity';
 import { completeWith } from '../core/jobs';
@@ -33,6 +34,7 @@ export function createCardActivities({ db }: CardActivityDeps) {
           data: [{
             userId, scrapId, categoryId: category.id, title: analysis.title, summary: analysis.summary,
             embedding: new Uint8Array(encodeEmbedding(analysis.embedding)),
+            embeddingModel: analysis.embeddingModel ?? LOCAL_EMBEDDING_MODEL,
           }],
           skipDuplicates: true,
         });

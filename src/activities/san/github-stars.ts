@@ -9,6 +9,7 @@
 import { Context, log as activityLog } from '@temporalio/activity';
 import type { Prisma, PrismaClient } from '@prisma/client';
 import type { AiRuntime } from '../../ai/types';
+import { embeddingModelOf } from '../../ai/embedding-models';
 import { cutToLength } from '../../core/text';
 import type { TokenBox } from '../../crypto/token-box';
 import { decodeEmbedding } from '../../db/vectors';
@@ -88,7 +89,11 @@ export async function matchStarredRepos(
   signal: AbortSignal,
   heartbeat: (progress: number) => void = () => undefined,
 ): Promise<RepoMatch[]> {
-  const rows = await deps.db.knowledgeCard.findMany({ where: { userId: args.userId }, select: { id: true, embedding: true } });
+  // Issue 11: only cards embedded by the runtime's own model are comparable with its vectors.
+  const rows = await deps.db.knowledgeCard.findMany({
+    where: { userId: args.userId, embeddingModel: embeddingModelOf(deps.ai) },
+    select: { id: true, embedding: true },
+  });
   const cards = prepareCards(rows.map((r) => ({ cardId: r.id, embedding: decodeEmbedding(r.embedding) })));
   const out: RepoMatch[] = [];
   for (let i = 0; i < args.texts.length; i += EMBED_BATCH) {

@@ -7,6 +7,7 @@
 import { log as activityLog } from '@temporalio/activity';
 import type { PrismaClient } from '@prisma/client';
 import { QUIZ_TYPES, type Quiz, type QuizTypeName, type TilResult } from '../../ai/types';
+import { LOCAL_EMBEDDING_MODEL } from '../../ai/embedding-models';
 import type { DbClient } from '../../db/client';
 import { encodeEmbedding } from '../../db/vectors';
 import { enqueueIfNoneActive, transitionJob } from '../../core/projection';
@@ -83,6 +84,7 @@ export function createTilActivities({ db, starter }: TilActivityDeps) {
               title: til.title,
               tilMarkdown: til.tilMarkdown,
               embedding: new Uint8Array(encodeEmbedding(til.embedding)),
+              embeddingModel: til.embeddingModel ?? LOCAL_EMBEDDING_MODEL,
               sourceCardIds: args.sourceCardIds,
               generatedAt: new Date(),
             },

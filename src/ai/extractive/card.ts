@@ -20,10 +20,39 @@ export function termWeights(tokens: string[]): Map<string, number> {
   return w;
 }
 
+/**
+ * Headings that name a part of a document rather than its topic (issue 11: a README's first
+ * heading is often "Install"); the title skips them.
+ */
+export const GENERIC_HEADINGS = new Set(
+  (
+    'install|installation|installing|usage|getting started|quick start|quickstart|table of contents|contents|toc|' +
+    'overview|introduction|intro|about|example|examples|api|documentation|docs|features|license|changelog|' +
+    'contributing|requirements|setup|motivation|background|summary|notes|readme|목차|설치|사용법|소개|개요'
+  ).split('|'),
+);
+
+/** `s` without leading characters that are neither letters, digits, `@` nor `.` (emoji, `#`, bullets). */
+function trimLeadingSymbols(s: string): string {
+  let i = 0;
+  while (i < s.length && !/[\p{L}\p{N}@.]/u.test(s.charAt(i))) i++;
+  return s.slice(i);
+}
+
+/**
+ * SAN-7 local title: the given title, else the first heading that names a topic (not one of
+ * {@link GENERIC_HEADINGS}), else the first sentence, else the first block. Headings and sentences
+ * come from {@link Structure} (badges, images, links, HTML already stripped, issue 11).
+ */
 export function extractTitle(input: ScrapText, s: Structure, sents: string[]): string {
   const given = input.title?.trim();
   if (given) return clip(given.replace(/\s+/g, ' '), TITLE_MAX);
-  const first = s.headings[0] ?? sents[0] ?? s.blocks[0] ?? input.content.replace(/\s+/g, ' ');
+  const topical = (h: string) => h.length > 1 && !GENERIC_HEADINGS.has(h.toLowerCase().replace(/[:.!]+$/, '').trim());
+  const headings = s.headings.map(trimLeadingSymbols);
+  // A generic first heading ("Install") says the document starts without naming its topic: its
+  // first sentence does that better than a later, narrower heading.
+  const lead = headings[0] !== undefined && topical(headings[0]) ? headings[0] : undefined;
+  const first = lead ?? sents[0] ?? headings.find(topical) ?? s.blocks[0] ?? s.headings[0] ?? input.content.replace(/\s+/g, ' ');
   return clip(stripFinalPunctuation(first), TITLE_MAX);
 }
 
@@ -53,9 +82,22 @@ export const TAG_STOPWORDS = new Set(
     'numbers lot lots tip tips note notes thirty twenty forty fifty hundred thousand three four five six seven ' +
     'eight nine ten today yesterday tomorrow whole able true false end start short long describe describes ' +
     'described explain explains explained show shows shown allow allows help helps work works provide provides ' +
-    'include includes create creates run runs based different important old various main real easy hard yes'
+    'include includes create creates run runs based different important old various main real easy hard yes ' +
+    // Issue 11: README boilerplate and API filler a reader would not pick as a topic.
+    'copyright software license licensed licence mit isc bsd apache permission warranty liability provided including ' +
+    'included following conditions notice please support tidelift maintainer maintainers sponsor sponsors backers ' +
+    'contributor contributors contributing dist nbsp str return returns set value values object objects string strings ' +
+    'option options default defaults true false null undefined package packages module modules version versions npm ' +
+    'install installation usage readme changelog documentation docs name names check checks argument arguments ' +
+    'parameter parameters param params callback instance input output result results implementation implementations ' +
+    'code js javascript node node.js available supported support specifies specified change changes feature features ' +
+    'method methods function functions property properties type types array arrays number boolean require import ' +
+    'export const var let new see link links badge badges status build downloads coverage codecov travis github'
   ).split(/\s+/),
 );
+
+/** Tokens that name a badge, image or link reference of a README, not a topic (`downloads-image`, `npm-url`). */
+export const REFERENCE_TOKEN_RE = /-(?:image|img|url|svg|badge|link|href)$/;
 
 /** Korean verb/adjective endings; a Hangul token ending in one is not a tag (2-syllable 어/아 forms too). */
 export const KO_VERB_ENDING_RE = /(?:다|고|며|면|서|게|니|도록|지만|는데|려고)$|^\p{Script=Hangul}[어아]$/u;
@@ -64,7 +106,7 @@ export function extractTags(tokens: string[], titleTokens: Set<string>): string[
   // Group surface forms by stem; the most frequent (then shortest) surface form names the tag.
   const groups = new Map<string, { n: number; forms: Map<string, number> }>();
   for (const t of tokens) {
-    if (t.length > 50 || /^\d/.test(t) || TAG_STOPWORDS.has(t)) continue;
+    if (t.length > 50 || /^\d/.test(t) || TAG_STOPWORDS.has(t) || REFERENCE_TOKEN_RE.test(t)) continue;
     if (isHangul(t) && KO_VERB_ENDING_RE.test(t)) continue;
     const key = stem(t);
     const g = groups.get(key) ?? { n: 0, forms: new Map<string, number>() };
@@ -93,25 +135,49 @@ export function extractTags(tokens: string[], titleTokens: Set<string>): string[
 
 /** Category keyword lexicon; weight 1 for specific terms, 0.5 for generic ones. Hangul entries match as prefixes. */
 export const LEXICON: Record<Exclude<Category, 'Other'>, Record<string, number>> = {
+  // Issue 11: words every package README shares (javascript, npm, library, function …) are weak or
+  // absent, so the categories split a set of READMEs instead of filing all of them as Programming.
   Programming: kw(
-    'programming code coding function functions class classes typescript javascript python java rust golang ' +
-      'kotlin swift compiler compilers refactoring refactor debugging debugger bug bugs algorithm algorithms recursion ' +
-      'variable variables syntax git github react node.js npm library framework unit-test testing 프로그래밍 코드 코딩 ' +
-      '함수 클래스 컴파일러 알고리즘 디버깅 리팩터링 리팩토링 변수 자바스크립트 타입스크립트 파이썬 자바 개발자 객체지향',
-    'api apis software developer developers method type types object objects 개발 소프트웨어 메서드 타입 객체',
+    'programming coding typescript python java rust golang kotlin swift compiler compilers refactoring refactor ' +
+      'debugging debugger algorithm algorithms recursion syntax intrinsic intrinsics polyfill ecmascript prototype ' +
+      'iterator iterators generator generators closure closures union narrowing generics heap comparator data-structure ' +
+      '프로그래밍 코딩 함수 클래스 컴파일러 알고리즘 디버깅 리팩터링 리팩토링 변수 자바스크립트 타입스크립트 파이썬 자바 객체지향 ' +
+      '가비지 컬렉션 컬렉터',
+    'code function functions class classes variable variables promise promises async error errors type types ' +
+      'javascript react 개발 소프트웨어 메서드 타입 객체 코드',
+  ),
+  Web: kw(
+    'http https http2 request requests response responses cookie cookies header headers cors url urls html browser ' +
+      'browsers dom rest-api endpoint endpoints route routes router routing websocket websockets mime content-type fetch ' +
+      'fastify express middleware etag cache-control cdn hypertext 웹 브라우저 쿠키 헤더 캐시',
+    'server servers client web api apis status 서버',
+  ),
+  Tooling: kw(
+    'cli command-line terminal shell lint linter linting eslint bundler webpack babel swc transpile transpiler glob ' +
+      'globs wildcard filesystem watcher watching source-map source-maps sourcemap sourcemaps dotenv argv arguments ' +
+      'flags git rebase commit commits branch branches 브랜치 커밋 리베이스',
+    'file files path paths directory directories command commands config configuration build plugin plugins npm',
+  ),
+  Testing: kw(
+    'test tests testing jest mock mocks mocking assertion assertions coverage snapshot snapshots fixture fixtures ' +
+      'unit-test unit-tests e2e benchmark benchmarks property-based 테스트',
+    'expect spec specs',
   ),
   Infrastructure: kw(
     'kubernetes docker container containers cloud aws gcp azure deployment deploy linux kernel scheduler ' +
       'scheduling cpu cpus thread threads devops terraform dns load-balancer nginx virtualization hypervisor ' +
-      'preemption preemptive context-switch os operating-system 운영체제 커널 스케줄링 스케줄러 스레드 쓰레드 배포 클라우드 ' +
-      '컨테이너 리눅스 인프라 컨텍스트 선점 가상화 쿠버네티스 도커',
-    'server servers network networks process processes latency memory 서버 네트워크 프로세스 메모리 지연',
+      'preemption preemptive context-switch os operating-system logging logger logs log metrics tracing telemetry ' +
+      'opentelemetry observability prometheus grpc rpc worker workers stream streams queue queues temporal retries ' +
+      '운영체제 커널 스케줄링 스케줄러 스레드 쓰레드 배포 클라우드 컨테이너 리눅스 인프라 컨텍스트 선점 가상화 쿠버네티스 도커',
+    'network networks process processes latency memory events 네트워크 프로세스 메모리 지연',
   ),
   Data: kw(
     'database databases postgresql postgres mysql sqlite sql query queries index indexes indices indexing b-tree ' +
       'btree gin gist vacuum transaction transactions analytics warehouse etl pandas planner sharding replication ' +
-      '데이터베이스 쿼리 인덱스 트랜잭션 질의 샤딩 복제',
-    'table tables schema column columns rows data 테이블 스키마 컬럼 데이터',
+      'yaml protobuf serialize serialization serialized stringify deserialize csv validation ' +
+      'encoding utf-8 base64 mvcc isolation ' +
+      '데이터베이스 쿼리 인덱스 트랜잭션 질의 샤딩 복제 격리 직렬화',
+    'table tables column columns rows data parse parser json schema schemas validate 테이블 스키마 컬럼 데이터',
   ),
   'AI/ML': kw(
     'machine-learning neural llm llms embedding embeddings transformer transformers gpt dataset datasets inference ' +
@@ -119,9 +185,10 @@ export const LEXICON: Record<Exclude<Category, 'Other'>, Record<string, number>>
     'model models training ai ml prompt 모델 학습 프롬프트',
   ),
   Security: kw(
-    'security vulnerability vulnerabilities encryption authentication authorization password passwords attack ' +
-      'attacks xss csrf tls certificate exploit malware phishing 보안 암호화 인증 취약점 해킹 공격 악성코드',
-    'token tokens secret secrets 토큰',
+    'vulnerability vulnerabilities encryption authentication authorization password passwords attack ' +
+      'attacks xss csrf tls certificate exploit malware phishing crypto cryptography signature signatures hmac ' +
+      '보안 암호화 인증 취약점 해킹 공격 악성코드',
+    'security token tokens secret secrets hash 토큰',
   ),
   Design: kw(
     'design typography layout figma usability font fonts ux ui wireframe prototype palette 디자인 레이아웃 색상 폰트 ' +

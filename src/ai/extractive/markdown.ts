@@ -3,7 +3,7 @@
  * Part of the `local` runtime (src/ai/local.ts); no I/O.
  */
 import { clipText, isSpaceCode } from '../../core/text';
-import { headingContent, splitSentences, stripEmphasis, stripLinks, stripTags, trimEndWhere } from '../plain-text';
+import { dropImages, headingContent, isLinkDefinition, splitSentences, stripEmphasis, stripLinks, stripReferenceLinks, stripTags, trimEndWhere } from '../plain-text';
 import { URL_RE } from './tokens';
 
 export const FENCE_RE = /^\s{0,3}(`{3,}|~{3,})/;
@@ -12,12 +12,12 @@ export const HEADING_OPEN_RE = /^\s{0,3}#{1,6}(?!#)/;
 export const BULLET_RE = /^\s*(?:[-*+]|\d+[.)])\s+/;
 
 /**
- * Inline markdown to plain text: images, links, HTML tags, URLs, code spans, emphasis, in that
- * order. Linear in the length of `s` (the bracket, tag and emphasis rules are scanners, see
+ * Inline markdown to plain text: images (with their alt text: badges are not prose), links and
+ * reference links (their text kept), HTML tags, URLs, code spans, emphasis, in that order. Linear in the length of `s` (the bracket, tag and emphasis rules are scanners, see
  * `plain-text.ts`; the remaining expressions cannot backtrack).
  */
 export function inlinePlain(s: string): string {
-  const plain = stripTags(stripLinks(s)).replace(URL_RE, ' ').replace(/`+/g, '');
+  const plain = stripTags(stripReferenceLinks(stripLinks(dropImages(s)))).replace(URL_RE, ' ').replace(/`+/g, '');
   return stripEmphasis(plain).replace(/\s+/g, ' ').trim();
 }
 
@@ -27,15 +27,37 @@ export interface Structure {
   blocks: string[];
 }
 
+/**
+ * Sections that are boilerplate of a README rather than its topic (issue 11: licence and security
+ * contact text made a card about string helpers "Security"); their headings and blocks are left out.
+ */
+export const BOILERPLATE_SECTION_RE =
+  /^(?:licen[cs]e|licen[cs]ing|copyright|security|security policy|security contact information|contributing|contribute|contributors|maintainers?|authors?|sponsors?|backers|support|funding|acknowledg(?:e)?ments?|credits|changelog|change log|release notes|code of conduct|thanks|tidelift|enterprise|for enterprise|tests|running tests|running the tests)$/;
+
+/**
+ * Headings and prose blocks of a markdown document: ATX and setext headings, paragraphs and list
+ * items with inline markdown removed ({@link inlinePlain}); code fences, link reference definitions
+ * and thematic breaks dropped, and sections whose heading is {@link BOILERPLATE_SECTION_RE} skipped
+ * (unless nothing else is left). Linear in the input.
+ */
 export function structure(markdown: string): Structure {
   const headings: string[] = [];
   const blocks: string[] = [];
+  const skippedHeadings: string[] = [];
+  const skippedBlocks: string[] = [];
+  /** Level of the boilerplate heading being skipped; 0 when none. */
+  let skipLevel = 0;
   let para: string[] = [];
   let fence: string | null = null;
   const flush = () => {
     const text = inlinePlain(para.join(' '));
-    if (text) blocks.push(text);
+    if (text) (skipLevel ? skippedBlocks : blocks).push(text);
     para = [];
+  };
+  const heading = (level: number, text: string) => {
+    if (skipLevel && level <= skipLevel) skipLevel = 0;
+    if (!skipLevel && BOILERPLATE_SECTION_RE.test(text.toLowerCase().replace(/[:.!]+$/, '').trim())) skipLevel = level;
+    (skipLevel ? skippedHeadings : headings).push(text);
   };
   for (const raw of markdown.replace(/\r\n?/g, '\n').split('\n')) {
     const f = FENCE_RE.exec(raw);
@@ -52,10 +74,18 @@ export function structure(markdown: string): Structure {
     if (h) {
       flush();
       const text = inlinePlain(headingContent(raw.slice(h[0].length)));
-      if (text) headings.push(text);
+      if (text) heading(h[0].trim().length, text);
       continue;
     }
-    if (/^\s*$/.test(raw) || /^\s*([-*_])(\s*\1){2,}\s*$/.test(raw)) {
+    // A setext heading: one paragraph line underlined with `===` (level 1) or `---` (level 2).
+    const setext = para.length === 1 ? SETEXT_RE.exec(raw) : null;
+    if (setext) {
+      const text = inlinePlain(para[0] ?? '');
+      para = [];
+      if (text) heading(setext[1] === '=' ? 1 : 2, text);
+      continue;
+    }
+    if (/^\s*$/.test(raw) || /^\s*([-*_])(\s*\1){2,}\s*$/.test(raw) || isLinkDefinition(raw)) {
       flush();
       continue;
     }
@@ -67,8 +97,12 @@ export function structure(markdown: string): Structure {
     para.push(raw.replace(/^\s*>\s?/, ''));
   }
   flush();
+  if (headings.length === 0 && blocks.length === 0) return { headings: skippedHeadings, blocks: skippedBlocks };
   return { headings, blocks };
 }
+
+/** A setext underline: up to 3 spaces, a run of `=` or of `-`, trailing spaces. */
+export const SETEXT_RE = /^ {0,3}(=|-)\1*[ \t]*$/;
 
 /** Sentences of the prose blocks, in order (see {@link splitSentences}). */
 export function sentences(blocks: string[]): string[] {

@@ -23,8 +23,8 @@ export const EmbeddingResponseSchema = z.object({
   data: z.array(z.object({ index: z.number().int().nonnegative().optional(), embedding: z.unknown() })),
 });
 
-export const AnalysisAnswerSchema = CardAnalysisSchema.omit({ embedding: true });
-export const TilAnswerSchema = TilResultSchema.omit({ embedding: true });
+export const AnalysisAnswerSchema = CardAnalysisSchema.omit({ embedding: true, embeddingModel: true });
+export const TilAnswerSchema = TilResultSchema.omit({ embedding: true, embeddingModel: true });
 export const QuizAnswerSchema = z.object({ quizzes: z.array(QuizSchema) });
 
 /**

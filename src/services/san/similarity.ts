@@ -21,7 +21,12 @@ export interface SimilarityQuery {
   /** Query embedding; rounded to float32 like stored embeddings. Length must match them (1536). */
   vector: ArrayLike<number>;
   excludeCardIds: string[];
-  /** Cards with distance <= threshold match (SAN-7: 0.5). */
+  /**
+   * Issue 11: identity of the model that produced `vector`; only cards whose embedding came from
+   * the same model are compared (another model's distances mean nothing). Absent: every card.
+   */
+  model?: string;
+  /** Cards with distance <= threshold match (SAN-7: 0.5 for the local model; per model, see `similarityThresholdFor`). */
   threshold: number;
   /** How many nearest cards to return when none matches the threshold. */
   fallbackK: number;
@@ -148,6 +153,7 @@ function pgvectorSimilarity(db: DbClient): CardSimilarity {
         FROM knowledge_cards
         WHERE user_id = ${q.userId}::uuid
           AND embedding_vec IS NOT NULL
+          AND (${q.model ?? null}::text IS NULL OR embedding_model = ${q.model ?? null}::text)
           AND id <> ALL (${q.excludeCardIds}::uuid[])
         ORDER BY distance, id
         LIMIT ${take}::int`;
@@ -177,6 +183,7 @@ function byteaSimilarity(db: DbClient): CardSimilarity {
                encode(embedding, 'base64') AS embedding
         FROM knowledge_cards
         WHERE user_id = ${q.userId}::uuid
+          AND (${q.model ?? null}::text IS NULL OR embedding_model = ${q.model ?? null}::text)
           AND id <> ALL (${q.excludeCardIds}::uuid[])`;
       const top = new TopK(take);
       for (const row of rows) {

@@ -5,7 +5,7 @@ describe('config', () => {
     const c = loadConfig({});
     expect(c.database.url).toBeUndefined();
     expect(c.ai.provider).toBe('local');
-    expect(c.similarity).toEqual({ threshold: 0.5, fallbackK: 5, vectorSearch: 'auto' });
+    expect(c.similarity).toEqual({ threshold: 0.5, thresholds: {}, fallbackK: 5, vectorSearch: 'auto' });
     expect(c.temporal.address).toBe('127.0.0.1:7233');
   });
   it('coerces numbers and treats empty strings as unset', () => {

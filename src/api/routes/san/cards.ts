@@ -1,6 +1,7 @@
 /** `GET /cards/{scrapId}` and `GET /cards/{cardId}/similar-cards` (SAN-7). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { similarityThresholdFor } from '../../../ai/embedding-models';
 import { decodeEmbedding } from '../../../db/vectors';
 import type { SanRouteDeps } from './deps';
 import { notFound, ProblemSchema } from '../../problem';
@@ -62,7 +63,8 @@ export const cardRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, deps)
     {
       schema: {
         tags: ['cards'],
-        summary: 'Cards within cosine distance 0.5 of this card (path id = cardId); else the K nearest',
+        summary: "Cards within the embedding model's cosine-distance threshold of this card (0.5 for the local model; path id = cardId); else the K nearest",
+        description: 'Only cards whose embedding came from the same model are compared; `threshold` is the one that applied.',
         params: z.object({ id: Uuid.describe('cardId') }),
         querystring: z.object({ limit: z.coerce.number().int().min(1).max(100).default(20) }),
         response: { 200: SimilarSchema, 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema },
@@ -71,20 +73,23 @@ export const cardRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, deps)
     async (req) => {
       const card = await deps.db.knowledgeCard.findFirst({
         where: { id: req.params.id, userId: req.userId },
-        select: { id: true, embedding: true },
+        select: { id: true, embedding: true, embeddingModel: true },
       });
       if (!card) throw notFound(`card ${req.params.id}`);
+      // Issue 11: only cards embedded by the same model, with that model's calibrated threshold.
+      const threshold = similarityThresholdFor(deps.config.similarity, card.embeddingModel);
       const result = await deps.similarity.search({
         userId: req.userId,
         vector: decodeEmbedding(card.embedding),
         excludeCardIds: [card.id],
-        threshold: deps.config.similarity.threshold,
+        model: card.embeddingModel,
+        threshold,
         fallbackK: deps.config.similarity.fallbackK,
         limit: req.query.limit,
       });
       // `limit` caps the page in both modes (the K-nearest fallback included).
       const cards = result.cards.slice(0, req.query.limit);
-      return { cardId: card.id, matchedBy: result.matchedBy, threshold: deps.config.similarity.threshold, cards };
+      return { cardId: card.id, matchedBy: result.matchedBy, threshold, cards };
     },
   );
 };

@@ -1,6 +1,7 @@
 /** `POST /til`, `GET /til?date=`, `GET /til/{summaryId}/recall-cards` (SAN-9). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { similarityThresholdFor } from '../../../ai/embedding-models';
 import { decodeEmbedding } from '../../../db/vectors';
 import { latestJob } from '../../../core/projection';
 import { JOB_STATUSES } from '../../../core/contracts';
@@ -96,7 +97,7 @@ export const tilRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, deps) 
     {
       schema: {
         tags: ['til'],
-        summary: "Cards within cosine distance 0.5 of the TIL (its own source cards excluded); else the K nearest",
+        summary: "Cards within the embedding model's cosine-distance threshold of the TIL (0.5 for the local model; its own source cards excluded); else the K nearest",
         params: z.object({ summaryId: Uuid }),
         querystring: z.object({ limit: z.coerce.number().int().min(1).max(100).default(20) }),
         response: { 200: RecallCardsSchema, 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema },
@@ -105,21 +106,24 @@ export const tilRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, deps) 
     async (req) => {
       const summary = await deps.db.dailySummary.findFirst({
         where: { id: req.params.summaryId, userId: req.userId },
-        select: { id: true, embedding: true, sourceCardIds: true },
+        select: { id: true, embedding: true, embeddingModel: true, sourceCardIds: true },
       });
       if (!summary) throw notFound(`TIL ${req.params.summaryId}`);
       if (!summary.embedding) {
         throw new ProblemError(409, 'TIL_NOT_GENERATED', 'TIL Not Generated', `TIL ${summary.id} has not been generated yet`);
       }
+      // Issue 11: only cards embedded by the TIL's model, with that model's calibrated threshold.
+      const threshold = similarityThresholdFor(deps.config.similarity, summary.embeddingModel);
       const result = await deps.similarity.search({
         userId: req.userId,
         vector: decodeEmbedding(summary.embedding),
         excludeCardIds: summary.sourceCardIds,
-        threshold: deps.config.similarity.threshold,
+        model: summary.embeddingModel,
+        threshold,
         fallbackK: deps.config.similarity.fallbackK,
         limit: req.query.limit,
       });
-      return { summaryId: summary.id, matchedBy: result.matchedBy, threshold: deps.config.similarity.threshold, cards: result.cards };
+      return { summaryId: summary.id, matchedBy: result.matchedBy, threshold, cards: result.cards };
     },
   );
 };
