@@ -70,6 +70,8 @@ import { createTestDatabase, startPostgres } from '../test/support/postgres';
 import { prng } from '../test/support/seeded';
 import { benchLocalAi } from './bench-local-ai';
 import { benchMemory } from './bench-memory';
+import { cpuDiff, cpuReport, cpuSnapshot, type CpuSnapshot } from './bench-cpu';
+import { phaseReport, type PhaseSample } from './bench-phases';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -530,8 +532,14 @@ async function main(): Promise<void> {
   const startNoop = () =>
     client.workflow.start<typeof noopWorkflow>('noopWorkflow', { taskQueue: queues.jobs, workflowId: `bench-noop-${runId}-${noopSeq++}` });
   const noopStarts = async (n: number) => {
+    const c0 = cpuSnapshot();
     const elapsed = await pool(n, POST_CLIENTS, async () => void (await startNoop()));
-    return { n, seconds: elapsed / 1000 };
+    return { n, seconds: elapsed / 1000, cpu: cpuDiff(c0, cpuSnapshot()) };
+  };
+  const addCpu = (...xs: CpuSnapshot[]) => {
+    const out: CpuSnapshot = new Map();
+    for (const x of xs) for (const [k, v] of x) out.set(k, (out.get(k) ?? 0) + v);
+    return out;
   };
   const jobIds: string[] = [];
   const call = async (method: string, url: string, body?: unknown) => {
@@ -561,7 +569,9 @@ async function main(): Promise<void> {
     await drain(db, 'warm-up');
     const b1 = await noopStarts(sizes.posts);
     say(`baseline, first half: ${b1.n} noopWorkflow starts in ${fmt(b1.seconds, 2)} s = ${rate(b1.n / b1.seconds)}`);
+    const cPosts = cpuSnapshot();
     const posts = await runLoad({ url: apiUrl, method: 'POST', paths: ['/scraps'], headers, connections: POST_CLIENTS, amount: sizes.posts, docs, tag: `bench ${runId} a` });
+    const postsCpu = cpuDiff(cPosts, cpuSnapshot());
     say(`POST /scraps: ${describeLoad(posts)} = ${rate(posts.rate)} accepted (each makes 2 job workflows, 1 start on the request path)`);
     const [drained, similarData] = await Promise.all([drain(db, '(a)'), prepareSimilar()]);
     say(`pipeline: the ${2 * posts.ok} jobs of (a) were all terminal ${fmt(drained / 1000, 1)} s after the load ended (meanwhile (d)'s cards were seeded)`);
@@ -576,6 +586,8 @@ async function main(): Promise<void> {
       ratio: ratio(posts.rate / startRate),
     });
     say(`ratio API/bare start: ${ratio(posts.rate / startRate)}`);
+    // Profile: CPU spent while the POSTs ran (the scraps' background work included) vs while the bare starts ran.
+    for (const l of cpuReport({ cpu: postsCpu, items: posts.ok, name: 'POST /scraps window' }, { cpu: addCpu(b1.cpu, b2.cpu), items: b1.n + b2.n, name: 'bare start window' })) say(l);
     prepared = similarData;
   }
 
@@ -592,7 +604,11 @@ async function main(): Promise<void> {
     };
     const baseLat: number[] = [];
     await noopRoundTrips(16, []); // warm-up
+    let cBase = cpuSnapshot();
     await noopRoundTrips(sizes.latencyScraps / 2, baseLat);
+    let baseCpu = cpuDiff(cBase, cpuSnapshot());
+    const scrapSamples: { analysis: PhaseSample; refine: PhaseSample }[] = [];
+    const cSubject = cpuSnapshot();
     const analysisLat: number[] = [];
     const bothLat: number[] = [];
     let failed = 0;
@@ -602,7 +618,10 @@ async function main(): Promise<void> {
       if (performance.now() - bStart > sizes.latencyCapSeconds * 1000) return;
       submitted++;
       const t = performance.now();
+      const submittedAt = Date.now();
       const r = await call('POST', '/scraps', { content: `${docs[i % docs.length]}\n\nbench ${runId} b-${i}` });
+      const sample = { analysis: { workflowId: `card-analysis:${String(r.scrapId)}`, submittedAt } as PhaseSample, refine: { workflowId: `scrap-refine:${String(r.scrapId)}`, submittedAt } as PhaseSample };
+      scrapSamples.push(sample);
       const pending = new Map<string, 'analysis' | 'refine'>([[r.analysisJobId as string, 'analysis']]);
       if (r.refineJobId) pending.set(r.refineJobId as string, 'refine');
       jobIds.push(...pending.keys());
@@ -613,6 +632,7 @@ async function main(): Promise<void> {
           pending.delete(id);
           if (status === 'FAILED') failed++;
           else if (kind === 'analysis') analysisLat.push(performance.now() - t);
+          sample[kind].seenAt = Date.now();
         }
         if (pending.size === 0) break;
         assertWorkersAlive();
@@ -621,7 +641,19 @@ async function main(): Promise<void> {
       }
       bothLat.push(performance.now() - t);
     });
-    await noopRoundTrips(Math.max(8, Math.round(submitted / 2)), baseLat);
+    const subjectCpu = cpuDiff(cSubject, cpuSnapshot());
+    cBase = cpuSnapshot();
+    const noopSamples: PhaseSample[] = [];
+    const noopN = Math.max(8, Math.round(submitted / 2));
+    await pool(noopN, sizes.latencyConcurrency, async () => {
+      const t = performance.now();
+      const submittedAt = Date.now();
+      const h = await startNoop();
+      await h.result();
+      baseLat.push(performance.now() - t);
+      noopSamples.push({ workflowId: h.workflowId, submittedAt, seenAt: Date.now() });
+    });
+    baseCpu = addCpu(baseCpu, cpuDiff(cBase, cpuSnapshot()));
     const analysis = pcts(analysisLat);
     const both = pcts(bothLat);
     const base = pcts(baseLat);
@@ -630,6 +662,13 @@ async function main(): Promise<void> {
     if (submitted < sizes.latencyScraps) say(`NOTE: ${submitted} of ${sizes.latencyScraps} scraps: the ${sizes.latencyCapSeconds} s cap of (b) was reached (machine busy)`);
     say(`baseline noopWorkflow start → result: p50 ${ms(base.p50)}, p95 ${ms(base.p95)} (n=${base.n}, half before and half after)`);
     say(`ratio p50 ${ratio(analysis.p50 / base.p50)}, p95 ${ratio(analysis.p95 / base.p95)}`);
+    // Profile: CPU per scrap (both jobs, the polls included) vs per no-op round trip, and where the
+    // latency of one scrap goes, from the histories of the middle half of the scraps.
+    for (const l of cpuReport({ cpu: subjectCpu, items: submitted, name: 'scrap (both jobs, polled)' }, { cpu: baseCpu, items: sizes.latencyScraps / 2 + noopN, name: 'noop round trip' })) say(l);
+    const mid = scrapSamples.slice(Math.floor(scrapSamples.length / 4), Math.floor(scrapSamples.length / 4) + 40);
+    for (const l of await phaseReport(client, 'CARD_ANALYSIS', mid.map((x) => x.analysis))) say(l);
+    for (const l of await phaseReport(client, 'SCRAP_REFINE', mid.map((x) => x.refine))) say(l);
+    for (const l of await phaseReport(client, 'noopWorkflow (second half)', noopSamples.slice(0, 40))) say(l);
     rows.push({
       measure: '(b) submit → CARD_ANALYSIS COMPLETED, p50',
       subject: ms(analysis.p50),
