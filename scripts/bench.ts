@@ -197,6 +197,69 @@ const instance = autocannon(opts, (err, raw) => {
 instance.on('response', () => { last = performance.now(); });
 `;
 
+/**
+ * (b)'s clients in a worker thread, like (a)'s and (c)'s autocannon: `concurrency` loops, each
+ * submitting a scrap (POST /scraps), then polling `GET /async-jobs/{id}` of both its jobs every
+ * `pollMs` until both are terminal, then the next; no submission after `capMs`. Its fetch calls
+ * (about a hundred per scrap) then do not share the event loop of the API and the workers.
+ */
+const SUBMIT_AND_POLL_SOURCE = `
+const { parentPort, workerData: w } = require('node:worker_threads');
+const { performance } = require('node:perf_hooks');
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const call = async (method, url, body) => {
+  const res = await fetch(w.apiUrl + url, { method, headers: w.headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const json = await res.json();
+  if (!res.ok) throw new Error(method + ' ' + url + ' → ' + res.status + ' ' + JSON.stringify(json));
+  return json;
+};
+const out = { analysisLat: [], bothLat: [], failed: 0, submitted: 0, samples: [], jobIds: [] };
+const t0 = performance.now();
+let next = 0;
+const client = async () => {
+  while (next < w.n) {
+    const i = next++;
+    if (performance.now() - t0 > w.capMs) return;
+    out.submitted++;
+    const t = performance.now();
+    const submittedAt = Date.now();
+    const r = await call('POST', '/scraps', { content: w.docs[i % w.docs.length] + '\\n\\nbench ' + w.runId + ' b-' + i });
+    const sample = { scrapId: r.scrapId, submittedAt, analysisSeenAt: undefined, refineSeenAt: undefined };
+    out.samples.push(sample);
+    const pending = new Map([[r.analysisJobId, 'analysis']]);
+    if (r.refineJobId) pending.set(r.refineJobId, 'refine');
+    out.jobIds.push(...pending.keys());
+    for (;;) {
+      for (const [id, kind] of [...pending]) {
+        const status = (await call('GET', '/async-jobs/' + id)).status;
+        if (status !== 'COMPLETED' && status !== 'FAILED') continue;
+        pending.delete(id);
+        if (status === 'FAILED') out.failed++;
+        else if (kind === 'analysis') out.analysisLat.push(performance.now() - t);
+        sample[kind + 'SeenAt'] = Date.now();
+      }
+      if (pending.size === 0) break;
+      if (performance.now() - t > w.jobTimeoutMs) throw new Error('scrap ' + r.scrapId + ': jobs not terminal after ' + w.jobTimeoutMs + ' ms');
+      await sleep(w.pollMs);
+    }
+    out.bothLat.push(performance.now() - t);
+  }
+};
+Promise.all(Array.from({ length: Math.min(w.n, w.concurrency) }, client))
+  .then(() => parentPort.postMessage({ result: { ...out, wallMs: performance.now() - t0 } }))
+  .catch((err) => parentPort.postMessage({ error: String((err && err.stack) || err) }));
+`;
+
+interface SubmitAndPollResult {
+  analysisLat: number[];
+  bothLat: number[];
+  failed: number;
+  submitted: number;
+  samples: { scrapId: string; submittedAt: number; analysisSeenAt?: number; refineSeenAt?: number }[];
+  jobIds: string[];
+  wallMs: number;
+}
+
 const liveThreads = new Set<Thread>();
 /** Set when a worker stops with an error; waits check it instead of running into their timeouts. */
 let workerFailure: Error | undefined;
@@ -205,6 +268,29 @@ function assertWorkersAlive(): void {
 }
 /** Temporal SDK warning messages (first 90 characters) → count. */
 const sdkWarnings = new Map<string, number>();
+
+/** Runs (b)'s clients in a worker thread ({@link SUBMIT_AND_POLL_SOURCE}); rejects as soon as a Temporal worker fails. */
+function submitAndPoll(spec: { apiUrl: string; headers: Record<string, string>; docs: string[]; runId: string; n: number; concurrency: number; capMs: number; pollMs: number; jobTimeoutMs: number }): Promise<SubmitAndPollResult> {
+  const thread = new Thread(SUBMIT_AND_POLL_SOURCE, { eval: true, workerData: spec });
+  liveThreads.add(thread);
+  let watch: NodeJS.Timeout | undefined;
+  return new Promise<SubmitAndPollResult>((resolve, reject) => {
+    watch = setInterval(() => {
+      try {
+        assertWorkersAlive();
+      } catch (err) {
+        reject(err as Error);
+      }
+    }, 500);
+    thread.once('message', (m: { result?: SubmitAndPollResult; error?: string }) => (m.result ? resolve(m.result) : reject(new Error(`(b) clients: ${m.error}`))));
+    thread.once('error', reject);
+    thread.once('exit', (code) => reject(new Error(`(b) clients exited with ${code}`)));
+  }).finally(() => {
+    clearInterval(watch);
+    liveThreads.delete(thread);
+    void thread.terminate();
+  });
+}
 
 function runLoad(spec: LoadSpec): Promise<LoadResult> {
   const thread = new Thread(LOADGEN_SOURCE, { eval: true, workerData: { ...spec, autocannon: require.resolve('autocannon') } });
@@ -609,38 +695,18 @@ async function main(): Promise<void> {
     let baseCpu = cpuDiff(cBase, cpuSnapshot());
     const scrapSamples: { analysis: PhaseSample; refine: PhaseSample }[] = [];
     const cSubject = cpuSnapshot();
-    const analysisLat: number[] = [];
-    const bothLat: number[] = [];
-    let failed = 0;
-    const bStart = performance.now();
-    let submitted = 0;
-    const submitWall = await pool(sizes.latencyScraps, sizes.latencyConcurrency, async (i) => {
-      if (performance.now() - bStart > sizes.latencyCapSeconds * 1000) return;
-      submitted++;
-      const t = performance.now();
-      const submittedAt = Date.now();
-      const r = await call('POST', '/scraps', { content: `${docs[i % docs.length]}\n\nbench ${runId} b-${i}` });
-      const sample = { analysis: { workflowId: `card-analysis:${String(r.scrapId)}`, submittedAt } as PhaseSample, refine: { workflowId: `scrap-refine:${String(r.scrapId)}`, submittedAt } as PhaseSample };
-      scrapSamples.push(sample);
-      const pending = new Map<string, 'analysis' | 'refine'>([[r.analysisJobId as string, 'analysis']]);
-      if (r.refineJobId) pending.set(r.refineJobId as string, 'refine');
-      jobIds.push(...pending.keys());
-      for (;;) {
-        for (const [id, kind] of [...pending]) {
-          const status = (await call('GET', `/async-jobs/${id}`)).status as string;
-          if (status !== 'COMPLETED' && status !== 'FAILED') continue;
-          pending.delete(id);
-          if (status === 'FAILED') failed++;
-          else if (kind === 'analysis') analysisLat.push(performance.now() - t);
-          sample[kind].seenAt = Date.now();
-        }
-        if (pending.size === 0) break;
-        assertWorkersAlive();
-        if (performance.now() - t > JOB_TIMEOUT_MS) throw new Error(`scrap ${String(r.scrapId)}: jobs not terminal after ${JOB_TIMEOUT_MS} ms`);
-        await sleep(POLL_MS);
-      }
-      bothLat.push(performance.now() - t);
+    const sub = await submitAndPoll({
+      apiUrl, headers, docs, runId, n: sizes.latencyScraps, concurrency: sizes.latencyConcurrency, capMs: sizes.latencyCapSeconds * 1000, pollMs: POLL_MS, jobTimeoutMs: JOB_TIMEOUT_MS,
     });
+    const { analysisLat, bothLat, failed, submitted } = sub;
+    const submitWall = sub.wallMs;
+    jobIds.push(...sub.jobIds);
+    for (const x of sub.samples) {
+      scrapSamples.push({
+        analysis: { workflowId: `card-analysis:${x.scrapId}`, submittedAt: x.submittedAt, ...(x.analysisSeenAt ? { seenAt: x.analysisSeenAt } : {}) },
+        refine: { workflowId: `scrap-refine:${x.scrapId}`, submittedAt: x.submittedAt, ...(x.refineSeenAt ? { seenAt: x.refineSeenAt } : {}) },
+      });
+    }
     const subjectCpu = cpuDiff(cSubject, cpuSnapshot());
     cBase = cpuSnapshot();
     const noopSamples: PhaseSample[] = [];
