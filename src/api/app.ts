@@ -7,7 +7,6 @@ import { jsonSchemaTransformObject, serializerCompiler, validatorCompiler } from
 import { FAMILIES, TARGET_HOOKS } from '../families';
 import { installAuth } from './auth';
 import { closeWithApp, openHotPath } from './hot-path';
-import { settleDetachedStarts } from '../core/enqueue';
 import type { ApiDeps, AppDeps } from './deps';
 import { installJsonBodyParser } from './json-body';
 import { trackRouteMethods } from './method-not-allowed';
@@ -85,7 +84,6 @@ export async function buildApp(appDeps: AppDeps): Promise<FastifyInstance> {
   });
   installObservability(app); // first: the request span covers every later hook; GET /metrics
   closeWithApp(app, hot);
-  app.addHook('preClose', async () => settleDetachedStarts()); // starts left running by POST /scraps (issue 7 §1 (a))
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.removeContentTypeParser('text/plain'); // JSON only: anything else is 415

@@ -72,34 +72,6 @@ export async function startAfterCommit(deps: Pick<EnqueueDeps, 'starter' | 'log'
   }
 }
 
-/**
- * Most starts in flight per process that {@link startBehind} does not make their request wait for
- * (issue 7 §1 (a)); beyond it a request waits for its own start, as with {@link startAfterCommit},
- * so a burst that outruns Temporal slows the requests down instead of piling up in memory.
- */
-export const MAX_DETACHED_STARTS = 128;
-const detachedStarts = new Set<Promise<void>>();
-
-/**
- * SAN-4 start after commit, off the request path (issue 7 §1 (a)): the rows are committed and
- * PENDING, so the request can be answered before the start is made; the start runs on in the
- * background (in the request's async context, so its trace span and log lines stay the
- * request's) and, failing, is logged and left to the reconciler, exactly as a failed start of
- * {@link startAfterCommit}; should the process die first, the reconciler starts the PENDING rows
- * after its grace period too. With {@link MAX_DETACHED_STARTS} in flight it waits like
- * {@link startAfterCommit}. Never throws. {@link settleDetachedStarts} waits for them all.
- */
-export async function startBehind(deps: Pick<EnqueueDeps, 'starter' | 'log'>, jobs: readonly StartableJob[]): Promise<void> {
-  if (detachedStarts.size >= MAX_DETACHED_STARTS) return startAfterCommit(deps, jobs);
-  const start: Promise<void> = startAfterCommit(deps, jobs).finally(() => detachedStarts.delete(start));
-  detachedStarts.add(start);
-}
-
-/** Resolves once every start {@link startBehind} left running has settled (the API's shutdown). */
-export async function settleDetachedStarts(): Promise<void> {
-  while (detachedStarts.size > 0) await Promise.allSettled([...detachedStarts]);
-}
-
 /** Jobs of a new target, in the order of the job types asked for. */
 export interface NewTargetJobs {
   targetId: string;
@@ -111,8 +83,7 @@ export interface NewTargetJobs {
  * PENDING job per type in ONE statement (`targetInsert` is an `INSERT … RETURNING id` that
  * returns no row when the target already exists, e.g. `ON CONFLICT DO NOTHING`), which commits on
  * its own; then makes ONE workflow start: the first job's, with the others as its companions
- * (its workflow starts them, {@link StartableJob.companions}), off the request path
- * ({@link startBehind}: the caller does not wait for it). A failed start is logged and left
+ * (its workflow starts them, {@link StartableJob.companions}). A failed start is logged and left
  * to the reconciler, as in {@link startAfterCommit}. A new target has no active job, so SAN-2 holds
  * (the partial unique index still guards it). Returns null, having written nothing, when the target
  * already existed: the caller takes its usual path ({@link enqueueAndStart}).
@@ -140,6 +111,6 @@ export async function enqueueNewTargetAndStart(
   if (rows.length !== jobTypes.length) throw new Error(`new target ${rows[0]!.target_id}: ${rows.length} of ${jobTypes.length} jobs inserted`);
   const jobs: StartableJob[] = rows.map((r) => ({ jobId: r.job_id, jobType: r.job_type, targetId: r.target_id, userId }));
   const [first, ...rest] = jobs as [StartableJob, ...StartableJob[]];
-  await startBehind(deps, [rest.length > 0 ? { ...first, companions: rest } : first]);
+  await startAfterCommit(deps, [rest.length > 0 ? { ...first, companions: rest } : first]);
   return { targetId: first.targetId, jobs };
 }
