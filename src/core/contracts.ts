@@ -109,14 +109,6 @@ export interface JobWorkflowInput extends JobRef {
    * records a marker and a TemporalChangeVersion search-attribute upsert); with it, it need not.
    */
   localWrites?: true;
-  /**
-   * Set by starters of this code with `companions` (issue 7 §1 (b)): the run starts its companions
-   * when its own work is done (completed, failed, cancelled or skipped), alongside its last
-   * projection write, instead of first thing, so a scrap's SCRAP_REFINE does not compete with its
-   * CARD_ANALYSIS for the same workers and server. Absent in inputs of older starts, whose runs
-   * start them first thing (their histories replay on that branch).
-   */
-  companionsAtEnd?: true;
 }
 
 /** Result of a job workflow: `skipped` when the row was already terminal (late duplicate start). */

@@ -49,8 +49,6 @@ export interface RunJobWorkflowOptions {
   cancelWhen?: Promise<unknown>;
   /** Companion jobs in the workflow's input (issue 7 §1 (a)). */
   companions?: JobWorkflowInput['companions'];
-  /** `companionsAtEnd` in the input, as this code's starter sets it with companions (issue 7 §1 (b)). */
-  companionsAtEnd?: true;
 }
 
 /**
@@ -72,7 +70,6 @@ export async function runJobWorkflow(
   const queues = taskQueues(`wf-${randomUUID()}-`);
   const input: JobWorkflowInput = {
     jobId: randomUUID(), jobType, targetId: randomUUID(), userId: randomUUID(), queues, ...(opts.companions ? { companions: opts.companions } : {}),
-    ...(opts.companionsAtEnd ? { companionsAtEnd: opts.companionsAtEnd } : {}),
   };
   const connection = env.nativeConnection;
   const dataConverter = testDataConverter();

@@ -7,8 +7,6 @@
  * `til-generation-completed`, `til-github-commit-completed` and
  * `github-star-recommendation-completed` predate the local projection writes (issue 7 §1 (b),
  * `patched('local-projection-writes')`); their `*-local-*` siblings are this code's.
- * `card-analysis-local-completed` (companions started first thing) predates `companionsAtEnd`;
- * `card-analysis-companions-at-end-*` are this code's starts of a new scrap's analysis.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -92,9 +90,6 @@ async function main(): Promise<void> {
     // `-local-completed`: a start of this code (localWrites); `-local-failed`: an older start's input run by this code (patched).
     ['card-analysis-local-completed', 'cardAnalysisWorkflow', [{ ...ids, jobType: 'CARD_ANALYSIS', queues, localWrites: true, companions: [{ ...ids, jobId: QUIZ_JOB, jobType: 'SCRAP_REFINE' }] }], () => (failAnalysis = false)],
     ['card-analysis-local-failed', 'cardAnalysisWorkflow', [{ ...ids, jobType: 'CARD_ANALYSIS', queues }], () => (failAnalysis = true)],
-    // Issue 7 §1 (b): this code's start of a new scrap's analysis, its SCRAP_REFINE started at the end.
-    ['card-analysis-companions-at-end-completed', 'cardAnalysisWorkflow', [{ ...ids, jobType: 'CARD_ANALYSIS', queues, localWrites: true, companions: [{ ...ids, jobId: QUIZ_JOB, jobType: 'SCRAP_REFINE' }], companionsAtEnd: true }], () => (failAnalysis = false)],
-    ['card-analysis-companions-at-end-failed', 'cardAnalysisWorkflow', [{ ...ids, jobType: 'CARD_ANALYSIS', queues, localWrites: true, companions: [{ ...ids, jobId: QUIZ_JOB, jobType: 'SCRAP_REFINE' }], companionsAtEnd: true }], () => (failAnalysis = true)],
     ['scrap-refine-local-completed', 'scrapRefineWorkflow', [{ ...ids, jobType: 'SCRAP_REFINE', queues, localWrites: true }], () => undefined],
     ['til-generation-local-completed', 'tilGenerationWorkflow', [{ ...ids, jobType: 'TIL_GENERATION', queues, localWrites: true }], () => undefined],
     ['reconcile-pending-jobs', 'reconcilePendingJobsWorkflow', [{ queues, graceSeconds: 30 }], () => undefined],

@@ -32,15 +32,9 @@ export function localProjectionActivities() {
  */
 export const LOCAL_PROJECTION_PATCH = 'local-projection-writes';
 
-/**
- * What {@link runJob} tells its work: `local` true when projection writes go local-first
- * ({@link localFirst}); `lastWrite` runs the write that completes the job's row alongside the start
- * of the run's companions when they start at the end ({@link JobWorkflowInput.companionsAtEnd}),
- * in the same workflow task; otherwise it just runs `write`.
- */
+/** What {@link runJob} tells its work: `local` true when projection writes go local-first ({@link localFirst}). */
 export interface JobRun {
   local: boolean;
-  lastWrite<R>(write: () => Promise<R>): Promise<R>;
 }
 
 /**
@@ -102,54 +96,32 @@ async function startCompanions(input: JobWorkflowInput): Promise<void> {
  * duplicate start) returns SKIPPED without doing anything. Throws JOB_FAILED (non-retryable) with
  * the work's failure as its cause; a cancellation of the workflow records FAILED `cancelled: …`
  * and throws JOB_CANCELLED ({@link jobCancelled}). Runs of this code ({@link LOCAL_PROJECTION_PATCH})
- * write beginJob and failJob local-first ({@link localFirst}) and tell `work` to write local-first
- * too (`run.local`). `input.companions` start in the first workflow task, alongside beginJob, or,
- * with `input.companionsAtEnd` (this code's starts), once the work is done, whatever its outcome
- * (SAN-8: a companion never depends on this job succeeding), alongside the last write
- * (`run.lastWrite`), failJob or the cancellation's record, in a non-cancellable scope.
+ * write beginJob and failJob local-first ({@link localFirst}), start `input.companions` in the same
+ * workflow task, and tell `work` to write local-first too (`run.local`).
  */
 export async function runJob(input: JobWorkflowInput, work: (run: JobRun) => Promise<void>): Promise<JobWorkflowResult> {
   // An input of this code's starters says so; any other may be a run of the older code.
   const local = input.localWrites === true || patched(LOCAL_PROJECTION_PATCH);
   const jobs = projectionActivities(input);
   const localJobs = localProjectionActivities();
-  // Early companions are scheduled before beginJob, as the histories of earlier runs have them.
-  let companions: Promise<void> | undefined = !local ? Promise.resolve() : input.companionsAtEnd === true ? undefined : startCompanions(input);
-  /** The companions' start once, at the end (a no-op when they started early). */
-  const startLate = () => (companions ??= CancellationScope.nonCancellable(() => startCompanions(input)));
-  const lastWrite = async <R>(write: () => Promise<R>): Promise<R> => {
-    const started = startLate();
-    const [r] = await Promise.all([write(), started]);
-    return r;
-  };
   let begun = false;
   try {
+    const companions = local ? startCompanions(input) : Promise.resolve();
     const [begin] = await Promise.all([localFirst(local, () => localJobs.beginJob(input.jobId), () => jobs.beginJob(input.jobId)), companions]);
-    if (!begin.proceed) {
-      await startLate();
-      return { jobId: input.jobId, status: 'SKIPPED' };
-    }
+    if (!begin.proceed) return { jobId: input.jobId, status: 'SKIPPED' };
     begun = true;
-    await work({ local, lastWrite });
+    await work({ local });
   } catch (err) {
-    if (isCancellation(err)) {
-      const [cancelled] = await Promise.all([jobCancelled(input, err), startLate()]);
-      throw cancelled;
-    }
-    if (!begun) {
-      await startLate();
-      throw err;
-    }
+    if (isCancellation(err)) throw await jobCancelled(input, err);
+    if (!begun) throw err;
     // Not cancellable: a cancellation arriving now must not leave the row PROCESSING.
     const chain = formatCauseChain(err);
-    await Promise.all([
-      CancellationScope.nonCancellable(() => localFirst(local, () => localJobs.failJob(input.jobId, chain), () => jobs.failJob(input.jobId, chain))),
-      startLate(),
-    ]);
+    await CancellationScope.nonCancellable(() =>
+      localFirst(local, () => localJobs.failJob(input.jobId, chain), () => jobs.failJob(input.jobId, chain)),
+    );
     throw failure(CORE_FAILURES, 'JOB_FAILED', `${input.jobType} job ${input.jobId} failed`, {
       cause: err instanceof Error ? err : undefined,
     });
   }
-  await startLate(); // a work that did not use run.lastWrite
   return { jobId: input.jobId, status: 'COMPLETED' };
 }

@@ -7,15 +7,13 @@ import { aiActivities, cardActivities, localCardActivities } from './proxies';
  * SAN-7 CARD_ANALYSIS, workflow ID `card-analysis:<scrapId>`: AI analysis on the `ai` queue, then
  * the card stored and the job completed in one transaction (a local activity first: the
  * 1536-float embedding is then in the history once, as the AI result, not again as storeCard's
- * input; issue 7 §1 (b)). Its SCRAP_REFINE companion (a new scrap's) starts alongside storeCard,
- * or alongside failJob when the analysis fails (`run.lastWrite`, runJob). Retry: AI up to 4
- * attempts; storeCard PROJECTION_RETRY.
+ * input; issue 7 §1 (b)). Retry: AI up to 4 attempts; storeCard PROJECTION_RETRY.
  */
 export async function cardAnalysisWorkflow(input: JobWorkflowInput): Promise<JobWorkflowResult> {
   return runJob(input, async (run) => {
     const analysis = await aiActivities(input).analyzeScrap({ scrapId: input.targetId });
     const args = { jobId: input.jobId, scrapId: input.targetId, userId: input.userId, analysis };
-    await run.lastWrite(() => localFirst(run.local, () => localCardActivities().storeCard(args), () => cardActivities(input).storeCard(args)));
+    await localFirst(run.local, () => localCardActivities().storeCard(args), () => cardActivities(input).storeCard(args));
   });
 }
 

@@ -188,88 +188,9 @@ describe('projection writes as local activities (issue 7 §1 (b)): retries and i
   });
 });
 
-const companion = () => ({ jobId: '00000000-0000-4000-8000-00000000c0a1', jobType: 'SCRAP_REFINE' as const, targetId: '00000000-0000-4000-8000-00000000c0a2', userId: '00000000-0000-4000-8000-00000000c0a3' });
+describe('companion jobs (issue 7 §1 (a)): the first job\'s run starts the others', () => {
+  const companion = () => ({ jobId: '00000000-0000-4000-8000-00000000c0a1', jobType: 'SCRAP_REFINE' as const, targetId: '00000000-0000-4000-8000-00000000c0a2', userId: '00000000-0000-4000-8000-00000000c0a3' });
 
-/** The workflow tasks of `input`'s run, each with the local activities recorded in it, in order. */
-async function localActivitiesByTask(input: { jobType: JobType; targetId: string }): Promise<string[][]> {
-  const history = await env.client.workflow.getHandle(jobWorkflowId(input.jobType, input.targetId)).fetchHistory();
-  const tasks: string[][] = [];
-  for (const e of history.events ?? []) {
-    if (e.workflowTaskCompletedEventAttributes) tasks.push([]);
-    const marker = e.markerRecordedEventAttributes;
-    if (marker?.markerName !== 'core_local_activity') continue;
-    const data = marker.details?.data?.payloads?.[0]?.data;
-    tasks.at(-1)?.push((JSON.parse(Buffer.from(data!).toString('utf8')) as { activity_type: string }).activity_type);
-  }
-  return tasks;
-}
-
-describe('companion jobs at the end (issue 7 §1 (b), this code\'s starts): started once the work is done, whatever its outcome', () => {
-  const atEnd = { companionsAtEnd: true } as const;
-
-  it('starts the companions alongside storeCard, in the last workflow task, not alongside beginJob', async () => {
-    const acts = fakeActivities();
-    const companions = [companion()];
-    const { input, result } = await run('cardAnalysisWorkflow', 'CARD_ANALYSIS', acts, undefined, { companions, ...atEnd });
-    expect(result).toEqual({ jobId: input.jobId, status: 'COMPLETED' });
-    expect(acts.jobs.startJobs).toHaveBeenCalledTimes(1);
-    expect(acts.jobs.startJobs).toHaveBeenCalledWith(companions);
-    const tasks = (await localActivitiesByTask(input)).filter((t) => t.length > 0);
-    expect(tasks.map((t) => [...t].sort())).toEqual([['beginJob'], ['startJobs', 'storeCard']]);
-    expect(await scheduledActivities(env, input)).toEqual([{ activity: 'analyzeScrap', taskQueue: input.queues.ai }]);
-  });
-
-  it('SAN-8: an analysis that fails still starts its companions (alongside failJob)', async () => {
-    const acts = fakeActivities();
-    acts.ai.analyzeScrap.mockRejectedValue(retryableAiFailure());
-    const { input, result } = await run('cardAnalysisWorkflow', 'CARD_ANALYSIS', acts, undefined, { companions: [companion()], ...atEnd });
-    expect(result).toBeInstanceOf(WorkflowFailedError);
-    expect(acts.jobs.failJob).toHaveBeenCalledTimes(1);
-    expect(acts.jobs.startJobs).toHaveBeenCalledTimes(1);
-    const tasks = (await localActivitiesByTask(input)).filter((t) => t.length > 0);
-    expect(tasks.at(-1)!.sort()).toEqual(['failJob', 'startJobs']);
-  });
-
-  it('SAN-8: a store that fails for good still starts its companions', async () => {
-    const acts = fakeActivities();
-    acts.jobs.storeCard.mockRejectedValue(CommonFailure.create({ message: 'scrap gone', type: 'SCRAP_NOT_FOUND', nonRetryable: true }));
-    const { result } = await run('cardAnalysisWorkflow', 'CARD_ANALYSIS', acts, undefined, { companions: [companion()], ...atEnd });
-    expect(result).toBeInstanceOf(WorkflowFailedError);
-    expect(acts.jobs.failJob).toHaveBeenCalledTimes(1);
-    expect(acts.jobs.startJobs).toHaveBeenCalledTimes(1);
-  });
-
-  it('SAN-8: a cancelled analysis still starts its companions', async () => {
-    const acts = fakeActivities();
-    const blocking = blockUntilCancelled();
-    acts.ai.analyzeScrap.mockImplementation(blocking.activity);
-    const { result } = await run('cardAnalysisWorkflow', 'CARD_ANALYSIS', acts, blocking.started, { companions: [companion()], ...atEnd });
-    expect(result).toBeInstanceOf(WorkflowFailedError);
-    expect(((result as WorkflowFailedError).cause as ApplicationFailure).type).toBe('JOB_CANCELLED');
-    expect(acts.jobs.failCancelledJob).toHaveBeenCalledTimes(1);
-    expect(acts.jobs.startJobs).toHaveBeenCalledTimes(1);
-  });
-
-  it('a late duplicate start still starts its companions and nothing else', async () => {
-    const acts = fakeActivities();
-    acts.jobs.beginJob.mockResolvedValue({ proceed: false, status: 'COMPLETED' });
-    const { input, result } = await run('cardAnalysisWorkflow', 'CARD_ANALYSIS', acts, undefined, { companions: [companion()], ...atEnd });
-    expect(result).toEqual({ jobId: input.jobId, status: 'SKIPPED' });
-    expect(acts.ai.analyzeScrap).not.toHaveBeenCalled();
-    expect(acts.jobs.startJobs).toHaveBeenCalledTimes(1);
-  });
-
-  it('a companion that cannot be started does not fail the job', async () => {
-    const acts = fakeActivities();
-    acts.jobs.startJobs.mockRejectedValue(transient());
-    const { input, result } = await run('cardAnalysisWorkflow', 'CARD_ANALYSIS', acts, undefined, { companions: [companion()], ...atEnd });
-    expect(result).toEqual({ jobId: input.jobId, status: 'COMPLETED' });
-    expect(acts.jobs.storeCard).toHaveBeenCalledTimes(1);
-    expect(acts.jobs.failJob).not.toHaveBeenCalled();
-  });
-});
-
-describe('companion jobs of older starts (issue 7 §1 (a), no companionsAtEnd): the first job\'s run starts the others first thing', () => {
   it('starts the companions in its first workflow task, alongside beginJob', async () => {
     const acts = fakeActivities();
     const companions = [companion()];
