@@ -10,7 +10,11 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 
-/** CPU time per group, ms. */
+/**
+ * CPU time per group, ms. In a snapshot a thread's entry is `<group>\t<thread id>`, so that a
+ * thread that ended between two snapshots drops out of their difference instead of counting
+ * negative; {@link cpuDiff} sums the entries up by group.
+ */
 export type CpuSnapshot = Map<string, number>;
 
 const TICK_MS = 10; // USER_HZ is 100 on Linux x86-64 and arm64
@@ -67,15 +71,21 @@ export function cpuSnapshot(): CpuSnapshot {
     if (!s) continue;
     const [comm, , own] = s;
     const group = Number(t) === self ? 'bench node: JS main thread' : /^tokio/.test(comm) ? 'bench node: tokio (Temporal SDK core)' : `bench node: thread ${comm}`;
-    add(group, own);
+    add(`${group}\t${t}`, own);
   }
   return out;
 }
 
-/** `after − before` per group (groups that appeared count from 0). */
+/**
+ * `after − before` per group: entries that appeared count from 0; threads gone by `after` are
+ * left out (their last interval is lost, a small undercount).
+ */
 export function cpuDiff(before: CpuSnapshot, after: CpuSnapshot): CpuSnapshot {
   const out: CpuSnapshot = new Map();
-  for (const [k, v] of after) out.set(k, v - (before.get(k) ?? 0));
+  for (const [k, v] of after) {
+    const group = k.split('\t')[0]!;
+    out.set(group, (out.get(group) ?? 0) + Math.max(0, v - (before.get(k) ?? 0)));
+  }
   return out;
 }
 

@@ -30,7 +30,9 @@
  * shared and noisy (docs/benchmarks.md). Loads stay well below the dev server's SQLite limit
  * (bursts around 1,000 concurrent workflows hit its 5 s shard I/O timeout): at most ~2×POSTS open
  * workflows in (a), 2×CONCURRENCY in (b). Load generators for (a) and (c) run autocannon in a worker
- * thread so they do not share the API's event loop. Everything started is stopped, also on error
+ * thread so they do not share the API's event loop; (b)'s clients run in a worker thread too.
+ * (a) and (b) also print a profile: CPU per item by process and thread (`scripts/bench-cpu.ts`)
+ * and the median of each phase of sampled runs' histories (`scripts/bench-phases.ts`). Everything started is stopped, also on error
  * and on Ctrl-C.
  */
 import { execFileSync } from 'node:child_process';
