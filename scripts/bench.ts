@@ -35,7 +35,9 @@
  * shared and noisy (docs/benchmarks.md). Loads stay well below the dev server's SQLite limit
  * (bursts around 1,000 concurrent workflows hit its 5 s shard I/O timeout): at most ~2×POSTS open
  * workflows in (a), 2×CONCURRENCY in (b). Load generators for (a) and (c) run autocannon in a worker
- * thread so they do not share the API's event loop. Everything started is stopped, also on error
+ * thread so they do not share the API's event loop; (b)'s clients run in a worker thread too.
+ * (a) and (b) also print a profile: CPU per item by process and thread (`scripts/bench-cpu.ts`)
+ * and the median of each phase of sampled runs' histories (`scripts/bench-phases.ts`). Everything started is stopped, also on error
  * and on Ctrl-C.
  */
 import { execFileSync } from 'node:child_process';
@@ -78,6 +80,8 @@ import { createTestDatabase, startPostgres } from '../test/support/postgres';
 import { prng } from '../test/support/seeded';
 import { benchLocalAi } from './bench-local-ai';
 import { benchMemory } from './bench-memory';
+import { cpuDiff, cpuReport, cpuSnapshot, type CpuSnapshot } from './bench-cpu';
+import { phaseReport, type PhaseSample } from './bench-phases';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -203,6 +207,69 @@ const instance = autocannon(opts, (err, raw) => {
 instance.on('response', () => { last = performance.now(); });
 `;
 
+/**
+ * (b)'s clients in a worker thread, like (a)'s and (c)'s autocannon: `concurrency` loops, each
+ * submitting a scrap (POST /scraps), then polling `GET /async-jobs/{id}` of both its jobs every
+ * `pollMs` until both are terminal, then the next; no submission after `capMs`. Its fetch calls
+ * (about a hundred per scrap) then do not share the event loop of the API and the workers.
+ */
+const SUBMIT_AND_POLL_SOURCE = `
+const { parentPort, workerData: w } = require('node:worker_threads');
+const { performance } = require('node:perf_hooks');
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const call = async (method, url, body) => {
+  const res = await fetch(w.apiUrl + url, { method, headers: w.headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const json = await res.json();
+  if (!res.ok) throw new Error(method + ' ' + url + ' → ' + res.status + ' ' + JSON.stringify(json));
+  return json;
+};
+const out = { analysisLat: [], bothLat: [], failed: 0, submitted: 0, samples: [], jobIds: [] };
+const t0 = performance.now();
+let next = 0;
+const client = async () => {
+  while (next < w.n) {
+    const i = next++;
+    if (performance.now() - t0 > w.capMs) return;
+    out.submitted++;
+    const t = performance.now();
+    const submittedAt = Date.now();
+    const r = await call('POST', '/scraps', { content: w.docs[i % w.docs.length] + '\\n\\nbench ' + w.runId + ' b-' + i });
+    const sample = { scrapId: r.scrapId, submittedAt, analysisSeenAt: undefined, refineSeenAt: undefined };
+    out.samples.push(sample);
+    const pending = new Map([[r.analysisJobId, 'analysis']]);
+    if (r.refineJobId) pending.set(r.refineJobId, 'refine');
+    out.jobIds.push(...pending.keys());
+    for (;;) {
+      for (const [id, kind] of [...pending]) {
+        const status = (await call('GET', '/async-jobs/' + id)).status;
+        if (status !== 'COMPLETED' && status !== 'FAILED') continue;
+        pending.delete(id);
+        if (status === 'FAILED') out.failed++;
+        else if (kind === 'analysis') out.analysisLat.push(performance.now() - t);
+        sample[kind + 'SeenAt'] = Date.now();
+      }
+      if (pending.size === 0) break;
+      if (performance.now() - t > w.jobTimeoutMs) throw new Error('scrap ' + r.scrapId + ': jobs not terminal after ' + w.jobTimeoutMs + ' ms');
+      await sleep(w.pollMs);
+    }
+    out.bothLat.push(performance.now() - t);
+  }
+};
+Promise.all(Array.from({ length: Math.min(w.n, w.concurrency) }, client))
+  .then(() => parentPort.postMessage({ result: { ...out, wallMs: performance.now() - t0 } }))
+  .catch((err) => parentPort.postMessage({ error: String((err && err.stack) || err) }));
+`;
+
+interface SubmitAndPollResult {
+  analysisLat: number[];
+  bothLat: number[];
+  failed: number;
+  submitted: number;
+  samples: { scrapId: string; submittedAt: number; analysisSeenAt?: number; refineSeenAt?: number }[];
+  jobIds: string[];
+  wallMs: number;
+}
+
 const liveThreads = new Set<Thread>();
 /** Set when a worker stops with an error; waits check it instead of running into their timeouts. */
 let workerFailure: Error | undefined;
@@ -211,6 +278,29 @@ function assertWorkersAlive(): void {
 }
 /** Temporal SDK warning messages (first 90 characters) → count. */
 const sdkWarnings = new Map<string, number>();
+
+/** Runs (b)'s clients in a worker thread ({@link SUBMIT_AND_POLL_SOURCE}); rejects as soon as a Temporal worker fails. */
+function submitAndPoll(spec: { apiUrl: string; headers: Record<string, string>; docs: string[]; runId: string; n: number; concurrency: number; capMs: number; pollMs: number; jobTimeoutMs: number }): Promise<SubmitAndPollResult> {
+  const thread = new Thread(SUBMIT_AND_POLL_SOURCE, { eval: true, workerData: spec });
+  liveThreads.add(thread);
+  let watch: NodeJS.Timeout | undefined;
+  return new Promise<SubmitAndPollResult>((resolve, reject) => {
+    watch = setInterval(() => {
+      try {
+        assertWorkersAlive();
+      } catch (err) {
+        reject(err as Error);
+      }
+    }, 500);
+    thread.once('message', (m: { result?: SubmitAndPollResult; error?: string }) => (m.result ? resolve(m.result) : reject(new Error(`(b) clients: ${m.error}`))));
+    thread.once('error', reject);
+    thread.once('exit', (code) => reject(new Error(`(b) clients exited with ${code}`)));
+  }).finally(() => {
+    clearInterval(watch);
+    liveThreads.delete(thread);
+    void thread.terminate();
+  });
+}
 
 function runLoad(spec: LoadSpec): Promise<LoadResult> {
   const thread = new Thread(LOADGEN_SOURCE, { eval: true, workerData: { ...spec, autocannon: require.resolve('autocannon') } });
@@ -540,8 +630,14 @@ async function main(): Promise<void> {
   const startNoop = () =>
     client.workflow.start<typeof noopWorkflow>('noopWorkflow', { taskQueue: queues.jobs, workflowId: `bench-noop-${runId}-${noopSeq++}` });
   const noopStarts = async (n: number) => {
+    const c0 = cpuSnapshot();
     const elapsed = await pool(n, POST_CLIENTS, async () => void (await startNoop()));
-    return { n, seconds: elapsed / 1000 };
+    return { n, seconds: elapsed / 1000, cpu: cpuDiff(c0, cpuSnapshot()) };
+  };
+  const addCpu = (...xs: CpuSnapshot[]) => {
+    const out: CpuSnapshot = new Map();
+    for (const x of xs) for (const [k, v] of x) out.set(k, (out.get(k) ?? 0) + v);
+    return out;
   };
   const jobIds: string[] = [];
   const call = async (method: string, url: string, body?: unknown) => {
@@ -571,7 +667,9 @@ async function main(): Promise<void> {
     await drain(db, 'warm-up');
     const b1 = await noopStarts(sizes.posts);
     say(`baseline, first half: ${b1.n} noopWorkflow starts in ${fmt(b1.seconds, 2)} s = ${rate(b1.n / b1.seconds)}`);
+    const cPosts = cpuSnapshot();
     const posts = await runLoad({ url: apiUrl, method: 'POST', paths: ['/scraps'], headers, connections: POST_CLIENTS, amount: sizes.posts, docs, tag: `bench ${runId} a` });
+    const postsCpu = cpuDiff(cPosts, cpuSnapshot());
     say(`POST /scraps: ${describeLoad(posts)} = ${rate(posts.rate)} accepted (each makes 2 job workflows, 1 start on the request path)`);
     const [drained, similarData] = await Promise.all([drain(db, '(a)'), prepareSimilar()]);
     say(`pipeline: the ${2 * posts.ok} jobs of (a) were all terminal ${fmt(drained / 1000, 1)} s after the load ended (meanwhile (d)'s cards were seeded)`);
@@ -586,6 +684,8 @@ async function main(): Promise<void> {
       ratio: ratio(posts.rate / startRate),
     });
     say(`ratio API/bare start: ${ratio(posts.rate / startRate)}`);
+    // Profile: CPU spent while the POSTs ran (the scraps' background work included) vs while the bare starts ran.
+    for (const l of cpuReport({ cpu: postsCpu, items: posts.ok, name: 'POST /scraps window' }, { cpu: addCpu(b1.cpu, b2.cpu), items: b1.n + b2.n, name: 'bare start window' })) say(l);
     prepared = similarData;
   }
 
@@ -602,36 +702,36 @@ async function main(): Promise<void> {
     };
     const baseLat: number[] = [];
     await noopRoundTrips(16, []); // warm-up
+    let cBase = cpuSnapshot();
     await noopRoundTrips(sizes.latencyScraps / 2, baseLat);
-    const analysisLat: number[] = [];
-    const bothLat: number[] = [];
-    let failed = 0;
-    const bStart = performance.now();
-    let submitted = 0;
-    const submitWall = await pool(sizes.latencyScraps, sizes.latencyConcurrency, async (i) => {
-      if (performance.now() - bStart > sizes.latencyCapSeconds * 1000) return;
-      submitted++;
-      const t = performance.now();
-      const r = await call('POST', '/scraps', { content: `${docs[i % docs.length]}\n\nbench ${runId} b-${i}` });
-      const pending = new Map<string, 'analysis' | 'refine'>([[r.analysisJobId as string, 'analysis']]);
-      if (r.refineJobId) pending.set(r.refineJobId as string, 'refine');
-      jobIds.push(...pending.keys());
-      for (;;) {
-        for (const [id, kind] of [...pending]) {
-          const status = (await call('GET', `/async-jobs/${id}`)).status as string;
-          if (status !== 'COMPLETED' && status !== 'FAILED') continue;
-          pending.delete(id);
-          if (status === 'FAILED') failed++;
-          else if (kind === 'analysis') analysisLat.push(performance.now() - t);
-        }
-        if (pending.size === 0) break;
-        assertWorkersAlive();
-        if (performance.now() - t > JOB_TIMEOUT_MS) throw new Error(`scrap ${String(r.scrapId)}: jobs not terminal after ${JOB_TIMEOUT_MS} ms`);
-        await sleep(POLL_MS);
-      }
-      bothLat.push(performance.now() - t);
+    let baseCpu = cpuDiff(cBase, cpuSnapshot());
+    const scrapSamples: { analysis: PhaseSample; refine: PhaseSample }[] = [];
+    const cSubject = cpuSnapshot();
+    const sub = await submitAndPoll({
+      apiUrl, headers, docs, runId, n: sizes.latencyScraps, concurrency: sizes.latencyConcurrency, capMs: sizes.latencyCapSeconds * 1000, pollMs: POLL_MS, jobTimeoutMs: JOB_TIMEOUT_MS,
     });
-    await noopRoundTrips(Math.max(8, Math.round(submitted / 2)), baseLat);
+    const { analysisLat, bothLat, failed, submitted } = sub;
+    const submitWall = sub.wallMs;
+    jobIds.push(...sub.jobIds);
+    for (const x of sub.samples) {
+      scrapSamples.push({
+        analysis: { workflowId: `card-analysis:${x.scrapId}`, submittedAt: x.submittedAt, ...(x.analysisSeenAt ? { seenAt: x.analysisSeenAt } : {}) },
+        refine: { workflowId: `scrap-refine:${x.scrapId}`, submittedAt: x.submittedAt, ...(x.refineSeenAt ? { seenAt: x.refineSeenAt } : {}) },
+      });
+    }
+    const subjectCpu = cpuDiff(cSubject, cpuSnapshot());
+    cBase = cpuSnapshot();
+    const noopSamples: PhaseSample[] = [];
+    const noopN = Math.max(8, Math.round(submitted / 2));
+    await pool(noopN, sizes.latencyConcurrency, async () => {
+      const t = performance.now();
+      const submittedAt = Date.now();
+      const h = await startNoop();
+      await h.result();
+      baseLat.push(performance.now() - t);
+      noopSamples.push({ workflowId: h.workflowId, submittedAt, seenAt: Date.now() });
+    });
+    baseCpu = addCpu(baseCpu, cpuDiff(cBase, cpuSnapshot()));
     const analysis = pcts(analysisLat);
     const both = pcts(bothLat);
     const base = pcts(baseLat);
@@ -640,6 +740,13 @@ async function main(): Promise<void> {
     if (submitted < sizes.latencyScraps) say(`NOTE: ${submitted} of ${sizes.latencyScraps} scraps: the ${sizes.latencyCapSeconds} s cap of (b) was reached (machine busy)`);
     say(`baseline noopWorkflow start → result: p50 ${ms(base.p50)}, p95 ${ms(base.p95)} (n=${base.n}, half before and half after)`);
     say(`ratio p50 ${ratio(analysis.p50 / base.p50)}, p95 ${ratio(analysis.p95 / base.p95)}`);
+    // Profile: CPU per scrap (both jobs, the polls included) vs per no-op round trip, and where the
+    // latency of one scrap goes, from the histories of the middle half of the scraps.
+    for (const l of cpuReport({ cpu: subjectCpu, items: submitted, name: 'scrap (both jobs, polled)' }, { cpu: baseCpu, items: sizes.latencyScraps / 2 + noopN, name: 'noop round trip' })) say(l);
+    const mid = scrapSamples.slice(Math.floor(scrapSamples.length / 4), Math.floor(scrapSamples.length / 4) + 40);
+    for (const l of await phaseReport(client, 'CARD_ANALYSIS', mid.map((x) => x.analysis))) say(l);
+    for (const l of await phaseReport(client, 'SCRAP_REFINE', mid.map((x) => x.refine))) say(l);
+    for (const l of await phaseReport(client, 'noopWorkflow (second half)', noopSamples.slice(0, 40))) say(l);
     rows.push({
       measure: '(b) submit → CARD_ANALYSIS COMPLETED, p50',
       subject: ms(analysis.p50),

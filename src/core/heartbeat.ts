@@ -6,7 +6,13 @@
 import { Context } from '@temporalio/activity';
 
 /**
- * Runs `fn(signal)` heartbeating every `everyMs` (default 2000 ms), once at the start too.
+ * Runs `fn(signal)` heartbeating every `everyMs` (default 2000 ms), the first time `everyMs` after
+ * the start, not at once (issue 7 §1): the SDK sends an activity's first heartbeat to the server
+ * immediately, and every heartbeat that reaches the server is a write of the run's state, so a
+ * heartbeat at the start cost each short activity (most AI calls) one server round trip and write
+ * for nothing. The server's heartbeat timeout runs from the attempt's start either way, so a dead
+ * worker is detected as before (`heartbeatTimeout` must exceed `everyMs`), and a cancellation
+ * reaches the activity with its first heartbeat's answer, as before with its second.
  * Errors pass through `mapError` (default: unchanged).
  */
 export async function withHeartbeat<T>(
@@ -15,7 +21,6 @@ export async function withHeartbeat<T>(
   everyMs = 2000,
 ): Promise<T> {
   const ctx = Context.current();
-  ctx.heartbeat();
   const timer = setInterval(() => ctx.heartbeat(), everyMs);
   try {
     return await fn(ctx.cancellationSignal);
