@@ -70,10 +70,10 @@ export async function runPoDemo({ apiUrl, db, emulator, say }: PoDemoOptions): P
   const jobs: JobView[] = [];
   jobs.push(...(await Promise.all(users.map((u) => link(u.auth, u.student)))));
 
-  // The portal changes: a grade of the first student's last graded course is corrected; that user refreshes.
+  // The portal changes: the first student's latest graded course gets a corrected grade; that user refreshes.
   const changed = cloneStudent(users[0]!.student);
-  const lastSemester = changed.semesters.at(-1)!;
-  const graded = lastSemester.courses.find((c) => c.grade !== null && c.grade !== 'W') ?? lastSemester.courses[0]!;
+  const courses = [...changed.semesters].reverse().flatMap((sem) => sem.courses);
+  const graded = courses.find((c) => c.grade !== null && c.grade !== 'W' && c.grade !== 'A+') ?? courses[0]!;
   const before = graded.grade;
   graded.grade = 'A+';
   emulator.setStudent(changed);
