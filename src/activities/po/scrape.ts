@@ -90,7 +90,7 @@ class CallbackRejected extends Error {
 }
 
 function fail(type: ScrapeFailureType, message: string, opts: { cause?: Error; status?: number; retryAfterMs?: number } = {}) {
-  const details: ScrapeFailureDetails = { errorCode: SCRAPE_FAILURE_ERROR_CODES[type], ...(opts.status ? { status: opts.status } : {}) };
+  const details: ScrapeFailureDetails = { code: SCRAPE_FAILURE_ERROR_CODES[type], ...(opts.status ? { status: opts.status } : {}) };
   return failure(SCRAPE_FAILURES, type, message, { cause: opts.cause, details: [details], nextRetryDelay: opts.retryAfterMs });
 }
 

@@ -1,6 +1,6 @@
 /**
  * PO-5 failure types of the scrape activity (`portal` queue) with their retry class. Each failure
- * carries `details: [{ errorCode }]`, the job error code (error-codes.ts) the workflow FAILS the
+ * carries `details: [{ code }]`, the job error code (error-codes.ts) the workflow FAILS the
  * job with once Temporal gives up. Portal failure types are named like their job error code.
  * Workflow-safe (no I/O).
  */
@@ -47,7 +47,7 @@ export const SCRAPE_FAILURE_ERROR_CODES: Readonly<Record<ScrapeFailureType, Port
 
 /** The `details[0]` every scrape failure carries. */
 export interface ScrapeFailureDetails {
-  errorCode: PortalJobErrorCode;
+  code: PortalJobErrorCode;
   /** HTTP status of the portal or the callback endpoint, when there was one. */
   status?: number;
 }

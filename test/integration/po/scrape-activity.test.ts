@@ -162,7 +162,7 @@ describe('scrapePortal activity (emulator + moto + callback receiver)', () => {
     const f = await failureOf(env(1).run(activities().scrapePortal, inp));
     expect(f.type).toBe('PORTAL_CREDENTIALS_INVALID');
     expect(f.nonRetryable).toBe(true);
-    expect(f.details).toEqual([{ errorCode: 'PORTAL_CREDENTIALS_INVALID' }]);
+    expect(f.details).toEqual([{ code: 'PORTAL_CREDENTIALS_INVALID' }]);
     const [cb] = callbacksFor(inp.jobId);
     expect(cb!.verified.ok).toBe(true);
     expect(cb!.body).toMatchObject({ job_id: inp.jobId, status: 'FAILED', error_code: 'PORTAL_CREDENTIALS_INVALID', error_message: expect.any(String) });
@@ -186,7 +186,7 @@ describe('scrapePortal activity (emulator + moto + callback receiver)', () => {
     const f = await failureOf(env(1, 3_000).run(activities().scrapePortal, inp));
     expect(f.type).toBe('PORTAL_UNAVAILABLE');
     expect(f.nonRetryable).toBe(false);
-    expect(f.details).toEqual([{ errorCode: 'PORTAL_UNAVAILABLE', status: 200 }]);
+    expect(f.details).toEqual([{ code: 'PORTAL_UNAVAILABLE', status: 200 }]);
     expect(callbacksFor(inp.jobId)).toHaveLength(0);
   });
 
@@ -213,7 +213,7 @@ describe('scrapePortal activity (emulator + moto + callback receiver)', () => {
     const f = await failureOf(env(1).run(activities().scrapePortal, b));
     expect(f.type).toBe('CALLBACK_REJECTED');
     expect(f.nonRetryable).toBe(true);
-    expect(f.details).toEqual([{ errorCode: 'SCRAPE_FAILED', status: 409 }]);
+    expect(f.details).toEqual([{ code: 'SCRAPE_FAILED', status: 409 }]);
   });
 
   it('an unreachable callback endpoint outlasting the attempt is retryable CALLBACK_UNAVAILABLE', async () => {

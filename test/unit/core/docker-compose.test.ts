@@ -124,7 +124,7 @@ beforeAll(() => {
 describe('docker-compose.yml', () => {
   test('has the database, Temporal, its UI and setup jobs, the migration, the API and a worker per queue', () => {
     const names = Object.keys(compose.services);
-    for (const name of ['postgres', 'temporal', 'temporal-ui', 'temporal-setup', 'migrate', 'api', 'worker-jobs', 'worker-ai', 'worker-github', 'worker-ai-runs']) {
+    for (const name of ['postgres', 'temporal', 'temporal-ui', 'temporal-setup', 'migrate', 'api', 'worker-jobs', 'worker-ai', 'worker-github', 'worker-ai-runs', 'worker-portal', 'minio']) {
       expect(names).toContain(name);
     }
     expect(compose.services.postgres?.image).toMatch(/^pgvector\/pgvector:/);
@@ -171,7 +171,7 @@ describe('docker-compose.yml', () => {
       if (oneShot || UNPROBED.has(name)) continue;
       expect({ name, healthcheck: s.healthcheck !== undefined }).toEqual({ name, healthcheck: true });
     }
-    for (const name of ['api', 'worker-jobs', 'worker-ai', 'worker-github', 'worker-ai-runs']) {
+    for (const name of ['api', 'worker-jobs', 'worker-ai', 'worker-github', 'worker-ai-runs', 'worker-portal']) {
       const deps = dependsOn(compose.services[name] as ServiceDef);
       expect(deps.migrate).toBe('service_completed_successfully');
       expect(deps['temporal-setup']).toBe('service_completed_successfully');
