@@ -25,7 +25,7 @@ export const GraduationRuleInputSchema = z.object({
   languages: z
     .array(z.object({ kind: z.string().trim().min(1).max(40), minScore: z.number().min(0).nullable().default(null), levels: z.array(z.string().min(1).max(40)).default([]) }))
     .default([]),
-});
+}).refine((r) => r.admissionYearTo === null || r.admissionYearTo >= r.admissionYearFrom, { message: 'admissionYearTo must not be before admissionYearFrom', path: ['admissionYearTo'] });
 
 /** A rules document: every rule of one university (portal type). */
 export const GraduationRulesDocumentSchema = z.object({

@@ -139,13 +139,15 @@ test('progress: met when every requirement is; a double major adds its rule, or 
   expect((await get('/api/graduation/progress', unknownDm.auth)).json()).toMatchObject({ status: 422, code: 'GRADUATION_RULES_NOT_FOUND' });
 });
 
-test('the rules loader is idempotent: a second run keeps the rules, their ids and their child rows', async () => {
+test('the rules loader is idempotent (a second run keeps the rules, their ids and child rows) and refuses an invalid document', async () => {
   const first = await applyGraduationRules(db, RULES);
   const counts = async () => [await db.graduationRule.count(), await db.graduationRuleArea.count(), await db.graduationRuleCourse.count(), await db.graduationRuleLanguage.count()];
   const before = await counts();
   expect(await applyGraduationRules(db, RULES)).toEqual(first);
   expect(await counts()).toEqual(before);
   await expect(applyGraduationRules(db, { portalType: 'suwon', rules: [] })).rejects.toThrow();
+  await expect(applyGraduationRules(db, { portalType: 'suwon', rules: [{ ...RULES.rules[0]!, name: 'reversed', admissionYearFrom: 2024, admissionYearTo: 2020 }] })).rejects.toThrow(/admissionYearTo/);
+  expect(await counts()).toEqual(before);
 });
 
 test('course evaluations of the target semester; another semester is A07, a course not in it A08', async () => {

@@ -10,6 +10,7 @@ import type { PrismaClient } from '@prisma/client';
 import { createUserWithToken } from '../../../src/auth/tokens';
 import { createPrisma } from '../../../src/db/client';
 import { applyScrapeResult, PostProcessError } from '../../../src/services/po/post-process';
+import { pollUntil } from '../../support/poll';
 import { createTestDatabase } from '../../support/postgres';
 import { course, parsedResult } from '../../support/po-results';
 
@@ -121,6 +122,34 @@ test('PO-9 results of two jobs arriving out of order: the older one is ignored a
   expect((await student(other)).snapshotVersion).toBe(2);
   const k3 = job(other, '2026-12-01T13:00:00.000Z');
   expect(await applyScrapeResult(db, k3, parsedResult('20221234', '2026-12-01T12:59:00.000Z'))).toMatchObject({ applied: false, ignoredReason: 'older-than-job' });
+});
+
+test('PO-9 the older job waiting on the student lock while the newer one applies is ignored once it gets the lock', async () => {
+  const userId = await newUser();
+  const older = job(userId, '2026-12-01T12:30:00.000Z');
+  const newer = job(userId, '2026-12-01T12:35:00.000Z');
+  let locked!: () => void;
+  const isLocked = new Promise<void>((r) => (locked = r));
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  const first = applyScrapeResult(db, newer, parsedResult('20221234', '2026-12-01T12:35:30.000Z'), {
+    afterLock: async () => {
+      locked();
+      await released;
+    },
+  });
+  await isLocked;
+  const second = applyScrapeResult(db, older, parsedResult('20221234', '2026-12-01T12:31:00.000Z'));
+  // The older job's transaction waits for the student lock (an ungranted advisory lock) before reading anything.
+  await pollUntil(
+    async () => (await db.$queryRaw<Array<{ n: number }>>`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`)[0]!.n,
+    (n) => n >= 1,
+    { describe: 'the older job to wait for the student lock', timeoutMs: 10_000 },
+  );
+  release();
+  expect(await first).toMatchObject({ applied: true });
+  expect(await second).toMatchObject({ applied: false, ignoredReason: 'older-than-snapshot', summary: { dataAsOf: '2026-12-01T12:35:30.000Z' } });
+  expect(await student(userId)).toMatchObject({ snapshotVersion: 1, sourceJobId: newer.jobId });
 });
 
 test('the same job applied twice (an activity retry after commit) changes nothing and answers like the first', async () => {
