@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PrismaClient } from '@prisma/client';
 import { createUserWithToken } from '../src/auth/tokens';
+import { seedSuwonGraduationRules } from '../src/services/po/suwon-graduation-rules';
 import type { PortalEmulator } from '../test/support/portal-emulator';
 import { cloneStudent, SEEDED, type SeedStudent } from '../test/support/portal-seed';
 
@@ -31,6 +32,7 @@ export interface PoDemoOptions {
 /** Runs the PO demo against the API at `apiUrl`. */
 export async function runPoDemo({ apiUrl, db, emulator, say }: PoDemoOptions): Promise<{ completed: number; total: number }> {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  await seedSuwonGraduationRules(db); // idempotent: the emulator university's rules as data (PO-11)
   say(`Portal link: emulator at ${emulator.url} (the real portal's markup is not available here: the suwon adapter is written against this emulator)`);
   const users = await Promise.all(
     [SEEDED.retakeAndCorrection, SEEDED.doubleMajorNoCertificate].map(async (student, i) => {
