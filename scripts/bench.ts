@@ -24,6 +24,9 @@
  *   (k) study memo cards (`scripts/bench-st.ts`): one poll over 10,000 sources with 1 % new versions,
  *       duration and queries vs a per-source poll; extraction enqueue → result p50/p95 vs
  *       `noopWorkflow` start → result
+ *   (l) POST /portal/link → SUCCEEDED via GET poll (the portal emulator, moto, the real scraper and
+ *       post-processing), p50/p95 vs `noopWorkflow` start → result; signed scrape callbacks verified
+ *       (and deduplicated) per second vs GET /health req/s
  *   `--only <letters>` (e.g. `--only c,g`) runs just those sections.
  *   `--temporal-address host:port` and `--database-url postgresql://…` (or BENCH_TEMPORAL_ADDRESS,
  *   BENCH_DATABASE_URL; `--temporal-namespace`, BENCH_TEMPORAL_NAMESPACE, default `default`) point
@@ -45,6 +48,7 @@ import { randomBytes, randomUUID, createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createServer } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Worker as Thread } from 'node:worker_threads';
@@ -74,6 +78,12 @@ import { createOwnQueueWorker } from '../src/workers/own-queue';
 import { STUDY_CARDS_QUEUE } from '../src/workflows/st/contracts';
 import { sectionK } from './bench-st';
 import { AI_RUNS_QUEUE } from '../src/workflows/ar/contracts';
+import { PORTAL_QUEUE, portalResultKey } from '../src/workflows/po/contracts';
+import { signedCallbackHeaders } from '../src/crypto/callback-signature';
+import { LOCAL_OBJECT_STORE_CREDENTIALS, startLocalObjectStore } from '../src/dev/object-store-server';
+import { createS3ObjectStore } from '../src/storage/s3';
+import { startPortalEmulator, type PortalEmulator } from '../test/support/portal-emulator';
+import { SEED_STUDENTS } from '../test/support/portal-seed';
 import { ensureCompany, setMember } from '../src/core/companies';
 import type { noopWorkflow } from '../src/workflows/core/maintenance';
 import { createTestDatabase, startPostgres } from '../test/support/postgres';
@@ -137,6 +147,17 @@ async function pool(n: number, concurrency: number, fn: (i: number) => Promise<v
 }
 
 const fmt = (x: number, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a');
+/** A free TCP port on 127.0.0.1. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer().once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
 const ms = (x: number) => `${fmt(x, x < 10 ? 2 : 1)} ms`;
 const rate = (x: number) => `${fmt(x, x < 100 ? 1 : 0)}/s`;
 const ratio = (x: number) => `${fmt(x, 2)}×`;
@@ -442,7 +463,7 @@ function machine(): string[] {
   ];
 }
 
-const SECTIONS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k'] as const;
+const SECTIONS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /**
@@ -526,8 +547,29 @@ async function main(): Promise<void> {
   const gh = await startGithubEmulator();
   started('GitHub emulator', () => gh.close());
 
+  // (l) the portal emulator and an S3-compatible store (moto); the API's port is fixed now, the callback URL names it.
+  const portalEnv: Record<string, string> = {};
+  let apiPort = 0;
+  let portal: PortalEmulator | undefined;
+  if (want('l')) {
+    portal = await startPortalEmulator();
+    started('portal emulator', () => portal!.close());
+    const moto = await startLocalObjectStore();
+    started('object store (moto)', () => moto.stop());
+    apiPort = await freePort();
+    Object.assign(portalEnv, {
+      OBJECT_STORE_ENDPOINT: moto.endpoint,
+      OBJECT_STORE_ACCESS_KEY_ID: LOCAL_OBJECT_STORE_CREDENTIALS.accessKeyId,
+      OBJECT_STORE_SECRET_ACCESS_KEY: LOCAL_OBJECT_STORE_CREDENTIALS.secretAccessKey,
+      OBJECT_STORE_FORCE_PATH_STYLE: 'true',
+      PORTAL_SUWON_BASE_URL: portal.url,
+      PORTAL_CALLBACK_URL: `http://127.0.0.1:${apiPort}/internal/scrape-results`,
+    });
+  }
+
   const config = loadConfig({
     ...process.env,
+    ...portalEnv,
     GITHUB_API_URL: gh.url,
     NODE_ENV: 'development',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
@@ -573,6 +615,12 @@ async function main(): Promise<void> {
     await createOwnQueueWorker(AI_RUNS_QUEUE, { config, db, connection: native }),
     await createOwnQueueWorker(STUDY_CARDS_QUEUE, { config, db, connection: native }),
   ];
+  if (portal) {
+    const bucket = createS3ObjectStore(config.objectStore);
+    await bucket.ensureBucket();
+    bucket.close();
+    workers.push(await createOwnQueueWorker(PORTAL_QUEUE, { config, db, connection: native }));
+  }
   const runs = workers.map((w) =>
     w.run().catch((err: unknown) => {
       workerFailure = err instanceof Error ? err : new Error(String(err));
@@ -584,7 +632,7 @@ async function main(): Promise<void> {
   });
   const similarity = await createCardSimilarity(db, config.similarity.vectorSearch);
   const app = await buildApp({ config, db, starter: createJobStarter(client, queues), temporal: client, logger });
-  await app.listen({ host: '127.0.0.1', port: 0 });
+  await app.listen({ host: '127.0.0.1', port: apiPort });
   started('API', () => app.close());
   const apiUrl = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
   const pgVersion = (await db.$queryRaw<{ v: string }[]>`SELECT current_setting('server_version') AS v`)[0]?.v;
@@ -1006,6 +1054,79 @@ async function main(): Promise<void> {
       return lat;
     };
     rows.push(...(await sectionK({ db, client, config, quick: values.quick === true, docs, noopLatencies, say, elapsed })));
+  }
+
+  // (l) -----------------------------------------------------------------------------------------
+  if (want('l') && portal) {
+    say();
+    const jobsN = Math.max(8, sizes.latencyScraps / 2);
+    say(`## (l) portal links: POST /portal/link → SUCCEEDED (GET poll every ${POLL_MS} ms), ${jobsN} jobs over ${Object.keys(SEED_STUDENTS).length} students, concurrency ${sizes.latencyConcurrency}; signed callbacks vs GET /health ${elapsed()}`);
+    const students = Object.values(SEED_STUDENTS);
+    // One active job per user and portal (PO-1): each job has its own user.
+    const users = await Promise.all(Array.from({ length: jobsN }, (_, i) => createUserWithToken(db, `bench-po-${runId}-${i}`)));
+    const baseLat: number[] = [];
+    const noopLat = async (n: number) =>
+      pool(n, sizes.latencyConcurrency, async () => {
+        const t = performance.now();
+        await (await startNoop()).result();
+        baseLat.push(performance.now() - t);
+      });
+    await noopLat(8);
+    baseLat.length = 0;
+    await noopLat(jobsN / 2);
+    const linkLat: number[] = [];
+    const jobIds: string[] = [];
+    let failedJobs = 0;
+    await pool(jobsN, sizes.latencyConcurrency, async (i) => {
+      const student = students[i % students.length]!;
+      const auth = { authorization: `Bearer ${users[i]!.token}`, 'content-type': 'application/json' };
+      const t = performance.now();
+      const res = await fetch(`${apiUrl}/portal/link`, { method: 'POST', headers: { ...auth, 'idempotency-key': randomUUID() }, body: JSON.stringify({ portalType: 'suwon', studentId: student.studentId, password: student.password }) });
+      const json = (await res.json()) as { jobId?: string };
+      if (res.status !== 202 || !json.jobId) throw new Error(`POST /portal/link → ${res.status} ${JSON.stringify(json)}`);
+      jobIds.push(json.jobId);
+      for (;;) {
+        const r = await fetch(`${apiUrl}/portal/link/jobs/${json.jobId}`, { headers: auth });
+        const status = ((await r.json()) as { status: string }).status;
+        if (status === 'SUCCEEDED' || status === 'FAILED') {
+          if (status === 'FAILED') failedJobs++;
+          else linkLat.push(performance.now() - t);
+          return;
+        }
+        assertWorkersAlive();
+        if (performance.now() - t > JOB_TIMEOUT_MS) throw new Error(`(l) portal link job ${json.jobId}: not finished after ${JOB_TIMEOUT_MS} ms`);
+        await sleep(POLL_MS);
+      }
+    });
+    await noopLat(jobsN / 2);
+    const linkP = pcts(linkLat);
+    const baseP = pcts(baseLat);
+    say(`POST /portal/link → SUCCEEDED: p50 ${ms(linkP.p50)}, p95 ${ms(linkP.p95)} (n=${linkP.n}${failedJobs ? `, ${failedJobs} FAILED` : ''})`);
+    say(`baseline noopWorkflow start → result: p50 ${ms(baseP.p50)}, p95 ${ms(baseP.p95)} (n=${baseP.n}, half before and half after); ratio p50 ${ratio(linkP.p50 / baseP.p50)}, p95 ${ratio(linkP.p95 / baseP.p95)}`);
+    rows.push({ measure: '(l) POST /portal/link → SUCCEEDED, p50', subject: ms(linkP.p50), baseline: `${ms(baseP.p50)} noopWorkflow start → result`, ratio: ratio(linkP.p50 / baseP.p50) });
+    rows.push({ measure: '(l) POST /portal/link → SUCCEEDED, p95', subject: ms(linkP.p95), baseline: `${ms(baseP.p95)} noopWorkflow start → result`, ratio: ratio(linkP.p95 / baseP.p95) });
+
+    // Signed callbacks: a finished job's attempt-1 callback, signed once and posted again and again:
+    // each request is verified (HMAC over the raw bytes) and answered as a duplicate (PO-7), applying nothing.
+    const jobId = jobIds[0]!;
+    const cbBody = JSON.stringify({ job_id: jobId, status: 'SUCCEEDED', result_s3_bucket: config.objectStore.bucket, result_s3_key: portalResultKey(config.objectStore.prefix, jobId, 1), result_sha256: null, scraped_at: new Date().toISOString() });
+    const cbHeaders = signedCallbackHeaders(config.portal.callbackSecrets[0]!, cbBody, { attempt: 1 });
+    const half = Math.max(1, Math.round(sizes.readSeconds / 2));
+    const cbSpec = { url: apiUrl, method: 'POST' as const, paths: ['/internal/scrape-results'], headers: cbHeaders, connections: READ_CONNECTIONS, body: cbBody };
+    const healthSpec = { url: apiUrl, method: 'GET' as const, paths: ['/health'], headers: {}, connections: READ_CONNECTIONS };
+    await runLoad({ ...healthSpec, duration: 1 });
+    await runLoad({ ...cbSpec, duration: 1 });
+    const h1 = await runLoad({ ...healthSpec, duration: half });
+    const c1 = await runLoad({ ...cbSpec, duration: half });
+    const c2 = await runLoad({ ...cbSpec, duration: half });
+    const h2 = await runLoad({ ...healthSpec, duration: half });
+    const combined = (a: LoadResult, b: LoadResult) => (a.ok + b.ok) / (a.duration + b.duration);
+    const cbRate = combined(c1, c2);
+    const healthRate = combined(h1, h2);
+    for (const [name, r] of [['health', h1], ['callbacks', c1], ['callbacks', c2], ['health', h2]] as const) say(`${name}: ${describeLoad(r)} = ${rate(r.rate)}`);
+    const rowsOfJob = await db.portalScrapeCallback.count({ where: { jobId } });
+    say(`signed callbacks verified: ${rate(cbRate)}; GET /health: ${rate(healthRate)}; ratio ${ratio(cbRate / healthRate)}; callbacks recorded for the job: ${rowsOfJob}`);
+    rows.push({ measure: `(l) signed scrape callbacks verified req/s (duplicates), ${READ_CONNECTIONS} connections`, subject: rate(cbRate), baseline: `${rate(healthRate)} GET /health`, ratio: ratio(cbRate / healthRate) });
   }
 
   // (f) -----------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PrismaClient } from '@prisma/client';
 import { createUserWithToken } from '../src/auth/tokens';
+import { seedSuwonGraduationRules } from '../src/services/po/suwon-graduation-rules';
 import type { PortalEmulator } from '../test/support/portal-emulator';
 import { cloneStudent, SEEDED, type SeedStudent } from '../test/support/portal-seed';
 
@@ -31,6 +32,7 @@ export interface PoDemoOptions {
 /** Runs the PO demo against the API at `apiUrl`. */
 export async function runPoDemo({ apiUrl, db, emulator, say }: PoDemoOptions): Promise<{ completed: number; total: number }> {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  await seedSuwonGraduationRules(db); // idempotent: the emulator university's rules as data (PO-11)
   say(`Portal link: emulator at ${emulator.url} (the real portal's markup is not available here: the suwon adapter is written against this emulator)`);
   const users = await Promise.all(
     [SEEDED.retakeAndCorrection, SEEDED.doubleMajorNoCertificate].map(async (student, i) => {
@@ -70,10 +72,10 @@ export async function runPoDemo({ apiUrl, db, emulator, say }: PoDemoOptions): P
   const jobs: JobView[] = [];
   jobs.push(...(await Promise.all(users.map((u) => link(u.auth, u.student)))));
 
-  // The portal changes: a grade of the first student's last graded course is corrected; that user refreshes.
+  // The portal changes: the first student's latest graded course gets a corrected grade; that user refreshes.
   const changed = cloneStudent(users[0]!.student);
-  const lastSemester = changed.semesters.at(-1)!;
-  const graded = lastSemester.courses.find((c) => c.grade !== null && c.grade !== 'W') ?? lastSemester.courses[0]!;
+  const courses = [...changed.semesters].reverse().flatMap((sem) => sem.courses);
+  const graded = courses.find((c) => c.grade !== null && c.grade !== 'W' && c.grade !== 'A+') ?? courses[0]!;
   const before = graded.grade;
   graded.grade = 'A+';
   emulator.setStudent(changed);

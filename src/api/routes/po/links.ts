@@ -20,9 +20,7 @@ import {
 import { PROBLEM_MEDIA_TYPE, problemBody, ProblemSchema } from '../../problem';
 import { Uuid } from '../../schemas';
 import {
-  ActiveJobProblemSchema,
   jsonWith,
-  NotSucceededProblemSchema,
   PO_EXAMPLES,
   PortalIdempotencyHeaders,
   PortalJobDurationSchema,
@@ -38,9 +36,11 @@ import {
 export type PortalLinkRouteDeps = Omit<PortalLinkDeps, 'log'>;
 
 function problem(reply: FastifyReply, status: number, code: 'PORTAL_LINK_JOB_ACTIVE' | 'PORTAL_LINK_JOB_NOT_SUCCEEDED', detail: string, extra: object) {
+  // The extension members (RFC 9457 §3.2) are kept: this answer bypasses the Problem schema's serializer.
   return reply
     .code(status)
     .type(PROBLEM_MEDIA_TYPE)
+    .serializer(JSON.stringify)
     .send(problemBody(status, code, titleOf(code), detail, { instance: reply.request.url.split('?')[0], ...extra }));
 }
 
@@ -66,7 +66,7 @@ export const portalLinkRoutes: FastifyPluginAsyncZod<PortalLinkRouteDeps> = asyn
           202: jsonWith(PortalLinkAcceptedSchema, 'Accepted: the job (QUEUED, or its state now on a replay)', PO_EXAMPLES.accepted),
           400: ProblemSchema,
           401: ProblemSchema,
-          409: problemWith(ActiveJobProblemSchema.or(ProblemSchema), 'PORTAL_LINK_JOB_ACTIVE (names the active job), IDEMPOTENCY_KEY_CONFLICT (C07) or IDEMPOTENCY_KEY_IN_PROGRESS', {
+          409: problemWith(ProblemSchema, 'PORTAL_LINK_JOB_ACTIVE (with the extension members activeJobId, activeJobStatus, pollingEndpoint), IDEMPOTENCY_KEY_CONFLICT (C07) or IDEMPOTENCY_KEY_IN_PROGRESS', {
             active: PO_EXAMPLES.problems.active,
             keyConflict: PO_EXAMPLES.problems.keyConflict,
           }),
@@ -121,7 +121,7 @@ export const portalLinkRoutes: FastifyPluginAsyncZod<PortalLinkRouteDeps> = asyn
           200: PortalStudentSummarySchema,
           401: ProblemSchema,
           404: ProblemSchema,
-          409: problemWith(NotSucceededProblemSchema, 'PORTAL_LINK_JOB_NOT_SUCCEEDED', { notSucceeded: PO_EXAMPLES.problems.notSucceeded }),
+          409: problemWith(ProblemSchema, 'PORTAL_LINK_JOB_NOT_SUCCEEDED (with the extension members jobStatus, errorCode)', { notSucceeded: PO_EXAMPLES.problems.notSucceeded }),
         },
       },
     },
