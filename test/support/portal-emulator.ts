@@ -305,7 +305,8 @@ function cookieOf(req: IncomingMessage, name: string): string | undefined {
   return undefined;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+// unref: a request held by a slow-page fault never keeps the test process alive after its client is gone.
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /** Starts the emulator on 127.0.0.1. */
 export async function startPortalEmulator(opts: PortalEmulatorOptions = {}): Promise<PortalEmulator> {
