@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { portalMetrics } from '../../../src/services/po/metrics';
 import type { S3ObjectStore } from '../../../src/storage/s3';
+import { ObjectNotFoundError } from '../../../src/storage/object-store';
 import { portalResultKey } from '../../../src/workflows/po/contracts';
 import { testObjectStore, testObjectStoreEnv } from '../../support/object-store';
 import { pollUntil } from '../../support/poll';
@@ -39,9 +40,13 @@ async function waitingJob() {
   const studentId = String(20240000 + Math.floor(Math.random() * 9999));
   scraper.modes.set(studentId, 'manual');
   const { jobId } = (await postLink(stack, u.auth, randomUUID(), { portalType: 'suwon', studentId, password: 'pw-callbacks' })).json() as { jobId: string };
-  await pollUntil(() => scraper.calls.get(jobId) ?? 0, (n) => n >= 1, { describe: 'the scrape to run', timeoutMs: 30_000 });
   const key = portalResultKey(stack.config.objectStore.prefix, jobId, 1);
-  const { sha256 } = await store.get(key);
+  // The scripted scraper counts its call before it writes the object: wait for the object itself.
+  const { sha256 } = await pollUntil(
+    () => store.get(key).catch((err: unknown) => (err instanceof ObjectNotFoundError ? undefined : Promise.reject(err))),
+    (o): o is Awaited<ReturnType<typeof store.get>> => o !== undefined,
+    { describe: 'the scrape to write its result object', timeoutMs: 30_000 },
+  );
   return { u, jobId, key, sha256 };
 }
 
