@@ -3,10 +3,10 @@
  * `ai-run:<companyId>:<keyHash>`, on the `jobs` queue with the search attributes JobType=AI_RUN,
  * TargetId=<runId>, UserId, CompanyId. Idempotent by workflow ID. Replaceable for crash tests.
  */
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Config } from '../../config';
 import { companySearchAttributes } from '../../core/contracts';
+import { startOnce, workflowRunState } from '../../core/start-once';
 import {
   AI_RUN_JOB_TYPE,
   aiRunQueues,
@@ -69,21 +69,13 @@ export function createTemporalAiRunStarter(client: Client, config: Config): AiRu
         queues,
         policy,
       };
-      try {
-        await client.workflow.start('aiRunWorkflow', {
-          workflowId: run.workflowId,
-          taskQueue: queues.jobs,
-          args: [input],
-          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-          workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
-          typedSearchAttributes: companySearchAttributes({ jobType: AI_RUN_JOB_TYPE, targetId: run.runId, userId: run.userId, companyId: run.companyId }),
-          memo: { aiRunId: run.runId },
-        });
-        return 'started';
-      } catch (err) {
-        if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already-running';
-        throw err;
-      }
+      return startOnce(client, 'aiRunWorkflow', {
+        workflowId: run.workflowId,
+        taskQueue: queues.jobs,
+        args: [input],
+        typedSearchAttributes: companySearchAttributes({ jobType: AI_RUN_JOB_TYPE, targetId: run.runId, userId: run.userId, companyId: run.companyId }),
+        memo: { aiRunId: run.runId },
+      });
     },
     async signalRetry(workflowId, req) {
       await client.workflow.getHandle(workflowId).signal(retryAiRunSignal, req);
@@ -95,14 +87,6 @@ export function createTemporalAiRunStarter(client: Client, config: Config): AiRu
         if (!(err instanceof WorkflowNotFoundError)) throw err;
       }
     },
-    async isOpen(workflowId) {
-      try {
-        const d = await client.workflow.getHandle(workflowId).describe();
-        return d.status.name === 'RUNNING';
-      } catch (err) {
-        if (err instanceof WorkflowNotFoundError) return false;
-        throw err;
-      }
-    },
+    isOpen: async (workflowId) => (await workflowRunState(client, workflowId)) === 'running',
   };
 }

@@ -4,10 +4,10 @@
  * JobType=PORTAL_LINK, TargetId=<jobId>, UserId. Idempotent by workflow ID (a second start of the
  * same job is `already-running`, never a second run). Replaceable for crash tests.
  */
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
+import type { Client } from '@temporalio/client';
 import type { Config } from '../../config';
 import { jobSearchAttributes } from '../../core/contracts';
+import { startOnce, workflowRunState } from '../../core/start-once';
 import {
   PORTAL_LINK_JOB_TYPE,
   portalLinkQueues,
@@ -65,33 +65,17 @@ export function createTemporalPortalLinkStarter(client: Client, config: Config):
         queues,
         policy,
       };
-      try {
-        await client.workflow.start('portalLinkWorkflow', {
-          workflowId: job.workflowId,
-          taskQueue: queues.jobs,
-          args: [input],
-          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-          workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
-          typedSearchAttributes: jobSearchAttributes({ jobType: PORTAL_LINK_JOB_TYPE, targetId: job.jobId, userId: job.userId }),
-          memo: { portalLinkJobId: job.jobId },
-        });
-        return 'started';
-      } catch (err) {
-        if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already-running';
-        throw err;
-      }
+      return startOnce(client, 'portalLinkWorkflow', {
+        workflowId: job.workflowId,
+        taskQueue: queues.jobs,
+        args: [input],
+        typedSearchAttributes: jobSearchAttributes({ jobType: PORTAL_LINK_JOB_TYPE, targetId: job.jobId, userId: job.userId }),
+        memo: { portalLinkJobId: job.jobId },
+      });
     },
     async signalCallback(workflowId, callback) {
       await client.workflow.getHandle(workflowId).signal(scrapeCallbackSignal, callback);
     },
-    async state(workflowId) {
-      try {
-        const d = await client.workflow.getHandle(workflowId).describe();
-        return d.status.name === 'RUNNING' ? 'running' : 'closed';
-      } catch (err) {
-        if (err instanceof WorkflowNotFoundError) return 'missing';
-        throw err;
-      }
-    },
+    state: (workflowId) => workflowRunState(client, workflowId),
   };
 }

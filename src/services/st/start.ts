@@ -4,11 +4,11 @@
  * so a version is started once, ever. A lost start leaves the row pending: the poller starts it
  * again after ST_POLL_RESTART_GRACE_SECONDS.
  */
-import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { Config } from '../../config';
 import { jobSearchAttributes } from '../../core/contracts';
+import { startOnce } from '../../core/start-once';
 import { STUDY_CARD_EXTRACT_JOB_TYPE, studyCardQueues, type StudyCardExtractInput } from '../../workflows/st/contracts';
-import type { studyCardExtractWorkflow } from '../../workflows/st/extract';
 import type { EnqueuedJob } from './enqueue';
 
 /** The extraction input of `job` from config (queues and ST_EXTRACT_* policy). */
@@ -23,18 +23,12 @@ export function extractInputOf(config: Config, job: EnqueuedJob): StudyCardExtra
 /** Starts `job`'s workflow; `already-started` when its version's workflow exists (or existed). */
 export async function startExtraction(client: Client, config: Config, job: EnqueuedJob): Promise<'started' | 'already-started'> {
   const input = extractInputOf(config, job);
-  try {
-    await client.workflow.start<typeof studyCardExtractWorkflow>('studyCardExtractWorkflow', {
-      workflowId: job.workflowId,
-      taskQueue: input.queues.studyCards,
-      args: [input],
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      typedSearchAttributes: jobSearchAttributes({ jobType: STUDY_CARD_EXTRACT_JOB_TYPE, targetId: job.sourceId, userId: job.userId }),
-      memo: { jobId: job.jobId },
-    });
-    return 'started';
-  } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return 'already-started';
-    throw err;
-  }
+  const outcome = await startOnce(client, 'studyCardExtractWorkflow', {
+    workflowId: job.workflowId,
+    taskQueue: input.queues.studyCards,
+    args: [input],
+    typedSearchAttributes: jobSearchAttributes({ jobType: STUDY_CARD_EXTRACT_JOB_TYPE, targetId: job.sourceId, userId: job.userId }),
+    memo: { jobId: job.jobId },
+  });
+  return outcome === 'started' ? 'started' : 'already-started';
 }
