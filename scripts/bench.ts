@@ -677,6 +677,16 @@ async function main(): Promise<void> {
   let noopSeq = 0;
   const startNoop = () =>
     client.workflow.start<typeof noopWorkflow>('noopWorkflow', { taskQueue: queues.jobs, workflowId: `bench-noop-${runId}-${noopSeq++}` });
+  /** `n` no-op start → result round trips at `concurrency`, their latencies in ms (the baseline of (i), (k) and (l)). */
+  const noopLatencies = async (n: number, concurrency: number) => {
+    const lat: number[] = [];
+    await pool(n, concurrency, async () => {
+      const t = performance.now();
+      await (await startNoop()).result();
+      lat.push(performance.now() - t);
+    });
+    return lat;
+  };
   const noopStarts = async (n: number) => {
     const c0 = cpuSnapshot();
     const elapsed = await pool(n, POST_CLIENTS, async () => void (await startNoop()));
@@ -985,14 +995,8 @@ async function main(): Promise<void> {
       return json.aiRunId;
     };
     const baseLat: number[] = [];
-    const noopLat = async (n: number) =>
-      pool(n, sizes.latencyConcurrency, async () => {
-        const t = performance.now();
-        await (await startNoop()).result();
-        baseLat.push(performance.now() - t);
-      });
-    await noopLat(8);
-    baseLat.length = 0;
+    const noopLat = async (n: number) => void baseLat.push(...(await noopLatencies(n, sizes.latencyConcurrency)));
+    await noopLatencies(8, sizes.latencyConcurrency); // warm-up, not counted
     await noopLat(runsN / 2);
     const runLat: number[] = [];
     let failedRuns = 0;
@@ -1044,15 +1048,6 @@ async function main(): Promise<void> {
 
   // (k) ---------------------------------------------------------------------------------------
   if (want('k')) {
-    const noopLatencies = async (n: number, concurrency: number) => {
-      const lat: number[] = [];
-      await pool(n, concurrency, async () => {
-        const t = performance.now();
-        await (await startNoop()).result();
-        lat.push(performance.now() - t);
-      });
-      return lat;
-    };
     rows.push(...(await sectionK({ db, client, config, quick: values.quick === true, docs, noopLatencies, say, elapsed })));
   }
 
@@ -1065,14 +1060,8 @@ async function main(): Promise<void> {
     // One active job per user and portal (PO-1): each job has its own user.
     const users = await Promise.all(Array.from({ length: jobsN }, (_, i) => createUserWithToken(db, `bench-po-${runId}-${i}`)));
     const baseLat: number[] = [];
-    const noopLat = async (n: number) =>
-      pool(n, sizes.latencyConcurrency, async () => {
-        const t = performance.now();
-        await (await startNoop()).result();
-        baseLat.push(performance.now() - t);
-      });
-    await noopLat(8);
-    baseLat.length = 0;
+    const noopLat = async (n: number) => void baseLat.push(...(await noopLatencies(n, sizes.latencyConcurrency)));
+    await noopLatencies(8, sizes.latencyConcurrency); // warm-up, not counted
     await noopLat(jobsN / 2);
     const linkLat: number[] = [];
     const jobIds: string[] = [];
