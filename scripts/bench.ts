@@ -106,7 +106,7 @@ const SIZES = {
 type Sizes = (typeof SIZES)['full'];
 const POST_CLIENTS = 16;
 const READ_CONNECTIONS = 32;
-/** Status-poll interval in (b); 8 clients × 10/s stays well below the GET /async-jobs capacity. */
+/** Status-poll interval of (e) and of (g)'s short polling; 8 clients × 10/s stays well below the GET /async-jobs capacity. */
 const POLL_MS = 100;
 /** `Prefer: wait` of the long polls in (g), seconds (the API's default cap, JOB_WAIT_MAX_SECONDS). */
 const LONG_POLL_WAIT_S = 30;
@@ -230,19 +230,33 @@ instance.on('response', () => { last = performance.now(); });
 
 /**
  * (b)'s clients in a worker thread, like (a)'s and (c)'s autocannon: `concurrency` loops, each
- * submitting a scrap (POST /scraps), then polling `GET /async-jobs/{id}` of both its jobs every
- * `pollMs` until both are terminal, then the next; no submission after `capMs`. Its fetch calls
- * (about a hundred per scrap) then do not share the event loop of the API and the workers.
+ * submitting a scrap (POST /scraps), then following both its jobs at once by long polling
+ * (`GET /async-jobs/{id}`, then `If-None-Match` + `Prefer: wait=<waitS>`, the API's way to learn of
+ * a change, §1), until both are terminal, then the next; no submission after `capMs`. The
+ * baseline's client learns of a no-op's end the same way, by the SDK's long poll (`result()`).
  */
 const SUBMIT_AND_POLL_SOURCE = `
 const { parentPort, workerData: w } = require('node:worker_threads');
 const { performance } = require('node:perf_hooks');
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const call = async (method, url, body) => {
   const res = await fetch(w.apiUrl + url, { method, headers: w.headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const json = await res.json();
   if (!res.ok) throw new Error(method + ' ' + url + ' → ' + res.status + ' ' + JSON.stringify(json));
   return json;
+};
+/** The job's status once terminal: long polls from the ETag of the first answer. */
+const follow = async (id, t, scrapId) => {
+  let etag;
+  for (;;) {
+    const headers = etag ? { ...w.headers, 'if-none-match': etag, prefer: 'wait=' + w.waitS } : w.headers;
+    const res = await fetch(w.apiUrl + '/async-jobs/' + id, { headers });
+    if (res.status === 304) { await res.arrayBuffer(); continue; }
+    const json = await res.json();
+    if (res.status !== 200) throw new Error('GET /async-jobs/' + id + ' → ' + res.status + ' ' + JSON.stringify(json));
+    if (json.status === 'COMPLETED' || json.status === 'FAILED') return json.status;
+    etag = res.headers.get('etag') || undefined;
+    if (performance.now() - t > w.jobTimeoutMs) throw new Error('scrap ' + scrapId + ': job ' + id + ' not terminal after ' + w.jobTimeoutMs + ' ms');
+  }
 };
 const out = { analysisLat: [], bothLat: [], failed: 0, submitted: 0, samples: [], jobIds: [] };
 const t0 = performance.now();
@@ -257,22 +271,15 @@ const client = async () => {
     const r = await call('POST', '/scraps', { content: w.docs[i % w.docs.length] + '\\n\\nbench ' + w.runId + ' b-' + i });
     const sample = { scrapId: r.scrapId, submittedAt, analysisSeenAt: undefined, refineSeenAt: undefined };
     out.samples.push(sample);
-    const pending = new Map([[r.analysisJobId, 'analysis']]);
-    if (r.refineJobId) pending.set(r.refineJobId, 'refine');
-    out.jobIds.push(...pending.keys());
-    for (;;) {
-      for (const [id, kind] of [...pending]) {
-        const status = (await call('GET', '/async-jobs/' + id)).status;
-        if (status !== 'COMPLETED' && status !== 'FAILED') continue;
-        pending.delete(id);
-        if (status === 'FAILED') out.failed++;
-        else if (kind === 'analysis') out.analysisLat.push(performance.now() - t);
-        sample[kind + 'SeenAt'] = Date.now();
-      }
-      if (pending.size === 0) break;
-      if (performance.now() - t > w.jobTimeoutMs) throw new Error('scrap ' + r.scrapId + ': jobs not terminal after ' + w.jobTimeoutMs + ' ms');
-      await sleep(w.pollMs);
-    }
+    const jobs = [[r.analysisJobId, 'analysis']];
+    if (r.refineJobId) jobs.push([r.refineJobId, 'refine']);
+    out.jobIds.push(...jobs.map(([id]) => id));
+    await Promise.all(jobs.map(async ([id, kind]) => {
+      const status = await follow(id, t, r.scrapId);
+      if (status === 'FAILED') out.failed++;
+      else if (kind === 'analysis') out.analysisLat.push(performance.now() - t);
+      sample[kind + 'SeenAt'] = Date.now();
+    }));
     out.bothLat.push(performance.now() - t);
   }
 };
@@ -301,7 +308,7 @@ function assertWorkersAlive(): void {
 const sdkWarnings = new Map<string, number>();
 
 /** Runs (b)'s clients in a worker thread ({@link SUBMIT_AND_POLL_SOURCE}); rejects as soon as a Temporal worker fails. */
-function submitAndPoll(spec: { apiUrl: string; headers: Record<string, string>; docs: string[]; runId: string; n: number; concurrency: number; capMs: number; pollMs: number; jobTimeoutMs: number }): Promise<SubmitAndPollResult> {
+function submitAndPoll(spec: { apiUrl: string; headers: Record<string, string>; docs: string[]; runId: string; n: number; concurrency: number; capMs: number; waitS: number; jobTimeoutMs: number }): Promise<SubmitAndPollResult> {
   const thread = new Thread(SUBMIT_AND_POLL_SOURCE, { eval: true, workerData: spec });
   liveThreads.add(thread);
   let watch: NodeJS.Timeout | undefined;
@@ -750,7 +757,7 @@ async function main(): Promise<void> {
   // (b) ---------------------------------------------------------------------------------------
   if (want('b')) {
     say();
-    say(`## (b) submit → COMPLETED (GET /async-jobs poll every ${POLL_MS} ms), ${sizes.latencyScraps} scraps, concurrency ${sizes.latencyConcurrency} ${elapsed()}`);
+    say(`## (b) submit → COMPLETED (GET /async-jobs long polls, Prefer: wait=${LONG_POLL_WAIT_S}), ${sizes.latencyScraps} scraps, concurrency ${sizes.latencyConcurrency} ${elapsed()}`);
     const noopRoundTrips = async (n: number, into: number[]) => {
       await pool(n, sizes.latencyConcurrency, async () => {
         const t = performance.now();
@@ -766,7 +773,7 @@ async function main(): Promise<void> {
     const scrapSamples: { analysis: PhaseSample; refine: PhaseSample }[] = [];
     const cSubject = cpuSnapshot();
     const sub = await submitAndPoll({
-      apiUrl, headers, docs, runId, n: sizes.latencyScraps, concurrency: sizes.latencyConcurrency, capMs: sizes.latencyCapSeconds * 1000, pollMs: POLL_MS, jobTimeoutMs: JOB_TIMEOUT_MS,
+      apiUrl, headers, docs, runId, n: sizes.latencyScraps, concurrency: sizes.latencyConcurrency, capMs: sizes.latencyCapSeconds * 1000, waitS: LONG_POLL_WAIT_S, jobTimeoutMs: JOB_TIMEOUT_MS,
     });
     const { analysisLat, bothLat, failed, submitted } = sub;
     const submitWall = sub.wallMs;

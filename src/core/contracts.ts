@@ -104,6 +104,13 @@ export interface JobWorkflowInput extends JobRef {
    */
   companions?: JobRef[];
   /**
+   * Set by starters of this code with `companions` (issue 7 §1 (b)): the companions are started
+   * when this job's work is over (completed, failed, skipped or cancelled), not first thing, so a
+   * scrap's card analysis — what its client waits for — does not share the engine with its own
+   * refine. Absent in inputs of older starts: they start the companions first thing, as before.
+   */
+  companionsAfterWork?: true;
+  /**
    * Set by starters of this code (issue 7 §1 (b)): the run writes its projection local-first. An
    * input without it may come from an older start, so the run decides with `patched()` (which
    * records a marker and a TemporalChangeVersion search-attribute upsert); with it, it need not.

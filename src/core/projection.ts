@@ -2,7 +2,7 @@
  * Guarded writes to the async_jobs projection (SAN-1, SAN-2, SAN-4, DC-3). Every transition is a
  * conditional update, so a late or repeated call is a no-op that reports the current status.
  */
-import type { Prisma, AsyncJob } from '@prisma/client';
+import { Prisma, type AsyncJob } from '@prisma/client';
 import type { DbClient } from '../db/client';
 import type { JobStatus, JobType } from './contracts';
 import { sourcesOf } from './job-state';
@@ -47,6 +47,34 @@ export async function transitionJob(
   }
   const row = await db.asyncJob.findUnique({ where: { jobId }, select: { status: true, jobType: true } });
   jobMetrics.rejected(row?.jobType ?? null, to);
+  return { changed: false, status: row?.status ?? null };
+}
+
+/**
+ * The guarded COMPLETED transition of job `jobId` (DC-3: only from the states {@link transitionJob}
+ * allows) as a data-modifying CTE named `completed_job` (`RETURNING job_type, created_at`), for a
+ * store-and-complete done in ONE statement (issue 7 §1 (b): one round trip instead of an
+ * interactive transaction of many). `now`: finished_at and updated_at. Count the outcome with
+ * {@link countCompletion}.
+ */
+export function completedJobCte(jobId: string, now: Date): Prisma.Sql {
+  return Prisma.sql`completed_job AS (
+    UPDATE async_jobs SET status = 'COMPLETED', finished_at = ${now}, updated_at = ${now}
+    WHERE job_id = ${jobId}::uuid AND status::text = ANY(${sourcesOf('COMPLETED')}::text[])
+    RETURNING job_type, created_at)`;
+}
+
+/**
+ * Counts the outcome of a {@link completedJobCte} statement as {@link transitionJob} counts its own:
+ * `moved` = the CTE's row (undefined when the guard rejected it, which costs one more read).
+ */
+export async function countCompletion(db: DbClient, jobId: string, moved: { jobType: string; createdAt: Date } | undefined, now: Date): Promise<TransitionResult> {
+  if (moved) {
+    jobMetrics.transitioned(moved.jobType, 'COMPLETED', moved.createdAt, now);
+    return { changed: true, status: 'COMPLETED' };
+  }
+  const row = await db.asyncJob.findUnique({ where: { jobId }, select: { status: true, jobType: true } });
+  jobMetrics.rejected(row?.jobType ?? null, 'COMPLETED');
   return { changed: false, status: row?.status ?? null };
 }
 

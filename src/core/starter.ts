@@ -54,7 +54,7 @@ export function createTemporalJobStarter(client: Client, queues: TaskQueues, wor
       const workflowType = workflowTypes[job.jobType];
       if (!workflowType) throw new Error(`no workflow registered for job type ${job.jobType}`);
       const input: JobWorkflowInput = {
-        ...refOf(job), queues, localWrites: true, ...(job.companions?.length ? { companions: job.companions.map(refOf) } : {}),
+        ...refOf(job), queues, localWrites: true, ...(job.companions?.length ? { companions: job.companions.map(refOf), companionsAfterWork: true } : {}),
       };
       try {
         await client.workflow.start(workflowType, {

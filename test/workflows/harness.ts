@@ -49,6 +49,8 @@ export interface RunJobWorkflowOptions {
   cancelWhen?: Promise<unknown>;
   /** Companion jobs in the workflow's input (issue 7 §1 (a)). */
   companions?: JobWorkflowInput['companions'];
+  /** The input's `companionsAfterWork` (issue 7 §1 (b)): the companions start when the work is over. */
+  companionsAfterWork?: true;
 }
 
 /**
@@ -70,6 +72,7 @@ export async function runJobWorkflow(
   const queues = taskQueues(`wf-${randomUUID()}-`);
   const input: JobWorkflowInput = {
     jobId: randomUUID(), jobType, targetId: randomUUID(), userId: randomUUID(), queues, ...(opts.companions ? { companions: opts.companions } : {}),
+    ...(opts.companionsAfterWork ? { companionsAfterWork: true } : {}),
   };
   const connection = env.nativeConnection;
   const dataConverter = testDataConverter();

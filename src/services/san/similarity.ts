@@ -89,6 +89,15 @@ export function toVectorLiteral(v: ArrayLike<number>): string {
 }
 
 /**
+ * SAN-7: a card embedding as a pgvector text literal (`[0.5,-1]`, float32-rounded), for
+ * `knowledge_cards.embedding_vec`. @throws RangeError if a value is not finite.
+ */
+export function cardVectorLiteral(embedding: ArrayLike<number>): string {
+  assertFinite(embedding, 'embedding');
+  return toVectorLiteral(embedding);
+}
+
+/**
  * SAN-7: writes a card's embedding to `knowledge_cards.embedding_vec` when that pgvector column
  * exists (no-op otherwise). Call it with the transaction that stores the card, after the card row.
  * An unknown cardId updates nothing.
@@ -96,9 +105,8 @@ export function toVectorLiteral(v: ArrayLike<number>): string {
  */
 export async function storeCardVector(tx: DbClient, cardId: string, embedding: ArrayLike<number>): Promise<void> {
   if (!(await hasVectorColumn(tx))) return;
-  assertFinite(embedding, 'embedding');
   await tx.$executeRaw`
-    UPDATE knowledge_cards SET embedding_vec = ${toVectorLiteral(embedding)}::vector
+    UPDATE knowledge_cards SET embedding_vec = ${cardVectorLiteral(embedding)}::vector
     WHERE id = ${cardId}::uuid`;
 }
 

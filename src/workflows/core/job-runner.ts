@@ -78,14 +78,16 @@ export async function jobCancelled(input: JobWorkflowInput, err: unknown): Promi
 }
 
 /**
- * Starts `input.companions` (a local activity, alongside beginJob). Never throws: companions that
- * could not be started are PENDING rows, which the SAN-4 reconciler starts.
+ * Starts `input.companions` (a local activity; not cancellable when `afterWork`, so a cancelled
+ * job still starts them). Never throws: companions that could not be started are PENDING rows,
+ * which the SAN-4 reconciler starts.
  */
-async function startCompanions(input: JobWorkflowInput): Promise<void> {
+async function startCompanions(input: JobWorkflowInput, afterWork = false): Promise<void> {
   const companions = input.companions ?? [];
   if (companions.length === 0) return;
   try {
-    await localProjectionActivities().startJobs(companions);
+    const start = () => localProjectionActivities().startJobs(companions);
+    await (afterWork ? CancellationScope.nonCancellable(start) : start());
   } catch (err) {
     log.warn('companion jobs not started; the reconciler will start them', { jobIds: companions.map((c) => c.jobId), error: String(err) });
   }
@@ -96,32 +98,46 @@ async function startCompanions(input: JobWorkflowInput): Promise<void> {
  * duplicate start) returns SKIPPED without doing anything. Throws JOB_FAILED (non-retryable) with
  * the work's failure as its cause; a cancellation of the workflow records FAILED `cancelled: …`
  * and throws JOB_CANCELLED ({@link jobCancelled}). Runs of this code ({@link LOCAL_PROJECTION_PATCH})
- * write beginJob and failJob local-first ({@link localFirst}), start `input.companions` in the same
- * workflow task, and tell `work` to write local-first too (`run.local`).
+ * write beginJob and failJob local-first ({@link localFirst}) and tell `work` to write local-first
+ * too (`run.local`). `input.companions` are started once the work is over, whatever its outcome
+ * (`companionsAfterWork`, issue 7 §1 (b)), or, for inputs of older starts, in the first workflow task.
  */
 export async function runJob(input: JobWorkflowInput, work: (run: JobRun) => Promise<void>): Promise<JobWorkflowResult> {
   // An input of this code's starters says so; any other may be a run of the older code.
   const local = input.localWrites === true || patched(LOCAL_PROJECTION_PATCH);
+  const afterWork = input.companionsAfterWork === true;
   const jobs = projectionActivities(input);
   const localJobs = localProjectionActivities();
   let begun = false;
   try {
-    const companions = local ? startCompanions(input) : Promise.resolve();
+    const companions = local && !afterWork ? startCompanions(input) : Promise.resolve();
     const [begin] = await Promise.all([localFirst(local, () => localJobs.beginJob(input.jobId), () => jobs.beginJob(input.jobId)), companions]);
-    if (!begin.proceed) return { jobId: input.jobId, status: 'SKIPPED' };
+    if (!begin.proceed) {
+      if (afterWork) await startCompanions(input, true);
+      return { jobId: input.jobId, status: 'SKIPPED' };
+    }
     begun = true;
     await work({ local });
   } catch (err) {
-    if (isCancellation(err)) throw await jobCancelled(input, err);
-    if (!begun) throw err;
+    if (isCancellation(err)) {
+      const cancelled = await jobCancelled(input, err);
+      if (afterWork) await startCompanions(input, true);
+      throw cancelled;
+    }
+    if (!begun) {
+      if (afterWork) await startCompanions(input, true);
+      throw err;
+    }
     // Not cancellable: a cancellation arriving now must not leave the row PROCESSING.
     const chain = formatCauseChain(err);
     await CancellationScope.nonCancellable(() =>
       localFirst(local, () => localJobs.failJob(input.jobId, chain), () => jobs.failJob(input.jobId, chain)),
     );
+    if (afterWork) await startCompanions(input, true);
     throw failure(CORE_FAILURES, 'JOB_FAILED', `${input.jobType} job ${input.jobId} failed`, {
       cause: err instanceof Error ? err : undefined,
     });
   }
+  if (afterWork) await startCompanions(input, true);
   return { jobId: input.jobId, status: 'COMPLETED' };
 }

@@ -10,6 +10,8 @@ import { contentHash } from '../../../src/domain/san/scrap';
 import { requeueFailedJob } from '../../../src/core/retry';
 import { TARGET_HOOKS } from '../../../src/families';
 import { jobWorkflowId, type JobStatus, type JobType } from '../../../src/core/contracts';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { createJobStarter } from '../../../src/families';
 import { ensureRecoverySchedules, RECOVERY_SCHEDULES } from '../../../src/workers/schedules';
 import type { RecoveryInput } from '../../../src/workflows/core/recovery';
 import { PG_INDEXES, PG_PARTIAL, SOURDOUGH } from '../../fixtures/texts';
@@ -74,6 +76,19 @@ async function backdate(jobId: string, minutes: number) {
 
 const job = (jobId: string) => stack.db.asyncJob.findUniqueOrThrow({ where: { jobId } });
 
+/**
+ * A new scrap's SCRAP_REFINE starts when its analysis is over (companionsAfterWork, issue 7 §1 (b)):
+ * while the analysis hangs, the refine row is PENDING with no workflow. Starts it as the SAN-4
+ * reconciler does with such a row past its grace, and waits until it too is PROCESSING.
+ */
+async function startStalledRefine(ids: { scrapId: string; refineJobId: string }) {
+  const refine = await job(ids.refineJobId);
+  expect(refine.status).toBe('PENDING');
+  await expect(stack.client.workflow.getHandle(jobWorkflowId('SCRAP_REFINE', ids.scrapId)).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+  expect(await createJobStarter(stack.client, stack.queues).start(refine)).toBe('started');
+  await pollUntil(() => job(ids.refineJobId), (row) => row.status === 'PROCESSING', { describe: 'refine PROCESSING' });
+}
+
 describe('rule 1: stale PENDING / PROCESSING compared with Temporal', () => {
   it('a PENDING row with no workflow past 30 min is failed, re-enqueued and completes; a fresh one is left alone', async () => {
     const old = await seedScrap(PG_PARTIAL);
@@ -104,6 +119,8 @@ describe('rule 1: stale PENDING / PROCESSING compared with Temporal', () => {
     await stack.stopAiWorker(); // both jobs hang in their AI activity, PROCESSING
     const res = await stack.app.inject({ method: 'POST', url: '/scraps', headers: user.auth, payload: { content: `${PG_INDEXES} ${randomUUID()}` } });
     const ids = res.json() as { scrapId: string; analysisJobId: string; refineJobId: string };
+    await pollUntil(() => job(ids.analysisJobId), (row) => row.status === 'PROCESSING', { describe: 'analysis PROCESSING' });
+    await startStalledRefine(ids);
     await pollUntil(() => stack.db.asyncJob.findMany({ where: { targetId: ids.scrapId } }), (rows) => rows.length === 2 && rows.every((r) => r.status === 'PROCESSING'), {
       describe: 'both jobs PROCESSING',
     });
@@ -135,6 +152,7 @@ describe('rule 1: stale PENDING / PROCESSING compared with Temporal', () => {
     const res = await stack.app.inject({ method: 'POST', url: '/scraps', headers: user.auth, payload: { content: `${SOURDOUGH} ${randomUUID()}` } });
     const ids = res.json() as { scrapId: string; analysisJobId: string; refineJobId: string };
     await pollUntil(() => job(ids.analysisJobId), (row) => row.status === 'PROCESSING', { describe: 'analysis PROCESSING' });
+    await startStalledRefine(ids);
     // The row was closed behind the workflow's back (e.g. a manual fix in the database).
     await stack.db.asyncJob.update({ where: { jobId: ids.analysisJobId }, data: { status: 'COMPLETED', finishedAt: new Date() } });
     const wf = stack.client.workflow.getHandle(jobWorkflowId('CARD_ANALYSIS', ids.scrapId));

@@ -188,7 +188,7 @@ describe('projection writes as local activities (issue 7 §1 (b)): retries and i
   });
 });
 
-describe('companion jobs (issue 7 §1 (a)): the first job\'s run starts the others', () => {
+describe('companion jobs of older starts (no companionsAfterWork, issue 7 §1 (a)): the first job\'s run starts the others first thing', () => {
   const companion = () => ({ jobId: '00000000-0000-4000-8000-00000000c0a1', jobType: 'SCRAP_REFINE' as const, targetId: '00000000-0000-4000-8000-00000000c0a2', userId: '00000000-0000-4000-8000-00000000c0a3' });
 
   it('starts the companions in its first workflow task, alongside beginJob', async () => {
@@ -217,6 +217,57 @@ describe('companion jobs (issue 7 §1 (a)): the first job\'s run starts the othe
     expect(result).toEqual({ jobId: input.jobId, status: 'SKIPPED' });
     expect(acts.ai.analyzeScrap).not.toHaveBeenCalled();
     expect(acts.jobs.startJobs).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('companion jobs started once the work is over (companionsAfterWork, issue 7 §1 (b))', () => {
+  const companions = () => [{ jobId: '00000000-0000-4000-8000-00000000c0b1', jobType: 'SCRAP_REFINE' as const, targetId: '00000000-0000-4000-8000-00000000c0b2', userId: '00000000-0000-4000-8000-00000000c0b3' }];
+  const after = { companionsAfterWork: true as const };
+  /** Jest's global call order of a mock's first call. */
+  const order = (m: jest.Mock) => m.mock.invocationCallOrder[0] ?? Number.NaN;
+
+  it('completed: the card is stored first, then the companions are started', async () => {
+    const acts = fakeActivities();
+    const { input, result } = await run('cardAnalysisWorkflow', 'CARD_ANALYSIS', acts, undefined, { companions: companions(), ...after });
+    expect(result).toEqual({ jobId: input.jobId, status: 'COMPLETED' });
+    expect(acts.jobs.startJobs).toHaveBeenCalledTimes(1);
+    expect(acts.jobs.startJobs).toHaveBeenCalledWith(companions());
+    expect(order(acts.jobs.startJobs)).toBeGreaterThan(order(acts.jobs.storeCard));
+    expect(order(acts.ai.analyzeScrap)).toBeGreaterThan(order(acts.jobs.beginJob));
+    expect(order(acts.jobs.startJobs)).toBeGreaterThan(order(acts.ai.analyzeScrap));
+  });
+
+  it('failed: FAILED is recorded, then the companions are started (SAN-8: the refine never depends on the analysis)', async () => {
+    const acts = fakeActivities();
+    acts.ai.analyzeScrap.mockRejectedValue(retryableAiFailure());
+    const { result } = await run('cardAnalysisWorkflow', 'CARD_ANALYSIS', acts, undefined, { companions: companions(), ...after });
+    expect(result).toBeInstanceOf(WorkflowFailedError);
+    expect(acts.jobs.startJobs).toHaveBeenCalledTimes(1);
+    expect(order(acts.jobs.startJobs)).toBeGreaterThan(order(acts.jobs.failJob));
+  });
+
+  it('skipped (late duplicate start) and cancelled: the companions are started all the same', async () => {
+    const skipped = fakeActivities();
+    skipped.jobs.beginJob.mockResolvedValue({ proceed: false, status: 'COMPLETED' });
+    const s = await run('cardAnalysisWorkflow', 'CARD_ANALYSIS', skipped, undefined, { companions: companions(), ...after });
+    expect(s.result).toEqual({ jobId: s.input.jobId, status: 'SKIPPED' });
+    expect(skipped.jobs.startJobs).toHaveBeenCalledTimes(1);
+
+    const cancelled = fakeActivities();
+    const blocking = blockUntilCancelled();
+    cancelled.ai.analyzeScrap.mockImplementation(blocking.activity);
+    const c = await run('cardAnalysisWorkflow', 'CARD_ANALYSIS', cancelled, blocking.started, { companions: companions(), ...after });
+    expect(((c.result as WorkflowFailedError).cause as ApplicationFailure).type).toBe('JOB_CANCELLED');
+    expect(cancelled.jobs.startJobs).toHaveBeenCalledTimes(1);
+    expect(order(cancelled.jobs.startJobs)).toBeGreaterThan(order(cancelled.jobs.failCancelledJob));
+  });
+
+  it('a companion that cannot be started does not fail the completed job', async () => {
+    const acts = fakeActivities();
+    acts.jobs.startJobs.mockRejectedValue(transient());
+    const { input, result } = await run('cardAnalysisWorkflow', 'CARD_ANALYSIS', acts, undefined, { companions: companions(), ...after });
+    expect(result).toEqual({ jobId: input.jobId, status: 'COMPLETED' });
+    expect(acts.jobs.startJobs).toHaveBeenCalledTimes(4);
   });
 });
 
