@@ -7,6 +7,7 @@
  * `til-generation-completed`, `til-github-commit-completed` and
  * `github-star-recommendation-completed` predate the local projection writes (issue 7 §1 (b),
  * `patched('local-projection-writes')`); their `*-local-*` siblings are this code's.
+ * `card-analysis-local-completed` predates `companionsAfterWork` (companions first thing).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -90,6 +91,8 @@ async function main(): Promise<void> {
     // Issue 7 §1: local projection writes, and a scrap's CARD_ANALYSIS starting its SCRAP_REFINE.
     // `-local-completed`: a start of this code (localWrites); `-local-failed`: an older start's input run by this code (patched).
     ['card-analysis-local-completed', 'cardAnalysisWorkflow', [{ ...ids, jobType: 'CARD_ANALYSIS', queues, localWrites: true, companions: [{ ...ids, jobId: QUIZ_JOB, jobType: 'SCRAP_REFINE' }] }], () => (failAnalysis = false)],
+    // Issue 7 §1 (b): the companion (SCRAP_REFINE) started once the analysis is over (companionsAfterWork).
+    ['card-analysis-companions-after-work', 'cardAnalysisWorkflow', [{ ...ids, jobType: 'CARD_ANALYSIS', queues, localWrites: true, companions: [{ ...ids, jobId: QUIZ_JOB, jobType: 'SCRAP_REFINE' }], companionsAfterWork: true }], () => (failAnalysis = false)],
     ['card-analysis-local-failed', 'cardAnalysisWorkflow', [{ ...ids, jobType: 'CARD_ANALYSIS', queues }], () => (failAnalysis = true)],
     ['scrap-refine-local-completed', 'scrapRefineWorkflow', [{ ...ids, jobType: 'SCRAP_REFINE', queues, localWrites: true }], () => undefined],
     ['til-generation-local-completed', 'tilGenerationWorkflow', [{ ...ids, jobType: 'TIL_GENERATION', queues, localWrites: true }], () => undefined],
