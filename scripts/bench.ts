@@ -5,7 +5,7 @@
  * AI_PROVIDER=local; prints every figure next to a baseline measured in the same run:
  *
  *   (a) POST /scraps accepted/s, 16 clients            vs bare `workflow.start(noopWorkflow)`/s, 16 callers
- *   (b) POST /scraps → COMPLETED via GET poll, p50/p95  vs `noopWorkflow` start → result, p50/p95
+ *   (b) POST /scraps → COMPLETED via GET long polls, p50/p95 vs `noopWorkflow` start → result, p50/p95
  *   (c) GET /async-jobs/{id} req/s, 32 connections     vs GET /health req/s, 32 connections
  *   (d) GET /cards/{id}/similar-cards p50/p95, 2,000 cards: PostgreSQL 15 (bytea, scored in JS)
  *       vs PGlite + pgvector
