@@ -68,6 +68,7 @@ export function createTemporalAiRunStarter(client: Client, config: Config): AiRu
         deadlineAt: run.deadlineAt.toISOString(),
         queues,
         policy,
+        localWrites: true,
       };
       return startOnce(client, 'aiRunWorkflow', {
         workflowId: run.workflowId,

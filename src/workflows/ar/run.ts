@@ -22,12 +22,14 @@ import {
   condition,
   isCancellation,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   sleep,
 } from '@temporalio/workflow';
 import type { AiRunActivities } from '../../activities/ar/runs';
 import type { AiRuntimeActivities } from '../../activities/ar/runtime';
-import { projectionOptions } from '../../core/activity-options';
+import { localProjectionOptions, projectionOptions } from '../../core/activity-options';
+import { localFirstActivities } from '../core/job-runner';
 import { failure } from '../../core/failures';
 import { AR_FAILURES, RUN_ERROR_CODES, type RuntimeFailureDetails } from '../../domain/ar/failures';
 import {
@@ -90,7 +92,13 @@ interface SegmentEnd {
  * `ExecutionStatus="Failed"`; a cancelled run's workflow ends Cancelled.
  */
 export async function aiRunWorkflow(input: AiRunWorkflowInput): Promise<AiRunWorkflowResult> {
-  const runs = proxyActivities<AiRunActivities>(projectionOptions(input.queues.jobs));
+  // Projection writes local-first (issue 7 §1 (b)) in runs started by this code (`localWrites`);
+  // older starts' histories scheduled them on the `jobs` queue and replay that way.
+  const runs = localFirstActivities<AiRunActivities>(
+    input.localWrites === true,
+    proxyLocalActivities<AiRunActivities>(localProjectionOptions()),
+    proxyActivities<AiRunActivities>(projectionOptions(input.queues.jobs)),
+  );
   const runtime = proxyActivities<AiRuntimeActivities>({
     taskQueue: input.queues.aiRuns,
     startToCloseTimeout: input.policy.callTimeoutMs,

@@ -62,6 +62,20 @@ export async function localFirst<R>(useLocal: boolean, local: () => Promise<R>, 
 }
 
 /**
+ * Activities `A` where each call is {@link localFirst}: the local activity from `local` (when
+ * `useLocal`), else or when its local attempts are exhausted the same activity from `remote`.
+ * For projection writes of family workflows that do not run on {@link runJob} (issue 7 §1 (b)).
+ */
+export function localFirstActivities<A extends object>(useLocal: boolean, local: A, remote: A): A {
+  return new Proxy({} as A, {
+    get(_target, name) {
+      const pick = (acts: A) => (acts as Record<string | symbol, (...args: unknown[]) => Promise<unknown>>)[name]!;
+      return (...args: unknown[]) => localFirst(useLocal, () => pick(local)(...args), () => pick(remote)(...args));
+    },
+  });
+}
+
+/**
  * SAN-4: the job's answer to a cancellation of its workflow (`temporal workflow cancel`): records
  * FAILED `cancelled: <reason>` in a non-cancellable scope, and returns JOB_CANCELLED
  * (non-retryable, `cause` = the cancellation) for the workflow to throw. For family workflows

@@ -93,8 +93,9 @@ export const TEST_POLICY: AiRunPolicy = {
 };
 
 /** A run's workflow input on `queues`, the deadline `deadlineMs` after `now`. */
-export function runInput(queues: AiRunWorkflowInput['queues'], now: number, deadlineMs = 600_000, policy: AiRunPolicy = TEST_POLICY): AiRunWorkflowInput {
+export function runInput(queues: AiRunWorkflowInput['queues'], now: number, deadlineMs = 600_000, policy: AiRunPolicy = TEST_POLICY, localWrites = true): AiRunWorkflowInput {
   return {
+    ...(localWrites ? { localWrites: true as const } : {}),
     runId: '88888888-8888-4888-8888-888888888888',
     companyId: '50000000-0000-4000-8000-000000000001',
     userId: '33333333-3333-4333-8333-333333333333',

@@ -20,19 +20,22 @@ async function main(): Promise<void> {
   const env = await TestWorkflowEnvironment.createTimeSkipping({ client: { dataConverter }, ...(path ? { server: { executable: { type: 'existing-path', path } } } : {}) });
   try {
     const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../../src/workflows') });
-    const fakes = fakeArActivities([{ fail: 'retryable', details: { code: 'RUNTIME_UNAVAILABLE', outage: true } }, 'ok']);
     const reconcile = { reconcileAiRuns: async () => ({ examined: 1, started: 1, alreadyRunning: 0, dropped: 0, resignalled: 0, failed: 0 }) };
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue: TQ, workflowBundle, activities: { ...fakes.jobs, ...fakes.aiRuns, ...reconcile }, dataConverter });
-    const now = await env.currentTimeMs();
-    await worker.runUntil(async () => {
-      const record = async (file: string, workflow: string, args: unknown[]) => {
+    /** Runs `workflow` (its arguments from the test server's clock now) to its end on a fresh worker (fresh fakes: an outage, then success) and writes its history. */
+    const record = async (file: string, workflow: string, argsAt: (now: number) => unknown[]) => {
+      const args = argsAt(await env.currentTimeMs());
+      const fakes = fakeArActivities([{ fail: 'retryable', details: { code: 'RUNTIME_UNAVAILABLE', outage: true } }, 'ok']);
+      const worker = await Worker.create({ connection: env.nativeConnection, taskQueue: TQ, workflowBundle, activities: { ...fakes.jobs, ...fakes.aiRuns, ...reconcile }, dataConverter });
+      await worker.runUntil(async () => {
         const handle = await env.client.workflow.start(workflow, { workflowId: file, taskQueue: TQ, args });
         await handle.result();
         writeFileSync(join(__dirname, '..', '..', 'histories', file), `${JSON.stringify(JSON.parse(historyToJSON(await handle.fetchHistory())), null, 1)}\n`);
-      };
-      await record('ai-run-succeeded.json', 'aiRunWorkflow', [runInput({ jobs: TQ, aiRuns: TQ }, now)]);
-      await record('reconcile-ai-runs.json', 'reconcileAiRunsWorkflow', [{ queues: { jobs: TQ, ai: TQ, github: TQ }, graceSeconds: 30 }]);
-    });
+      });
+    };
+    // A start of the older code (projection writes on the `jobs` queue), then one of this code (local-first writes, issue 7 §1 (b)).
+    await record('ai-run-succeeded.json', 'aiRunWorkflow', (now) => [runInput({ jobs: TQ, aiRuns: TQ }, now, undefined, undefined, false)]);
+    await record('ai-run-local-succeeded.json', 'aiRunWorkflow', (now) => [runInput({ jobs: TQ, aiRuns: TQ }, now)]);
+    await record('reconcile-ai-runs.json', 'reconcileAiRunsWorkflow', () => [{ queues: { jobs: TQ, ai: TQ, github: TQ }, graceSeconds: 30 }]);
   } finally {
     await env.teardown();
   }

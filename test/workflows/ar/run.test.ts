@@ -27,7 +27,7 @@ const retryable = (code: string, extra: { retryAfterMs?: number; outage?: boolea
 type SignalFn = (attemptNumber: number, deadlineAt: string) => Promise<void>;
 
 /** Runs the workflow with `steps`; `during(handle, fakes)` runs while it does. Returns the fakes and the result or error. */
-async function run(steps: Step[], opts: { before?: (f: ReturnType<typeof fakeArActivities>) => void; deadlineMs?: number; policy?: AiRunWorkflowInput['policy']; during?: (h: { signal: SignalFn }, f: ReturnType<typeof fakeArActivities>) => Promise<void> } = {}) {
+async function run(steps: Step[], opts: { before?: (f: ReturnType<typeof fakeArActivities>) => void; deadlineMs?: number; policy?: AiRunWorkflowInput['policy']; localWrites?: boolean; during?: (h: { signal: SignalFn }, f: ReturnType<typeof fakeArActivities>) => Promise<void> } = {}) {
   const fakes = fakeArActivities(steps);
   opts.before?.(fakes);
   const id = randomUUID();
@@ -40,14 +40,49 @@ async function run(steps: Step[], opts: { before?: (f: ReturnType<typeof fakeArA
       const handle = await env.client.workflow.start('aiRunWorkflow', {
         workflowId: `ai-run:${id}`,
         taskQueue: queues.jobs,
-        args: [runInput(queues, now, opts.deadlineMs, opts.policy)],
+        args: [runInput(queues, now, opts.deadlineMs, opts.policy, opts.localWrites ?? true)],
       });
       if (opts.during) await opts.during({ signal: (n, d) => handle.signal(retryAiRunSignal, { attemptNumber: n, deadlineAt: d }) }, fakes);
       return handle.result().catch((e: unknown) => e);
     }),
   );
-  return { ...fakes, result };
+  return { ...fakes, result, workflowId: `ai-run:${id}` };
 }
+
+/** Activity types the run scheduled on a task queue, and the local activities it recorded, from its history. */
+async function activitiesOf(workflowId: string) {
+  const events = (await env.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  return {
+    scheduled: events.flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType?.name] : [])),
+    localMarkers: events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity').length,
+  };
+}
+
+test('issue 7 §1 (b): projection writes are local activities, only the runtime call goes through a task queue; an older start\'s input keeps them on the jobs queue', async () => {
+  const local = await run(['ok']);
+  expect(local.result).toMatchObject({ status: 'SUCCEEDED', attempts: 1 });
+  expect(await activitiesOf(local.workflowId)).toEqual({ scheduled: ['callAiRuntime'], localMarkers: 3 });
+  const older = await run(['ok'], { localWrites: false });
+  expect(older.result).toMatchObject({ status: 'SUCCEEDED', attempts: 1 });
+  expect(await activitiesOf(older.workflowId)).toEqual({ scheduled: ['releasePendingInput', 'beginAttempt', 'callAiRuntime', 'recordAnswer'], localMarkers: 0 });
+});
+
+test('a local projection write that keeps failing transiently goes on as the jobs-queue activity, and the run completes', async () => {
+  let failures = 0;
+  const r = await run(['ok'], {
+    before: (f) => {
+      const real = f.jobs.recordAnswer;
+      f.jobs.recordAnswer = async (a) => {
+        // The local attempts (LOCAL_PROJECTION_RETRY) fail; the first attempt of the remote activity succeeds.
+        if (failures++ < 4) throw new Error('Connection terminated unexpectedly');
+        return real(a);
+      };
+    },
+  });
+  expect(r.result).toMatchObject({ status: 'SUCCEEDED', attempts: 1 });
+  expect(failures).toBe(5);
+  expect((await activitiesOf(r.workflowId)).scheduled).toEqual(['callAiRuntime', 'recordAnswer']);
+});
 
 test('a first success: one attempt, one call, SUCCEEDED', async () => {
   const r = await run(['ok']);
