@@ -1,6 +1,7 @@
 /** Typed jest fakes of every activity, for workflow tests and history recording. */
 import { ApplicationFailure } from '@temporalio/common';
-import type { AiActivities } from '../../src/activities/san/ai';
+import type { AiActivities, CardAnalysisResult } from '../../src/activities/san/ai';
+import { encodeEmbedding } from '../../src/db/vectors';
 import type { JobActivities } from '../../src/activities/core/jobs';
 import type { CardActivities } from '../../src/activities/san/cards';
 import type { TilActivities } from '../../src/activities/san/til';
@@ -14,6 +15,9 @@ export const ANALYSIS: CardAnalysis = {
   category: 'Data',
   embedding: Array.from({ length: EMBEDDING_DIMENSIONS }, (_, i) => (i === 0 ? 1 : 0)),
 };
+
+/** {@link ANALYSIS} as the `analyzeScrap` activity returns it (the embedding as float32 base64). */
+export const ANALYSIS_RESULT: CardAnalysisResult = (({ embedding, ...fields }) => ({ ...fields, embeddingF32: encodeEmbedding(embedding).toString('base64') }))(ANALYSIS);
 
 /** SAN-9 fixtures: the cards of a day, its TIL, and quizzes over them. */
 export const TIL_CARD_IDS = ['00000000-0000-4000-8000-0000000000c1', '00000000-0000-4000-8000-0000000000c2'];
@@ -67,7 +71,7 @@ export function fakeActivities() {
       failRecallQuizJob: jest.fn<ReturnType<TilActivities['failRecallQuizJob']>, Parameters<TilActivities['failRecallQuizJob']>>(async () => 'FAILED'),
     },
     ai: {
-      analyzeScrap: jest.fn<ReturnType<AiActivities['analyzeScrap']>, Parameters<AiActivities['analyzeScrap']>>(async () => ANALYSIS),
+      analyzeScrap: jest.fn<ReturnType<AiActivities['analyzeScrap']>, Parameters<AiActivities['analyzeScrap']>>(async () => ANALYSIS_RESULT),
       refineScrap: jest.fn<ReturnType<AiActivities['refineScrap']>, Parameters<AiActivities['refineScrap']>>(async () => ({ refinedContent: '# B-tree' })),
       generateTil: jest.fn<ReturnType<AiActivities['generateTil']>, Parameters<AiActivities['generateTil']>>(async () => TIL),
       generateQuizzes: jest.fn<ReturnType<AiActivities['generateQuizzes']>, Parameters<AiActivities['generateQuizzes']>>(async () => QUIZZES),

@@ -15,6 +15,19 @@ import { failure } from '../../core/failures';
 import { withHeartbeat as heartbeating } from '../../core/heartbeat';
 import { toAiFailure } from '../../ai/failures';
 import { SAN_FAILURES } from '../../domain/san/failures';
+import { decodeEmbedding, encodeEmbedding } from '../../db/vectors';
+
+/**
+ * SAN-7 analysis as {@link createAiActivities}' `analyzeScrap` returns it (issue 7 §1 (b)): the
+ * 1536-d embedding as base64 of float32 little-endian (8 KiB in the run's history, against about
+ * 30 KiB of JSON numbers; float32 is also what storeCard keeps). Decode with {@link analysisEmbedding}.
+ */
+export type CardAnalysisResult = Omit<CardAnalysis, 'embedding'> & { embeddingF32: string };
+
+/** The embedding of an analysis in either shape: {@link CardAnalysisResult}, or the plain one of older runs' histories. */
+export function analysisEmbedding(analysis: CardAnalysis | CardAnalysisResult): ArrayLike<number> {
+  return 'embeddingF32' in analysis ? decodeEmbedding(Buffer.from(analysis.embeddingF32, 'base64')) : analysis.embedding;
+}
 
 /** Dependencies of the AI activities. */
 export interface AiActivityDeps {
@@ -36,10 +49,11 @@ export function createAiActivities({ ai, db }: AiActivityDeps) {
   }
 
   return {
-    /** SAN-7: title, summary, tags, category, 1536-d embedding of a scrap. Retry class from the provider. */
-    async analyzeScrap(args: { scrapId: string }): Promise<CardAnalysis> {
+    /** SAN-7: title, summary, tags, category, 1536-d embedding (float32, base64) of a scrap. Retry class from the provider. */
+    async analyzeScrap(args: { scrapId: string }): Promise<CardAnalysisResult> {
       const text = await loadScrap(args.scrapId);
-      return withHeartbeat((signal) => ai.analyzeCard(text, signal));
+      const { embedding, ...fields } = await withHeartbeat((signal) => ai.analyzeCard(text, signal));
+      return { ...fields, embeddingF32: encodeEmbedding(embedding).toString('base64') };
     },
 
     /** SAN-8: refined content of a scrap. Retry class from the provider. */

@@ -9,6 +9,7 @@ import { Prisma, type PrismaClient } from '@prisma/client';
 import type { CardAnalysis } from '../../ai/types';
 import { LOCAL_EMBEDDING_MODEL } from '../../ai/embedding-models';
 import { encodeEmbedding } from '../../db/vectors';
+import { analysisEmbedding, type CardAnalysisResult } from './ai';
 import { cardVectorLiteral, hasVectorColumn } from '../../services/san/similarity';
 import { completedJobCte, countCompletion } from '../../core/projection';
 import { completeWith } from '../core/jobs';
@@ -28,10 +29,11 @@ export function createCardActivities({ db }: CardActivityDeps) {
      * first card and completes nothing twice. Category and tag upserts lock their rows in one
      * order (category, then tags by name), so concurrent cards do not deadlock. Returns the card id.
      */
-    async storeCard(args: { jobId: string; scrapId: string; userId: string; analysis: CardAnalysis }): Promise<string> {
+    async storeCard(args: { jobId: string; scrapId: string; userId: string; analysis: CardAnalysis | CardAnalysisResult }): Promise<string> {
       const { jobId, scrapId, userId, analysis } = args;
+      const embedding = analysisEmbedding(analysis);
       const tagNames = [...new Set(analysis.tags)].sort();
-      const vector = (await hasVectorColumn(db)) ? cardVectorLiteral(analysis.embedding) : undefined;
+      const vector = (await hasVectorColumn(db)) ? cardVectorLiteral(embedding) : undefined;
       const now = new Date();
       const rows = await db.$queryRaw<{ card_id: string; job_type: string | null; created_at: Date | null }[]>`
         WITH category AS (
@@ -41,7 +43,7 @@ export function createCardActivities({ db }: CardActivityDeps) {
         ), card AS (
           INSERT INTO knowledge_cards (id, user_id, scrap_id, category_id, title, summary, embedding, embedding_model${vector === undefined ? Prisma.empty : Prisma.sql`, embedding_vec`})
           SELECT ${randomUUID()}::uuid, ${userId}::uuid, ${scrapId}::uuid, category.id, ${analysis.title}, ${analysis.summary},
-            ${encodeEmbedding(analysis.embedding)}, ${analysis.embeddingModel ?? LOCAL_EMBEDDING_MODEL}${vector === undefined ? Prisma.empty : Prisma.sql`, ${vector}::vector`}
+            ${encodeEmbedding(embedding)}, ${analysis.embeddingModel ?? LOCAL_EMBEDDING_MODEL}${vector === undefined ? Prisma.empty : Prisma.sql`, ${vector}::vector`}
           FROM category
           ON CONFLICT (scrap_id) DO UPDATE SET scrap_id = EXCLUDED.scrap_id
           RETURNING id

@@ -4,7 +4,8 @@ import { DefaultLogger } from '@temporalio/worker';
 import type { PrismaClient } from '@prisma/client';
 import { createJobActivities } from '../../../src/activities/core/jobs';
 import { createCardActivities } from '../../../src/activities/san/cards';
-import { analyzeLocally } from '../../../src/ai/local';
+import { analyzeLocally, createLocalAiRuntime } from '../../../src/ai/local';
+import { analysisEmbedding, createAiActivities, type CardAnalysisResult } from '../../../src/activities/san/ai';
 import type { CardAnalysis } from '../../../src/ai/types';
 import { createUserWithToken } from '../../../src/auth/tokens';
 import { createPrisma } from '../../../src/db/client';
@@ -204,4 +205,19 @@ it('SAN-7: twelve concurrent first cards of one category and new tags listed in 
   expect(new Set(cards.map((c) => c.category.id)).size).toBe(1);
   expect(cards.map((c) => c.tags.length)).toEqual(jobs.map((_, i) => 3 + (i % 3)));
   for (const { job } of jobs) expect((await db.asyncJob.findUniqueOrThrow({ where: { jobId: job.jobId } })).status).toBe('COMPLETED');
+});
+
+it('SAN-7: analyzeScrap returns the embedding as float32 base64; storeCard stores the same bytes from it as from the plain numbers of older histories', async () => {
+  const ai = createAiActivities({ ai: createLocalAiRuntime(), db });
+  const [a, b] = await Promise.all([newScrapWithJob(`${PG_INDEXES} f32 a ${randomUUID()}`), newScrapWithJob(`${PG_INDEXES} f32 b ${randomUUID()}`)]);
+  const result = (await env.run(ai.analyzeScrap, { scrapId: a.scrap.id })) as CardAnalysisResult;
+  expect(result).not.toHaveProperty('embedding');
+  const plain = analyzeLocally({ content: a.scrap.content });
+  expect(Array.from(analysisEmbedding(result))).toEqual(Array.from(Float32Array.from(plain.embedding)));
+  expect(Buffer.from(result.embeddingF32, 'base64').byteLength).toBe(plain.embedding.length * 4);
+  for (const { job } of [a, b]) await transitionJob(db, job.jobId, 'PROCESSING');
+  await env.run(acts.storeCard, { jobId: a.job.jobId, scrapId: a.scrap.id, userId, analysis: result });
+  await env.run(acts.storeCard, { jobId: b.job.jobId, scrapId: b.scrap.id, userId, analysis: plain });
+  const [ea, eb] = await Promise.all([a, b].map(async ({ scrap }) => (await db.knowledgeCard.findUniqueOrThrow({ where: { scrapId: scrap.id } })).embedding));
+  expect(Buffer.from(ea!).equals(Buffer.from(eb!))).toBe(true);
 });

@@ -7,7 +7,8 @@ import {
   blockUntilCancelled, bundle, createTimeSkippingEnv, historyPayloadTexts, localActivities, runJobWorkflow, scheduledActivities, startedActivities,
   type RunJobWorkflowOptions,
 } from '../harness';
-import { ANALYSIS, fakeActivities, type FakeActivities, retryableAiFailure } from '../fakes';
+import { analysisEmbedding } from '../../../src/activities/san/ai';
+import { ANALYSIS, ANALYSIS_RESULT, fakeActivities, type FakeActivities, retryableAiFailure } from '../fakes';
 
 let env: TestWorkflowEnvironment;
 let workflowBundle: WorkflowBundleWithSourceMap;
@@ -30,7 +31,7 @@ describe('cardAnalysisWorkflow', () => {
     expect(result).toEqual({ jobId: input.jobId, status: 'COMPLETED' });
     expect(acts.jobs.beginJob).toHaveBeenCalledWith(input.jobId);
     expect(acts.ai.analyzeScrap).toHaveBeenCalledWith({ scrapId: input.targetId });
-    expect(acts.jobs.storeCard).toHaveBeenCalledWith({ jobId: input.jobId, scrapId: input.targetId, userId: input.userId, analysis: ANALYSIS });
+    expect(acts.jobs.storeCard).toHaveBeenCalledWith({ jobId: input.jobId, scrapId: input.targetId, userId: input.userId, analysis: ANALYSIS_RESULT });
     expect(acts.jobs.failJob).not.toHaveBeenCalled();
     // Issue 7 §1 (b): the projection writes are local activities of the jobs worker; only the AI
     // call goes through a task queue.
@@ -38,11 +39,12 @@ describe('cardAnalysisWorkflow', () => {
     expect(await localActivities(env, input)).toEqual([{ activity: 'beginJob', attempt: 1 }, { activity: 'storeCard', attempt: 1 }]);
   });
 
-  it('has the 1536-float embedding in its history once (the AI result), not again as storeCard\'s input', async () => {
+  it('has the 1536-float embedding in its history once (the AI result, float32 base64), not again as storeCard\'s input', async () => {
     const acts = fakeActivities();
     const { input } = await run('cardAnalysisWorkflow', 'CARD_ANALYSIS', acts);
-    const withEmbedding = (await historyPayloadTexts(env, input)).filter((t) => t.includes('"embedding":['));
-    expect(withEmbedding).toHaveLength(1);
+    const texts = await historyPayloadTexts(env, input);
+    expect(texts.filter((t) => t.includes(`"embeddingF32":"${ANALYSIS_RESULT.embeddingF32}"`))).toHaveLength(1);
+    expect(texts.filter((t) => t.includes('"embedding":['))).toHaveLength(0);
   });
 
   it('skips all work when the row is already terminal (late duplicate start)', async () => {
@@ -163,7 +165,7 @@ describe('projection writes as local activities (issue 7 §1 (b)): retries and i
       { activity: 'analyzeScrap', taskQueue: input.queues.ai },
       { activity: 'storeCard', taskQueue: input.queues.jobs },
     ]);
-    expect(acts.jobs.storeCard.mock.calls.every(([args]) => args.jobId === input.jobId && args.analysis.embedding.length === ANALYSIS.embedding.length)).toBe(true);
+    expect(acts.jobs.storeCard.mock.calls.every(([args]) => args.jobId === input.jobId && analysisEmbedding(args.analysis).length === ANALYSIS.embedding.length)).toBe(true);
   });
 
   it('a non-retryable rejection of a local write fails the job at once, with its cause, and no fallback', async () => {
