@@ -49,10 +49,17 @@ export function createAiActivities({ ai, db }: AiActivityDeps) {
   }
 
   return {
-    /** SAN-7: title, summary, tags, category, 1536-d embedding (float32, base64) of a scrap. Retry class from the provider. */
-    async analyzeScrap(args: { scrapId: string }): Promise<CardAnalysisResult> {
+    /**
+     * SAN-7: title, summary, tags, category, 1536-d embedding of a scrap. Retry class from the
+     * provider. `embedding: 'f32'` (asked by this code's workflow) → {@link CardAnalysisResult}; else
+     * the plain numbers, which older workflows' storeCard expects (so the `ai` worker may be
+     * upgraded before the `jobs` worker).
+     */
+    async analyzeScrap(args: { scrapId: string; embedding?: 'f32' }): Promise<CardAnalysis | CardAnalysisResult> {
       const text = await loadScrap(args.scrapId);
-      const { embedding, ...fields } = await withHeartbeat((signal) => ai.analyzeCard(text, signal));
+      const analysis = await withHeartbeat((signal) => ai.analyzeCard(text, signal));
+      if (args.embedding !== 'f32') return analysis;
+      const { embedding, ...fields } = analysis;
       return { ...fields, embeddingF32: encodeEmbedding(embedding).toString('base64') };
     },
 

@@ -22,6 +22,7 @@ import {
   condition,
   isCancellation,
   proxyActivities,
+  patched,
   proxyLocalActivities,
   setHandler,
   sleep,
@@ -39,6 +40,9 @@ import {
   type AttemptTrigger,
   type RetryRequest,
 } from './contracts';
+
+/** `patched()` ID of the run's local-first projection writes (issue 7 §1 (b); see aiRunWorkflow). */
+export const AI_RUN_LOCAL_WRITES_PATCH = 'ai-run-local-writes';
 
 /** How one failed call is handled. */
 interface CallFailure {
@@ -92,10 +96,11 @@ interface SegmentEnd {
  * `ExecutionStatus="Failed"`; a cancelled run's workflow ends Cancelled.
  */
 export async function aiRunWorkflow(input: AiRunWorkflowInput): Promise<AiRunWorkflowResult> {
-  // Projection writes local-first (issue 7 §1 (b)) in runs started by this code (`localWrites`);
-  // older starts' histories scheduled them on the `jobs` queue and replay that way.
+  // Projection writes local-first (issue 7 §1 (b)) in runs started by this code (`localWrites`) AND
+  // run by this code (the patch marker): an older start, or a newer start that an older worker ran,
+  // scheduled them on the `jobs` queue and replays that way, whatever the order of the rollout.
   const runs = localFirstActivities<AiRunActivities>(
-    input.localWrites === true,
+    input.localWrites === true && patched(AI_RUN_LOCAL_WRITES_PATCH),
     proxyLocalActivities<AiRunActivities>(localProjectionOptions()),
     proxyActivities<AiRunActivities>(projectionOptions(input.queues.jobs)),
   );

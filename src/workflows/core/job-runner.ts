@@ -32,6 +32,14 @@ export function localProjectionActivities() {
  */
 export const LOCAL_PROJECTION_PATCH = 'local-projection-writes';
 
+/**
+ * `patched()` ID of companions started once the work is over (`companionsAfterWork`, issue 7 §1 (b)),
+ * asked only when the input asks for it: a run started by the newer API but run by an older worker
+ * (which ignores the flag) has no marker, so it replays on the older branch after the worker's
+ * upgrade, whatever the order of the rollout.
+ */
+export const COMPANIONS_AFTER_WORK_PATCH = 'companions-after-work';
+
 /** What {@link runJob} tells its work: `local` true when projection writes go local-first ({@link localFirst}). */
 export interface JobRun {
   local: boolean;
@@ -119,7 +127,7 @@ async function startCompanions(input: JobWorkflowInput, afterWork = false): Prom
 export async function runJob(input: JobWorkflowInput, work: (run: JobRun) => Promise<void>): Promise<JobWorkflowResult> {
   // An input of this code's starters says so; any other may be a run of the older code.
   const local = input.localWrites === true || patched(LOCAL_PROJECTION_PATCH);
-  const afterWork = input.companionsAfterWork === true;
+  const afterWork = input.companionsAfterWork === true && patched(COMPANIONS_AFTER_WORK_PATCH);
   const jobs = projectionActivities(input);
   const localJobs = localProjectionActivities();
   let begun = false;

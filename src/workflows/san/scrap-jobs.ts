@@ -11,7 +11,7 @@ import { aiActivities, cardActivities, localCardActivities } from './proxies';
  */
 export async function cardAnalysisWorkflow(input: JobWorkflowInput): Promise<JobWorkflowResult> {
   return runJob(input, async (run) => {
-    const analysis = await aiActivities(input).analyzeScrap({ scrapId: input.targetId });
+    const analysis = await aiActivities(input).analyzeScrap({ scrapId: input.targetId, embedding: 'f32' });
     const args = { jobId: input.jobId, scrapId: input.targetId, userId: input.userId, analysis };
     await localFirst(run.local, () => localCardActivities().storeCard(args), () => cardActivities(input).storeCard(args));
   });

@@ -207,11 +207,14 @@ it('SAN-7: twelve concurrent first cards of one category and new tags listed in 
   for (const { job } of jobs) expect((await db.asyncJob.findUniqueOrThrow({ where: { jobId: job.jobId } })).status).toBe('COMPLETED');
 });
 
-it('SAN-7: analyzeScrap returns the embedding as float32 base64; storeCard stores the same bytes from it as from the plain numbers of older histories', async () => {
+it('SAN-7: analyzeScrap returns the embedding as float32 base64 when asked (plain numbers otherwise); storeCard stores the same bytes from it as from the plain numbers of older histories', async () => {
   const ai = createAiActivities({ ai: createLocalAiRuntime(), db });
   const [a, b] = await Promise.all([newScrapWithJob(`${PG_INDEXES} f32 a ${randomUUID()}`), newScrapWithJob(`${PG_INDEXES} f32 b ${randomUUID()}`)]);
-  const result = (await env.run(ai.analyzeScrap, { scrapId: a.scrap.id })) as CardAnalysisResult;
+  const answered = await env.run(ai.analyzeScrap, { scrapId: a.scrap.id, embedding: 'f32' as const });
+  const result = answered as CardAnalysisResult;
   expect(result).not.toHaveProperty('embedding');
+  // Asked without `embedding: 'f32'` (an older workflow), the plain numbers its storeCard expects.
+  expect(await env.run(ai.analyzeScrap, { scrapId: a.scrap.id })).toMatchObject({ embedding: expect.any(Array) });
   const plain = analyzeLocally({ content: a.scrap.content });
   expect(Array.from(analysisEmbedding(result))).toEqual(Array.from(Float32Array.from(plain.embedding)));
   expect(Buffer.from(result.embeddingF32, 'base64').byteLength).toBe(plain.embedding.length * 4);

@@ -32,3 +32,19 @@ it('rejects an incompatible change with DeterminismViolationError', async () => 
   const workflowBundle = await bundle(require.resolve('../fixtures/changed-workflows'));
   await expect(Worker.runReplayHistory({ workflowBundle, dataConverter: testDataConverter() }, load('card-analysis-completed.json'))).rejects.toBeInstanceOf(DeterminismViolationError);
 }, 60_000);
+
+/** `file`'s history with `extra` merged into its start input: a run the newer API started and an older worker ran. */
+function withStartInput(file: string, extra: Record<string, unknown>): unknown {
+  const h = load(file) as { events: { workflowExecutionStartedEventAttributes?: { input: { payloads: { data: string }[] } } }[] };
+  const payload = h.events[0]!.workflowExecutionStartedEventAttributes!.input.payloads[0]!;
+  const input = JSON.parse(Buffer.from(payload.data, 'base64').toString('utf8')) as Record<string, unknown>;
+  payload.data = Buffer.from(JSON.stringify({ ...input, ...extra }), 'utf8').toString('base64');
+  return h;
+}
+
+it('replays runs that the newer API started (companionsAfterWork, localWrites) but an older worker ran: any rollout order', async () => {
+  const workflowBundle = await bundle();
+  const options = { workflowBundle, dataConverter: testDataConverter() };
+  await expect(Worker.runReplayHistory(options, withStartInput('card-analysis-local-completed.json', { companionsAfterWork: true }))).resolves.toBeUndefined();
+  await expect(Worker.runReplayHistory(options, withStartInput('ai-run-succeeded.json', { localWrites: true }))).resolves.toBeUndefined();
+}, 60_000);

@@ -30,7 +30,7 @@ describe('cardAnalysisWorkflow', () => {
     const { input, result } = await run('cardAnalysisWorkflow', 'CARD_ANALYSIS', acts);
     expect(result).toEqual({ jobId: input.jobId, status: 'COMPLETED' });
     expect(acts.jobs.beginJob).toHaveBeenCalledWith(input.jobId);
-    expect(acts.ai.analyzeScrap).toHaveBeenCalledWith({ scrapId: input.targetId });
+    expect(acts.ai.analyzeScrap).toHaveBeenCalledWith({ scrapId: input.targetId, embedding: 'f32' });
     expect(acts.jobs.storeCard).toHaveBeenCalledWith({ jobId: input.jobId, scrapId: input.targetId, userId: input.userId, analysis: ANALYSIS_RESULT });
     expect(acts.jobs.failJob).not.toHaveBeenCalled();
     // Issue 7 §1 (b): the projection writes are local activities of the jobs worker; only the AI
