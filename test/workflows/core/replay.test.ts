@@ -44,7 +44,8 @@ function withStartInput(file: string, extra: Record<string, unknown>): unknown {
 
 it('replays runs that the newer API started (companionsAfterWork, localWrites) but an older worker ran: any rollout order', async () => {
   const workflowBundle = await bundle();
-  const options = { workflowBundle, dataConverter: testDataConverter() };
-  await expect(Worker.runReplayHistory(options, withStartInput('card-analysis-local-completed.json', { companionsAfterWork: true }))).resolves.toBeUndefined();
-  await expect(Worker.runReplayHistory(options, withStartInput('ai-run-succeeded.json', { localWrites: true }))).resolves.toBeUndefined();
+  const analysis = withStartInput('card-analysis-local-completed.json', { companionsAfterWork: true });
+  await expect(Worker.runReplayHistory({ workflowBundle, dataConverter: testDataConverter() }, analysis)).resolves.toBeUndefined();
+  const aiRun = withStartInput('ai-run-succeeded.json', { localWrites: true });
+  await expect(Worker.runReplayHistory({ workflowBundle, dataConverter: testDataConverter() }, aiRun)).resolves.toBeUndefined();
 }, 60_000);
