@@ -134,32 +134,23 @@ export async function runJob(input: JobWorkflowInput, work: (run: JobRun) => Pro
   try {
     const companions = local && !afterWork ? startCompanions(input) : Promise.resolve();
     const [begin] = await Promise.all([localFirst(local, () => localJobs.beginJob(input.jobId), () => jobs.beginJob(input.jobId)), companions]);
-    if (!begin.proceed) {
-      if (afterWork) await startCompanions(input, true);
-      return { jobId: input.jobId, status: 'SKIPPED' };
-    }
+    if (!begin.proceed) return { jobId: input.jobId, status: 'SKIPPED' };
     begun = true;
     await work({ local });
+    return { jobId: input.jobId, status: 'COMPLETED' };
   } catch (err) {
-    if (isCancellation(err)) {
-      const cancelled = await jobCancelled(input, err);
-      if (afterWork) await startCompanions(input, true);
-      throw cancelled;
-    }
-    if (!begun) {
-      if (afterWork) await startCompanions(input, true);
-      throw err;
-    }
+    if (isCancellation(err)) throw await jobCancelled(input, err);
+    if (!begun) throw err;
     // Not cancellable: a cancellation arriving now must not leave the row PROCESSING.
     const chain = formatCauseChain(err);
     await CancellationScope.nonCancellable(() =>
       localFirst(local, () => localJobs.failJob(input.jobId, chain), () => jobs.failJob(input.jobId, chain)),
     );
-    if (afterWork) await startCompanions(input, true);
     throw failure(CORE_FAILURES, 'JOB_FAILED', `${input.jobType} job ${input.jobId} failed`, {
       cause: err instanceof Error ? err : undefined,
     });
+  } finally {
+    // Whatever the outcome, once its bookkeeping (COMPLETED, FAILED, SKIPPED, cancelled) is done.
+    if (afterWork) await startCompanions(input, true);
   }
-  if (afterWork) await startCompanions(input, true);
-  return { jobId: input.jobId, status: 'COMPLETED' };
 }
