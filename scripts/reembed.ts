@@ -3,7 +3,7 @@
  * and generated TIL whose vector came from another model, with the runtime the workers use
  * (`AI_PROVIDER` / `EMBEDDINGS_*` as for `worker:ai`; `DATABASE_URL` required). Resumable: stop it
  * at any time and run it again, it continues with the rows still on the old model
- * (src/services/san/reembed.ts). Prints progress per batch.
+ * (src/services/scraps/reembed.ts). Prints progress per batch.
  *
  *   DATABASE_URL=… EMBEDDINGS_PROVIDER=openai EMBEDDINGS_BASE_URL=http://127.0.0.1:8000/v1 npm run reembed [-- --batch 16] [--max N]
  */
@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { createAiRuntime } from '../src/ai';
 import { loadConfig } from '../src/config';
 import { createPrisma } from '../src/db/client';
-import { reembed } from '../src/services/san/reembed';
+import { reembed } from '../src/services/scraps/reembed';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { batch: { type: 'string' }, max: { type: 'string' } } });

@@ -254,7 +254,7 @@ function toConfig(e: z.infer<typeof EnvSchema>) {
      * deadline and heartbeat timeout (a killed worker's attempt ends LEASE_EXPIRED), the attempt
      * budget, the overall run deadline, the automatic-retry backoff, how long a FAILED run can be
      * retried (its workflow waits that long), the keyed input hash (AR-6) and the key ring sealing a
-     * run's raw input while its workflow start is pending (the outbox, see src/services/ar/runs.ts).
+     * run's raw input while its workflow start is pending (the outbox, see src/services/ai-runs/runs.ts).
      */
     aiRuns: {
       runtime: e.AI_RUNTIME,

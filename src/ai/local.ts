@@ -16,8 +16,8 @@ import { refineMarkdown } from './extractive/refine';
 import { generateTilLocally } from './extractive/til';
 import { contentTokens, isContent, words } from './extractive/tokens';
 import { explainStudyQuestionLocally, extractMemoCardsLocally } from './extractive/memo-cards';
-import type { MemoCardBatch, MemoCardExtractionInput } from '../domain/st/cards';
-import type { StudyExplanation, StudyExplanationInput } from '../domain/st/explanation';
+import type { MemoCardBatch, MemoCardExtractionInput } from '../domain/study/cards';
+import type { StudyExplanation, StudyExplanationInput } from '../domain/study/explanation';
 
 export { localEmbedding } from './extractive/embedding';
 export { negateEnglish, negateKorean } from './extractive/negation';

@@ -14,8 +14,8 @@ import { AnalysisAnswerSchema, ChatCompletionSchema, describe, EmbeddingResponse
 import { ANALYSIS_INSTRUCTIONS, ANALYSIS_JSON_SCHEMA, ANALYSIS_SCHEMA_NAME, cardsMessage, clipToTokens, estimateTokens, QUIZ_INSTRUCTIONS, QUIZ_SCHEMA_NAME, quizJsonSchema, REFINE_INSTRUCTIONS, REFINE_JSON_SCHEMA, REFINE_SCHEMA_NAME, scrapMessage, TIL_INSTRUCTIONS, TIL_JSON_SCHEMA, TIL_SCHEMA_NAME } from './openai-compatible/prompts';
 
 import { explanationMessage, MEMO_CARD_INSTRUCTIONS, MEMO_CARDS_SCHEMA_NAME, memoCardsJsonSchema, memoCardsMessage, parseExplanationAnswer, parseMemoCardAnswer, STUDY_EXPLANATION_INSTRUCTIONS, STUDY_EXPLANATION_JSON_SCHEMA, STUDY_EXPLANATION_SCHEMA_NAME } from './openai-compatible/memo-cards';
-import { cardLimit, type MemoCardBatch, type MemoCardExtractionInput } from '../domain/st/cards';
-import type { StudyExplanation, StudyExplanationInput } from '../domain/st/explanation';
+import { cardLimit, type MemoCardBatch, type MemoCardExtractionInput } from '../domain/study/cards';
+import type { StudyExplanation, StudyExplanationInput } from '../domain/study/explanation';
 
 export { QUIZ_SCHEMA_NAME, TIL_SCHEMA_NAME } from './openai-compatible/prompts';
 export { MEMO_CARDS_SCHEMA_NAME, STUDY_EXPLANATION_SCHEMA_NAME } from './openai-compatible/memo-cards';

@@ -3,8 +3,8 @@
  * validated with zod before anything is stored. Workflow-safe types only (no I/O here).
  */
 import { z } from 'zod';
-import type { MemoCardBatch, MemoCardExtractionInput } from '../domain/st/cards';
-import type { StudyExplanation, StudyExplanationInput } from '../domain/st/explanation';
+import type { MemoCardBatch, MemoCardExtractionInput } from '../domain/study/cards';
+import type { StudyExplanation, StudyExplanationInput } from '../domain/study/explanation';
 
 /** Embedding width for cards and TILs (SAN-7, SAN-9). */
 export const EMBEDDING_DIMENSIONS = 1536;
@@ -138,7 +138,7 @@ export interface AiRuntime {
    * ST-5: memo cards (basic cue → answer, cloze) from a question's explanation and context, each
    * with evidence quotes copied from the named passages; validated with `MemoCardBatchSchema`
    * (an invalid answer is MALFORMED_OUTPUT, the `parse_fail` class). At most `cardLimit(input)`
-   * cards; none is a valid answer. The card guards (src/domain/st/guards.ts) run after this.
+   * cards; none is a valid answer. The card guards (src/domain/study/guards.ts) run after this.
    * BAD_REQUEST (not retryable) for a blank explanation.
    */
   extractMemoCards(input: MemoCardExtractionInput, signal?: AbortSignal): Promise<MemoCardBatch>;

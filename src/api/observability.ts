@@ -10,7 +10,7 @@
  */
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { METRICS_CONTENT_TYPE, observeHttpRequest, renderMetrics } from '../core/metrics';
+import { METRICS_CONTENT_TYPE, observeHttpRequest, renderMetrics } from '../telemetry/metrics';
 
 const tracer = trace.getTracer('durable-jobs-api');
 

@@ -2,7 +2,7 @@
 import { loadConfig } from '../config';
 import { createJobStarter } from '../families';
 import { createLogger } from '../log';
-import { openDatabase, openTemporalClient } from '../runtime';
+import { openDatabase, openTemporalClient } from '../core/connections';
 import { taskQueues } from '../core/contracts';
 import { buildApp } from './app';
 import { installProcessTelemetry } from '../telemetry/process';

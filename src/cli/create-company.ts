@@ -9,7 +9,7 @@ import type { CompanyRole } from '@prisma/client';
 import { ensureCompany, setMember } from '../core/companies';
 import { COMPANY_ROLES } from '../core/tenancy';
 import { loadConfig } from '../config';
-import { openDatabase } from '../runtime';
+import { openDatabase } from '../core/connections';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { name: { type: 'string' }, member: { type: 'string', multiple: true, default: [] } } });

@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util';
 import { createUserWithToken } from '../auth/tokens';
 import { loadConfig } from '../config';
-import { openDatabase } from '../runtime';
+import { openDatabase } from '../core/connections';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({

@@ -14,7 +14,7 @@ import { TemporalFailure } from '@temporalio/common';
 import type { ActivityInboundCallsInterceptor, ActivityInterceptorsFactory } from '@temporalio/worker';
 import { classifyDbError, type DbErrorInfo } from '../db/errors';
 import { CORE_FAILURES, failure } from './failures';
-import { storableText } from './errors';
+import { storableText } from './cause-chain';
 
 function label(info: DbErrorInfo): string {
   return [info.sqlState, info.prismaCode, info.kind].filter((p) => p !== undefined).join(' ');

@@ -1,33 +1,13 @@
 /**
- * The process's Prometheus registry and the job core's metrics (issue 7 §2, "Observability that
- * operators expect"). One module-level registry per process: the API serves it on `/metrics`, a
- * worker process on METRICS_PORT, and the demo (API and workers in one process) shares it, so no
- * metric is registered twice. Family-agnostic: job types are label values, never imports; a family
- * adds its own metrics with `registers: [metricsRegistry]`.
- *
- * Label values are bounded: HTTP route patterns (never raw URLs), status codes, job types (the
- * JobType enum), target statuses, recovery rule and action names (fixed in code).
+ * The job core's metrics: starts, terminal transitions and their duration, rejected transitions
+ * and recovery actions, by job type (label values, never imports: the core names no family).
+ * Registered in the process registry (src/telemetry/metrics.ts).
  */
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Histogram } from 'prom-client';
+import { metricsRegistry } from '../telemetry/metrics';
 
-/** The registry every metric of this process is registered in. */
-export const metricsRegistry = new Registry();
-
-/** Content type of {@link renderMetrics}: Prometheus text format 0.0.4. */
-export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
-
-/** Bucket bounds of the HTTP latency histogram, in seconds. */
-export const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 /** Bucket bounds of the job duration histogram (enqueue → terminal), in seconds: 0.1 s … 2 h. */
 export const JOB_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 7200];
-
-const httpDuration = new Histogram({
-  name: 'http_request_duration_seconds',
-  help: 'HTTP requests served by the API, by method, route pattern and status code (latency in seconds; _count = requests)',
-  labelNames: ['method', 'route', 'status_code'] as const,
-  buckets: HTTP_BUCKETS,
-  registers: [metricsRegistry],
-});
 
 const jobsStarted = new Counter({
   name: 'jobs_started_total',
@@ -112,25 +92,3 @@ export const jobMetrics = {
     for (const [action, n] of counts) if (n > 0) recoveryActions.inc({ rule, action }, n);
   },
 };
-
-/** Observes one served HTTP request: `route` is the route pattern (e.g. `/cards/:scrapId`). */
-export function observeHttpRequest(method: string, route: string, statusCode: number, seconds: number): void {
-  httpDuration.observe({ method, route, status_code: String(statusCode) }, seconds);
-}
-
-let processMetrics = false;
-
-/**
- * Adds prom-client's process and Node.js runtime metrics (CPU, memory, event-loop lag, GC) to the
- * registry; idempotent. Entry points call it; tests do not (it starts an event-loop monitor).
- */
-export function enableProcessMetrics(): void {
-  if (processMetrics) return;
-  processMetrics = true;
-  collectDefaultMetrics({ register: metricsRegistry });
-}
-
-/** The registry in Prometheus text format. */
-export async function renderMetrics(): Promise<string> {
-  return metricsRegistry.metrics();
-}

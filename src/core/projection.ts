@@ -7,7 +7,7 @@ import type { DbClient } from '../db/client';
 import type { JobStatus, JobType } from './contracts';
 import { sourcesOf } from './job-state';
 import { jobMetrics } from './metrics';
-import { storableText } from './errors';
+import { storableText } from './cause-chain';
 
 export type { DbClient };
 

@@ -18,7 +18,7 @@
  * database needs (its wire front shares one session between connections, where names collide).
  */
 import type { QueryResultRow } from 'pg';
-import type { JobStatus, JobType } from '../core/contracts';
+import type { JobStatus, JobType } from '@prisma/client';
 import { createReadBatcher } from './read-batcher';
 
 /** An `async_jobs` row as `GET /async-jobs/{id}` shows it (SAN-5; the owner is the query's filter). */

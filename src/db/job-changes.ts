@@ -28,7 +28,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import type { Logger } from 'pino';
 import { Gauge } from 'prom-client';
-import { metricsRegistry } from '../core/metrics';
+import { metricsRegistry } from '../telemetry/metrics';
 import { jobVersionTag, type HotReads, type Queryable } from './hot-reads';
 
 /** The notification channel the async_jobs trigger sends on (payload: the job id). */

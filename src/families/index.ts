@@ -10,10 +10,10 @@ import { CORE_FAILURES, type FailureCatalogue } from '../core/failures';
 import { createTemporalJobStarter, type JobStarter, type StarterOptions } from '../core/starter';
 import type { TargetHookRegistry, TargetHooks } from '../core/target-hooks';
 import type { AiQueueContext, FamilyManifest, GithubQueueContext, JobsQueueContext, OwnQueueDecl, ScheduleDecl } from './manifest';
-import { ar } from './ar';
-import { po } from './po';
-import { san } from './san';
-import { st } from './st';
+import { ar } from './ai-runs';
+import { po } from './portal';
+import { san } from './scraps';
+import { st } from './study';
 
 /** Every family, in registration order. */
 export const FAMILIES: readonly FamilyManifest[] = [san, ar, po, st];

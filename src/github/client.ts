@@ -6,7 +6,14 @@
  */
 import type { Octokit } from '@octokit/rest' with { 'resolution-mode': 'import' };
 import type { Config } from '../config';
-import { encodeContentPath } from '../domain/san/til-paths';
+
+/**
+ * Encodes a repository path for `/repos/{o}/{r}/contents/{path}`: each segment percent-encoded
+ * (UTF-8), the `/` separators kept.
+ */
+export function encodeContentPath(path: string): string {
+  return path.split('/').map((s) => encodeURIComponent(s)).join('/');
+}
 
 /** A file read through the contents API: blob `sha` and its UTF-8 text. */
 export interface GithubFile {

@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { METRICS_CONTENT_TYPE, renderMetrics } from '../core/metrics';
+import { METRICS_CONTENT_TYPE, renderMetrics } from './metrics';
 
 /** A listening metrics server. */
 export interface MetricsServer {

@@ -4,7 +4,7 @@
  * own metrics server and the Temporal SDK's exporter (src/workers/run.ts startWorkerTelemetry).
  */
 import type { Config } from '../config';
-import { enableProcessMetrics } from '../core/metrics';
+import { enableProcessMetrics } from './metrics';
 import { installTracing, type Tracing } from './tracing';
 
 /**

@@ -7,8 +7,8 @@ import { runWorkerProcess } from './run';
 import { createOwnQueueWorker } from './own-queue';
 
 /** The queue this entry point serves (declared by the AR manifest). */
-export { AI_RUNS_QUEUE } from '../workflows/ar/contracts';
-import { AI_RUNS_QUEUE } from '../workflows/ar/contracts';
+export { AI_RUNS_QUEUE } from '../domain/ai-runs/contracts';
+import { AI_RUNS_QUEUE } from '../domain/ai-runs/contracts';
 
 if (require.main === module) {
   runWorkerProcess('worker-ai-runs', (r) => createOwnQueueWorker(AI_RUNS_QUEUE, r), (config) => ({ runtime: config.aiRuns.runtime }));

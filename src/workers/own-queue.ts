@@ -6,7 +6,7 @@
 import { type NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { PrismaClient } from '@prisma/client';
 import type { Client } from '@temporalio/client';
-import { ensureSearchAttributes } from '../dev/temporal-server';
+import { ensureSearchAttributes } from '../core/search-attributes';
 import type { Config } from '../config';
 import { ownQueue } from '../families';
 import { ownTaskQueue } from '../core/contracts';

@@ -4,7 +4,7 @@ import type { PrismaClient } from '@prisma/client';
 import type { Logger } from 'pino';
 import { loadConfig, type Config } from '../config';
 import { createLogger, temporalLogger } from '../log';
-import { openDatabase } from '../runtime';
+import { openDatabase } from '../core/connections';
 import { startMetricsServer, type MetricsServer } from '../telemetry/metrics-server';
 import { installProcessTelemetry } from '../telemetry/process';
 import { runtimeTelemetryOptions, telemetryWorkerOptions, workerTelemetry, type WorkerTelemetry } from '../telemetry/temporal';

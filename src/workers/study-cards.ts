@@ -5,10 +5,10 @@
  * on `ai` and every other queue. At start-up it creates the poller's Schedule (ST-3, idempotent).
  * `npm run worker:study-cards`.
  */
-import { openTemporalClient } from '../runtime';
+import { openTemporalClient } from '../core/connections';
 import { runWorkerProcess } from './run';
 import { createOwnQueueWorker, ensureOwnQueueSchedules } from './own-queue';
-import { STUDY_CARDS_QUEUE } from '../workflows/st/contracts';
+import { STUDY_CARDS_QUEUE } from '../domain/study/contracts';
 
 /** The queue this entry point serves (declared by the ST manifest). */
 export { STUDY_CARDS_QUEUE };

@@ -4,7 +4,7 @@
  * against these exports by the compiler (src/families/manifest.ts).
  */
 export * from './core';
-export * from './san';
-export * from './ar';
-export * from './po';
-export * from './st';
+export * from './scraps';
+export * from './ai-runs';
+export * from './portal';
+export * from './study';

@@ -13,9 +13,9 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Semester, TakenCourse } from '../../src/domain/po/result';
-import { AREA_LABELS, EVALUATION_LABELS, NONE_LABEL, NO_GRADE_LABEL, NO_LABEL, TERM_LABELS, YES_LABEL } from '../../src/services/po/portal/suwon/labels';
-import { SUWON_UNIVERSITY } from '../../src/domain/po/suwon-university';
+import type { Semester, TakenCourse } from '../../src/domain/portal/result';
+import { AREA_LABELS, EVALUATION_LABELS, NONE_LABEL, NO_GRADE_LABEL, NO_LABEL, TERM_LABELS, YES_LABEL } from '../../src/services/portal/adapters/suwon/labels';
+import { SUWON_UNIVERSITY } from '../../src/domain/portal/suwon-university';
 import { cloneStudent, COURSE_CATALOG, recordTotals, SEED_STUDENTS, type SeedStudent } from './portal-seed';
 
 /** Faults and session policy, globally or for one student (a student's entries win). */

@@ -4,12 +4,12 @@
  * correction, a double major, a missing language certificate, designated courses present (with a
  * duplicate) / empty / absent, course evaluations of the target semester. Plain data in the shape
  * of the scrape result, so a test can compare what the scraper read with what the portal holds.
- * Department and major names come from src/domain/po/suwon-university.ts (the rules seed uses them too).
+ * Department and major names come from src/domain/portal/suwon-university.ts (the rules seed uses them too).
  */
-import type { CourseArea, DesignatedCourse, EvaluationStatus, Semester, SemesterRef, StudentProfile, TakenCourse } from '../../src/domain/po/result';
-import { SUWON_UNIVERSITY } from '../../src/domain/po/suwon-university';
+import type { CourseArea, DesignatedCourse, EvaluationStatus, Semester, SemesterRef, StudentProfile, TakenCourse } from '../../src/domain/portal/result';
+import { SUWON_UNIVERSITY } from '../../src/domain/portal/suwon-university';
 
-export { SUWON_UNIVERSITY, SUWON_DEPARTMENT_NAMES, SUWON_MAJORS } from '../../src/domain/po/suwon-university';
+export { SUWON_UNIVERSITY, SUWON_DEPARTMENT_NAMES, SUWON_MAJORS } from '../../src/domain/portal/suwon-university';
 
 const D = SUWON_UNIVERSITY.departments;
 

@@ -22,7 +22,7 @@ import { createAiWorker } from '../../src/workers/ai';
 import { createJobsWorker, createMaintenanceWorker } from '../../src/workers/jobs';
 import { createGithubWorker } from '../../src/workers/github';
 import { createOwnQueueWorker } from '../../src/workers/own-queue';
-import { AI_RUNS_QUEUE } from '../../src/workflows/ar/contracts';
+import { AI_RUNS_QUEUE } from '../../src/domain/ai-runs/contracts';
 import { createTestDatabase } from './postgres';
 import { pollUntil } from './poll';
 import { clientInterceptors, WORKFLOW_INTERCEPTOR_MODULES, workerTelemetry } from '../../src/telemetry/temporal';

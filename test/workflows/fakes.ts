@@ -1,10 +1,10 @@
 /** Typed jest fakes of every activity, for workflow tests and history recording. */
 import { ApplicationFailure } from '@temporalio/common';
-import type { AiActivities, CardAnalysisResult } from '../../src/activities/san/ai';
+import type { AiActivities, CardAnalysisResult } from '../../src/activities/scraps/ai';
 import { encodeEmbedding } from '../../src/db/vectors';
 import type { JobActivities } from '../../src/activities/core/jobs';
-import type { CardActivities } from '../../src/activities/san/cards';
-import type { TilActivities } from '../../src/activities/san/til';
+import type { CardActivities } from '../../src/activities/scraps/cards';
+import type { TilActivities } from '../../src/activities/scraps/til';
 import { EMBEDDING_DIMENSIONS, type CardAnalysis, type Quiz, type TilResult } from '../../src/ai/types';
 
 /** A valid analysis, as the AI runtime would answer. */

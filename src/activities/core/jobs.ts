@@ -11,7 +11,7 @@ import { transitionJob } from '../../core/projection';
 import type { JobStarter, StartableJob, StartOutcome } from '../../core/starter';
 import { jobWorkflowId, type JobStatus, type JobType } from '../../core/contracts';
 import { ACTIVE_STATUSES } from '../../core/job-state';
-import { storableText } from '../../core/errors';
+import { storableText } from '../../core/cause-chain';
 import { CORE_FAILURES, failure } from '../../core/failures';
 import { jobMetrics } from '../../core/metrics';
 import { hooksOf, type TargetHookRegistry } from '../../core/target-hooks';

@@ -13,7 +13,7 @@ import { requeueFailedJob } from '../../core/retry';
 import type { JobStarter } from '../../core/starter';
 import { SA_JOB_TYPE, SA_TARGET_ID, jobWorkflowId, type JobType } from '../../core/contracts';
 import { isTerminal } from '../../core/job-state';
-import { storableText } from '../../core/errors';
+import { storableText } from '../../core/cause-chain';
 import { hooksOf, type TargetHookRegistry } from '../../core/target-hooks';
 import { jobMetrics } from '../../core/metrics';
 

@@ -13,11 +13,11 @@
  * `indexOf` and token loops, regular expressions cannot backtrack.
  * Part of the `local` runtime (src/ai/local.ts); no I/O.
  */
-import { cardLimit, type MemoCard, type MemoCardBatch, MemoCardBatchSchema, MemoCardSchema, type MemoCardExtractionInput, MEMO_CARD_LIMITS, PASSAGE_REFS, extractionPassages } from '../../domain/st/cards';
-import { type StudyExplanation, type StudyExplanationInput, StudyExplanationSchema, EXPLANATION_MAX } from '../../domain/st/explanation';
-import { cardProblem } from '../../domain/st/guards';
-import { memoCardKey } from '../../domain/st/keys';
-import { findNumbers } from '../../domain/st/numbers';
+import { cardLimit, type MemoCard, type MemoCardBatch, MemoCardBatchSchema, MemoCardSchema, type MemoCardExtractionInput, MEMO_CARD_LIMITS, PASSAGE_REFS, extractionPassages } from '../../domain/study/cards';
+import { type StudyExplanation, type StudyExplanationInput, StudyExplanationSchema, EXPLANATION_MAX } from '../../domain/study/explanation';
+import { cardProblem } from '../../domain/study/guards';
+import { memoCardKey } from '../../domain/study/keys';
+import { findNumbers } from '../../domain/study/numbers';
 import { cutToLength } from '../../core/text';
 import { finalConsonant } from './hangul';
 import { BULLET_RE, FENCE_RE, inlinePlain } from './markdown';

@@ -4,8 +4,8 @@
  * checks (zod, `MemoCardBatchSchema`; a mismatch is MALFORMED_OUTPUT, the `parse_fail` class).
  * Part of the `openai` runtime (src/ai/openai.ts); no I/O.
  */
-import { cardLimit, extractionPassages, type MemoCardBatch, MemoCardBatchSchema, type MemoCardExtractionInput, MEMO_CARD_LIMITS, type StudySourcePassage } from '../../domain/st/cards';
-import { type StudyExplanation, type StudyExplanationInput, StudyExplanationSchema } from '../../domain/st/explanation';
+import { cardLimit, extractionPassages, type MemoCardBatch, MemoCardBatchSchema, type MemoCardExtractionInput, MEMO_CARD_LIMITS, type StudySourcePassage } from '../../domain/study/cards';
+import { type StudyExplanation, type StudyExplanationInput, StudyExplanationSchema } from '../../domain/study/explanation';
 import { clipToTokens } from './prompts';
 import { zodIssues } from './answers';
 

@@ -6,7 +6,7 @@
  */
 import { loadConfig } from '../../../src/config';
 import { AiRuntimeError, MEMO_CARDS_SCHEMA_NAME, STUDY_EXPLANATION_SCHEMA_NAME, createOpenAiRuntime, explainStudyQuestionLocally, extractMemoCardsLocally, type AiErrorCode } from '../../../src/ai';
-import type { MemoCardExtractionInput, StudySourcePassage } from '../../../src/domain/st/cards';
+import type { MemoCardExtractionInput, StudySourcePassage } from '../../../src/domain/study/cards';
 import { startOpenAiEmulator, type OpenAiEmulator } from '../../support/openai-emulator';
 
 const EXPLANATION = `A partial index is an index built over a subset of a table's rows. PostgreSQL stores table and index data in pages of 8 kB. Autovacuum starts a VACUUM when 20% of a table has changed.`;

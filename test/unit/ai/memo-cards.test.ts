@@ -5,8 +5,8 @@
  * threaded runtime answers the same.
  */
 import { createLocalAiRuntime, createThreadedLocalAiRuntime, AiRuntimeError, explainStudyQuestionLocally, extractMemoCardsLocally } from '../../../src/ai';
-import { MemoCardBatchSchema, extractionPassages, type MemoCard, type MemoCardExtractionInput } from '../../../src/domain/st/cards';
-import { guardMemoCards } from '../../../src/domain/st/guards';
+import { MemoCardBatchSchema, extractionPassages, type MemoCard, type MemoCardExtractionInput } from '../../../src/domain/study/cards';
+import { guardMemoCards } from '../../../src/domain/study/guards';
 
 const EN = `A partial index is an index built over a subset of a table's rows. PostgreSQL stores table and index data in pages of 8 kB. The planner can use a partial index only when the query's WHERE clause implies the index predicate. Index types in PostgreSQL include B-tree, hash, GiST, and GIN.
 

@@ -41,8 +41,8 @@ const EXEMPT: Record<string, string> = {
   'src/dev/temporal-server.ts TestWorkflowEnvironment.createLocal': 'starts a server, sends no payloads',
   // On purpose: the client WITHOUT the codec that shows histories hold ciphertext.
   'test/integration/core/payload-codec.test.ts new Client': 'reads histories as an outsider would',
-  'test/integration/ar/runs.test.ts new Client': 'reads an AI run\'s history as an outsider would (AR-6)',
-  'test/integration/po/link-jobs.test.ts new Client': 'reads a portal link job\'s history as an outsider would (the password is ciphertext there)',
+  'test/integration/ai-runs/runs.test.ts new Client': 'reads an AI run\'s history as an outsider would (AR-6)',
+  'test/integration/portal/link-jobs.test.ts new Client': 'reads a portal link job\'s history as an outsider would (the password is ciphertext there)',
 };
 
 const sources = ['src', 'scripts', 'test'].flatMap((d) => files(path.join(root, d))).filter((f) => !f.endsWith('payload-codec-wiring.test.ts'));

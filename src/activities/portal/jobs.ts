@@ -1,0 +1,97 @@
+/**
+ * Projection activities of the portal-link family on the `jobs` queue (PO-2, DC-3): the guarded
+ * transitions of a portal_link_jobs row. Every write is a conditional update whose
+ * `WHERE status IN (…)` comes from the PO-2 state machine, so a retried activity or a late call
+ * changes nothing twice; each answers the row's state after the call.
+ */
+import type { Prisma, PrismaClient } from '@prisma/client';
+import { storableText } from '../../core/cause-chain';
+import { PORTAL_JOB_ERROR_CODES } from '../../domain/portal/error-codes';
+import { failure } from '../../core/failures';
+import { PO_FAILURES } from '../../domain/portal/failures';
+import { jobSourcesOf, type PortalLinkJobStatus } from '../../domain/portal/job-state';
+import type { PortalStudentSummary } from '../../domain/portal/contracts';
+
+/** Dependencies of {@link createPortalLinkJobActivities}. */
+export interface PortalLinkJobActivityDeps {
+  db: PrismaClient;
+}
+
+/** A transition's answer: whether this call moved the row, and its state after the call. */
+export interface PortalJobState {
+  moved: boolean;
+  status: PortalLinkJobStatus;
+  errorCode: string | null;
+}
+
+/** Longest stored error message, in code points. */
+export const MAX_ERROR_MESSAGE = 2000;
+
+async function stateOf(db: PrismaClient | Prisma.TransactionClient, jobId: string, moved: boolean): Promise<PortalJobState> {
+  const row = await db.portalLinkJob.findUnique({ where: { id: jobId }, select: { status: true, errorCode: true } });
+  if (!row) throw failure(PO_FAILURES, 'PORTAL_LINK_JOB_NOT_FOUND', `portal link job ${jobId} does not exist`);
+  return { moved, status: row.status, errorCode: row.errorCode };
+}
+
+/**
+ * PO-2 active job → FAILED with `code` (guarded; a finished job is untouched). A REFRESH or LINK
+ * that failed on rejected credentials marks the user's existing link LOGIN_REQUIRED (new
+ * credentials are needed). Shared by the workflow's failure path and the reconciler.
+ */
+export async function failPortalLinkJob(db: PrismaClient, jobId: string, code: string, message: string): Promise<PortalJobState> {
+  return db.$transaction(async (tx) => {
+    const now = new Date();
+    const moved = await tx.portalLinkJob.updateMany({
+      where: { id: jobId, status: { in: jobSourcesOf('FAILED') } },
+      data: { status: 'FAILED', errorCode: code, errorMessage: storableText(message, MAX_ERROR_MESSAGE), finishedAt: now },
+    });
+    if (moved.count === 1 && code === PORTAL_JOB_ERROR_CODES.PORTAL_CREDENTIALS_INVALID) {
+      const job = await tx.portalLinkJob.findUniqueOrThrow({ where: { id: jobId }, select: { userId: true, portalType: true } });
+      await tx.portalLink.updateMany({ where: { userId: job.userId, portalType: job.portalType }, data: { status: 'LOGIN_REQUIRED' } });
+    }
+    return stateOf(tx, jobId, moved.count === 1);
+  });
+}
+
+/** The PO projection activities. */
+export function createPortalLinkJobActivities({ db }: PortalLinkJobActivityDeps) {
+  return {
+    /** PO-2 QUEUED → RUNNING (started_at). Key: the job id. Retry: PROJECTION_RETRY (local first). */
+    async markPortalJobRunning(args: { jobId: string }): Promise<PortalJobState> {
+      const moved = await db.portalLinkJob.updateMany({
+        where: { id: args.jobId, status: { in: jobSourcesOf('RUNNING') } },
+        data: { status: 'RUNNING', startedAt: new Date() },
+      });
+      return stateOf(db, args.jobId, moved.count === 1);
+    },
+
+    /**
+     * PO-2/PO-6 RUNNING → POST_PROCESSING with the accepted result's key and SHA-256 (the callback's).
+     * Key: the job id. Retry: PROJECTION_RETRY.
+     */
+    async markPortalJobPostProcessing(args: { jobId: string; resultKey: string; sha256: string | null }): Promise<PortalJobState> {
+      const moved = await db.portalLinkJob.updateMany({
+        where: { id: args.jobId, status: { in: jobSourcesOf('POST_PROCESSING') } },
+        data: { status: 'POST_PROCESSING', postProcessingAt: new Date(), resultKey: args.resultKey, resultSha256: args.sha256 },
+      });
+      return stateOf(db, args.jobId, moved.count === 1);
+    },
+
+    /** PO-2/PO-4 POST_PROCESSING → SUCCEEDED with the student summary. Key: the job id. Retry: PROJECTION_RETRY. */
+    async completePortalJob(args: { jobId: string; summary: PortalStudentSummary }): Promise<PortalJobState> {
+      const moved = await db.portalLinkJob.updateMany({
+        where: { id: args.jobId, status: { in: jobSourcesOf('SUCCEEDED') } },
+        data: { status: 'SUCCEEDED', summary: args.summary as unknown as Prisma.InputJsonValue, errorCode: null, errorMessage: null, finishedAt: new Date() },
+      });
+      return stateOf(db, args.jobId, moved.count === 1);
+    },
+
+    /** PO-2 QUEUED | RUNNING | POST_PROCESSING → FAILED with `code` and `message`. Key: the job id. Retry: PROJECTION_RETRY. */
+    async failPortalJob(args: { jobId: string; code: string; message: string }): Promise<PortalJobState> {
+      return failPortalLinkJob(db, args.jobId, args.code, args.message);
+    },
+  };
+}
+
+/** The PO projection activities' type, for `proxyActivities`. */
+export type PortalLinkJobActivities = ReturnType<typeof createPortalLinkJobActivities>;

@@ -1,0 +1,51 @@
+/**
+ * Post-processing activities of the portal-link family on the `jobs` queue (PO-6, PO-8 … PO-10):
+ * `applyScrapeResult` reads the job's result object, validates it and applies it in one
+ * transaction under the student lock (src/services/portal/post-process.ts).
+ */
+import type { PrismaClient } from '@prisma/client';
+import { failure } from '../../core/failures';
+import { PO_POST_PROCESS_FAILURES } from '../../domain/portal/post-process-failures';
+import { applyScrapeResult, PostProcessError, readScrapeResult, type ApplyOptions } from '../../services/portal/post-process';
+import { markPortalLinkApplied } from '../../services/portal/portal-link-status';
+import type { ObjectStore } from '../../storage/object-store';
+import type { ApplyScrapeResultInput, ApplyScrapeResultOutput, PortalPostProcessActivities } from '../../domain/portal/contracts';
+
+/** Dependencies of {@link createPortalPostProcessActivities}. */
+export interface PortalPostProcessDeps {
+  db: PrismaClient;
+  store: ObjectStore;
+  /** config.objectStore.prefix: a result key must lie in `<prefix><jobId>/`. */
+  prefix: string;
+  /** Test hooks of the apply transaction. */
+  apply?: ApplyOptions;
+}
+
+function toFailure(err: unknown): unknown {
+  if (!(err instanceof PostProcessError)) return err; // database outages / transient errors: the worker's db interceptor decides
+  return failure(PO_POST_PROCESS_FAILURES, err.type, err.message, { cause: err.cause instanceof Error ? err.cause : undefined, details: [err.details] });
+}
+
+/** The post-processing activities. */
+export function createPortalPostProcessActivities({ db, store, prefix, apply }: PortalPostProcessDeps): PortalPostProcessActivities {
+  return {
+    /**
+     * PO-6/PO-8/PO-9/PO-10 reads `resultKey` (C16), validates it (C17) and applies it with the
+     * link's status in one transaction under the student lock (C18 on a deterministic database
+     * rejection, nothing written). Idempotent: a retry after commit finds the job's data applied
+     * and answers the same summary. Retry: store outages and transient database errors retryable,
+     * C16/C17/C18 non-retryable (PO_POST_PROCESS_FAILURES).
+     */
+    async applyScrapeResult(input: ApplyScrapeResultInput): Promise<ApplyScrapeResultOutput> {
+      try {
+        const result = await readScrapeResult(store, { key: input.resultKey, sha256: input.sha256, jobId: input.jobId, portalType: input.portalType, prefix });
+        return await applyScrapeResult(db, input, result, {
+          ...apply,
+          onApplied: (tx, student, at) => markPortalLinkApplied(tx, { userId: input.userId, portalType: input.portalType, studentNumber: student.studentNumber, jobId: input.jobId, at }),
+        });
+      } catch (err) {
+        throw toFailure(err);
+      }
+    },
+  };
+}

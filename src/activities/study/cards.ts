@@ -1,0 +1,161 @@
+/**
+ * Activities of the study family's own `study-cards` task queue (ST-3 … ST-6): the poll, the
+ * extraction job's bookkeeping (guarded writes of study_memo_card_jobs), the extraction call
+ * (context gathering, the AI runtime, the card guards) and the supersede. Nothing here is shared
+ * with the `ai` queue of the explanation jobs, so neither can starve the other.
+ */
+import { heartbeat, log as activityLog } from '@temporalio/activity';
+import type { PrismaClient } from '@prisma/client';
+import type { AiRuntime } from '../../ai/types';
+import { toAiFailure } from '../../ai/failures';
+import type { Config } from '../../config';
+import { failure } from '../../core/failures';
+import { withHeartbeat } from '../../core/heartbeat';
+import { extractionPassages, parseCloze, type MemoCard, type MemoCardExtractionInput } from '../../domain/study/cards';
+import type { ExtractionErrorCode } from '../../domain/study/error-codes';
+import { ST_FAILURES } from '../../domain/study/failures';
+import { batchVerdict, guardMemoCards } from '../../domain/study/guards';
+import { pollSources, stalePendingJobs, type EnqueuedJob } from '../../services/study/enqueue';
+import { abandonJob, beginAttempt, failAttempt, skipAttempt, type BeginResult, type JobState } from '../../services/study/jobs';
+import { loadSource, notReadyReason, retrieveRelated } from '../../services/study/sources';
+import { supersedeCards, type CardToStore, type SupersedeResult } from '../../services/study/supersede';
+import { extractInputOf } from '../../services/study/start';
+import { STUDY_CARD_EXTRACT_JOB_TYPE, type StudyCardExtractInput, type StudyCardPollInput, type StudySourceKind } from '../../domain/study/contracts';
+
+/** Dependencies of the `study-cards` activities. */
+export interface StudyCardActivityDeps {
+  db: PrismaClient;
+  /** The AI runtime's embedding and memo-card methods (src/ai, both providers). */
+  ai: Pick<AiRuntime, 'embed' | 'extractMemoCards'>;
+  config: Config;
+}
+
+/** One job the poll hands its workflow: the workflow ID, the extraction's whole input, and its DC-4 search attributes. */
+export interface PolledJob {
+  workflowId: string;
+  input: StudyCardExtractInput;
+  /** JobType / TargetId / UserId of the child (absent: none set, e.g. a test server without them). */
+  searchAttributes?: { jobType: string; targetId: string; userId: string };
+}
+
+/** What an extraction call returns for the supersede (guarded cards and the drop counts). */
+export interface ExtractedCards {
+  cards: CardToStore[];
+  returned: number;
+  dropped: Record<string, number>;
+  needsReview: string | null;
+  contextRefs: string[];
+}
+
+/** Plain fields of a guarded card (ST-5): a cloze card's answer is its deletions' answers. */
+export function toStoredCard(card: MemoCard, key: string): CardToStore {
+  const evidence = card.evidence.map((e) => ({ ref: e.ref, quote: e.quote }));
+  if (card.kind === 'basic') return { kind: 'basic', cue: card.cue, answer: card.answer, clozeText: null, normalizedKey: key, evidence };
+  const answers = [...new Set((parseCloze(card.clozeText) ?? []).map((d) => d.answer))];
+  return { kind: 'cloze', cue: null, answer: answers.join(' · '), clozeText: card.clozeText, normalizedKey: key, evidence };
+}
+
+/** Builds the `study-cards` task-queue activities. */
+export function createStudyCardActivities({ db, ai, config }: StudyCardActivityDeps) {
+  const toPolled = (j: EnqueuedJob): PolledJob => ({
+    workflowId: j.workflowId,
+    input: extractInputOf(config, j),
+    searchAttributes: { jobType: STUDY_CARD_EXTRACT_JOB_TYPE, targetId: j.sourceId, userId: j.userId },
+  });
+
+  return {
+    /**
+     * ST-3 one poll: enqueues at most `limit` ready source versions in one statement and lists
+     * pending jobs older than `restartGraceSeconds` (a lost start); the workflow starts them.
+     * Idempotent by the database (a repeat enqueues only what is still missing).
+     */
+    async pollStudyCardSources(input: StudyCardPollInput): Promise<{ enqueued: PolledJob[]; stale: PolledJob[] }> {
+      const enqueued = await pollSources(db, { limit: input.limit, sourceKinds: input.sourceKinds, maxAttempts: config.study.extract.maxAttempts });
+      const fresh = new Set(enqueued.map((j) => j.jobId));
+      const stale = (await stalePendingJobs(db, input.restartGraceSeconds, input.limit)).filter((j) => !fresh.has(j.jobId));
+      return { enqueued: enqueued.map(toPolled), stale: stale.map(toPolled) };
+    },
+
+    /** ST-4 begins attempt `attempt` of the job (idempotent per attempt); skips it `no_ready_explanation` when the source is not ready. */
+    async beginStudyCardAttempt(args: { jobId: string; attempt: number }): Promise<BeginResult | null> {
+      return beginAttempt(db, args.jobId, args.attempt);
+    },
+
+    /** ST-4 records a failed attempt with its code; `final` closes the job `failed`. Idempotent per attempt. */
+    async failStudyCardAttempt(args: { jobId: string; attempt: number; code: ExtractionErrorCode; message: string; final: boolean }): Promise<JobState | null> {
+      return failAttempt(db, args);
+    },
+
+    /** ST-4 skips the job `no_ready_explanation` (its source stopped being ready during attempt `attempt`). Idempotent. */
+    async skipStudyCardJob(args: { jobId: string; attempt: number; message: string }): Promise<JobState | null> {
+      return skipAttempt(db, args.jobId, args.attempt, args.message);
+    },
+
+    /** Closes an unfinished job `failed` (`unknown`) after its workflow was cancelled. */
+    async abandonStudyCardJob(args: { jobId: string; message: string }): Promise<JobState | null> {
+      return abandonJob(db, args.jobId, 'unknown', args.message);
+    },
+
+    /**
+     * ST-5 one extraction call (heartbeating): gathers the context (the source's explanation,
+     * question and answer, and the ST_RETRIEVAL_LIMIT nearest of the user's other questions and
+     * knowledge cards by embedding), asks the AI runtime for cards, and runs the card guards
+     * (numbers in evidence, no answer leak, no duplicate in the batch or of the user's live cards of
+     * other sources). Reads only. AI errors become `AI_<code>` failures (the workflow maps them to
+     * ST-4 codes); a source no longer ready fails STUDY_EXTRACTION_ATTEMPT_FAILED `no_ready_explanation`.
+     */
+    async extractStudyCards(args: { jobId: string; attempt: number }): Promise<ExtractedCards> {
+      const job = await db.studyMemoCardJob.findUnique({ where: { id: args.jobId } });
+      if (!job) throw failure(ST_FAILURES, 'STUDY_JOB_NOT_FOUND', `study_memo_card_jobs ${args.jobId} does not exist`);
+      const source = await loadSource(db, job.sourceKind as StudySourceKind, job.sourceId);
+      const notReady = notReadyReason(source, job.sourceVersion);
+      if (notReady || !source?.explanation) {
+        throw failure(ST_FAILURES, 'STUDY_EXTRACTION_ATTEMPT_FAILED', notReady ?? 'no explanation', { details: [{ code: 'no_ready_explanation' }] });
+      }
+      const extract = config.study.extract;
+      return withHeartbeat(async (signal) => {
+        const [query] = await ai.embed([`${source.question}\n${source.explanation}`], signal);
+        heartbeat();
+        const related = query ? await retrieveRelated(db, source, query, { limit: extract.retrievalLimit, scanLimit: extract.retrievalScanLimit }) : [];
+        const request: MemoCardExtractionInput = {
+          topic: source.topicName,
+          question: source.question,
+          userAnswer: source.userAnswer,
+          explanation: source.explanation!,
+          related: related.map((p) => ({ ref: p.ref, text: p.text })),
+          maxCards: extract.maxCards,
+        };
+        const batch = await ai.extractMemoCards(request, signal);
+        heartbeat();
+        const liveOthers = await db.studyMemoCard.findMany({
+          where: { userId: source.userId, deletedAt: null, NOT: { sourceKind: source.kind, sourceId: source.id } },
+          select: { normalizedKey: true },
+        });
+        const outcome = guardMemoCards({ cards: batch.cards, passages: extractionPassages(request), liveKeys: liveOthers.map((c) => c.normalizedKey) });
+        const verdict = batchVerdict(outcome, batch.cards.length);
+        const dropped = Object.fromEntries(Object.entries(outcome.droppedByReason).filter(([, n]) => n > 0));
+        activityLog.info('memo cards extracted', { jobId: args.jobId, returned: batch.cards.length, kept: outcome.kept.length, dropped });
+        return {
+          cards: outcome.kept.map((k) => toStoredCard(k.card, k.key)),
+          returned: batch.cards.length,
+          dropped,
+          needsReview: verdict.needsReview ? verdict.reason : null,
+          contextRefs: related.map((p) => p.ref),
+        };
+      }, toAiFailure);
+    },
+
+    /**
+     * ST-5 supersede and completion in ONE transaction (zero cards → completed `all_dropped`). Only
+     * from `processing` at `attempt`; a repeat after the commit returns the stored result.
+     */
+    async storeStudyCards(args: { jobId: string; attempt: number } & ExtractedCards): Promise<SupersedeResult> {
+      const r = await supersedeCards(db, args);
+      activityLog.info('memo cards superseded', { jobId: args.jobId, ...r });
+      return r;
+    },
+  };
+}
+
+/** Type of the `study-cards` activities, for `proxyActivities` in workflows. */
+export type StudyCardActivities = ReturnType<typeof createStudyCardActivities>;

@@ -1,0 +1,31 @@
+/**
+ * The AI-runs family's routes (AR-1 … AR-5) as one plugin: builds the run commands' dependencies
+ * once (the workflow starter over the API's Temporal client, the outbox's input box) and registers
+ * the run routes, then the decisions, Task and run-list routes (AR-5, AR-3 list).
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import type { ApiDeps } from '../../deps';
+import { inputBoxFromConfig } from '../../../services/ai-runs/input-box';
+import { createTemporalAiRunStarter, type AiRunStarter } from '../../../services/ai-runs/starter';
+import { domainError } from '../../../core/domain-error';
+import { decisionRoutes } from './decisions';
+import { runListRoutes } from './list';
+import { aiRunRoutes } from './runs';
+import { taskRoutes } from './tasks';
+
+/** A starter for an app built without a Temporal client: runs stay QUEUED for the reconciler; retry/cancel answer 503. */
+const noTemporal: AiRunStarter = {
+  start: () => Promise.reject(new Error('no Temporal client in this process')),
+  signalRetry: () => Promise.reject(new Error('no Temporal client in this process')),
+  cancel: () => Promise.reject(new Error('no Temporal client in this process')),
+  isOpen: () => Promise.reject(domainError('unavailable', 'SERVICE_UNAVAILABLE', 'Temporal is not reachable from this process')),
+};
+
+/** Registers every AR route on `app`. */
+export const arRoutes: FastifyPluginAsync<ApiDeps> = async (app, deps) => {
+  const starter = deps.temporal ? createTemporalAiRunStarter(deps.temporal, deps.config) : noTemporal;
+  await app.register(aiRunRoutes, { config: deps.config, db: deps.db, starter, box: inputBoxFromConfig(deps.config) });
+  await app.register(decisionRoutes, deps);
+  await app.register(runListRoutes, deps);
+  await app.register(taskRoutes, deps);
+};

@@ -1,0 +1,143 @@
+/**
+ * `POST /api/v1/ai-runs` (AR-1), `GET /api/v1/ai-runs/{aiRunId}` (AR-3), `POST …/retry` (AR-4) and
+ * `POST …/cancel`. Tenancy: a company the caller is not a member of answers 404; creating, retrying
+ * and cancelling need OWNER or HR_MANAGER (403 otherwise); any member may read.
+ */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { idempotencyKeyOf } from '../../../core/idempotency';
+import { cancelAiRun, createAiRun, readAiRun, retryAiRun, type AiRunDeps } from '../../../services/ai-runs/runs';
+import { ifNoneMatchMatches } from '../../conditional';
+import { requestTraceId } from '../../observability';
+import { ProblemSchema } from '../../problem';
+import { Uuid } from '../../schemas';
+import { AR_EXAMPLES, exampleContent, problemExamples } from './examples';
+import { AiRunAcceptedSchema, AiRunSchema, aiRunTag, aiRunView, createBodySchema, IdempotencyHeaders } from './schemas';
+
+/** What the run routes need: the API deps plus the run commands' deps. */
+export type ArRunRouteDeps = Omit<AiRunDeps, 'log'>;
+
+const location = (id: string) => `/api/v1/ai-runs/${id}`;
+
+/** Registers the run routes. */
+export const aiRunRoutes: FastifyPluginAsyncZod<ArRunRouteDeps> = async (app, deps) => {
+  const Body = createBodySchema(deps.config.aiRuns.maxTextChars);
+  const accepted = (run: { id: string; companyId: string; status: z.infer<typeof AiRunAcceptedSchema>['status']; version: number }, attemptNumber?: number) => ({
+    aiRunId: run.id,
+    companyId: run.companyId,
+    status: run.status,
+    ...(attemptNumber !== undefined ? { attemptNumber } : {}),
+    version: run.version,
+    location: location(run.id),
+  });
+
+  app.post(
+    '/api/v1/ai-runs',
+    {
+      schema: {
+        tags: ['ai-runs'],
+        summary: 'Start an AI run over an HR request (AR-1, Idempotency-Key required)',
+        description:
+          'Stores the request (masked, with a keyed hash) and answers 202 with the run, readable at once. The same ' +
+          'Idempotency-Key and payload answer the same run and status code; the same key with another payload → 409 ' +
+          'IDEMPOTENCY_KEY_CONFLICT naming the differing fields. Needs OWNER or HR_MANAGER in the company (403); a company ' +
+          'you are not a member of → 404.',
+        headers: IdempotencyHeaders,
+        body: Body,
+        response: {
+          202: exampleContent(AiRunAcceptedSchema, AR_EXAMPLES.accepted, 'Accepted: the run, QUEUED (or its state now on a replay)'),
+          400: problemExamples('IDEMPOTENCY_KEY_MISSING / IDEMPOTENCY_KEY_INVALID / VALIDATION_FAILED', ['missingKey']),
+          401: ProblemSchema,
+          403: ProblemSchema,
+          404: ProblemSchema,
+          409: problemExamples('IDEMPOTENCY_KEY_CONFLICT (errors[] names the fields) or IDEMPOTENCY_KEY_IN_PROGRESS', ['keyConflict']),
+        },
+      },
+    },
+    async (req, reply) => {
+      const key = idempotencyKeyOf(req.headers);
+      const r = await createAiRun({ ...deps, log: req.log }, req.userId, key, req.body, { requestId: req.id, traceId: requestTraceId(req) });
+      return reply.code(r.statusCode as 202).header('Location', location(r.run.id)).header('ETag', aiRunTag(r.run)).send(accepted(r.run));
+    },
+  );
+
+  app.get(
+    '/api/v1/ai-runs/:aiRunId',
+    {
+      schema: {
+        tags: ['ai-runs'],
+        summary: 'Read an AI run: status, outcome, attempts, candidates (AR-3)',
+        description:
+          '`status` (QUEUED, RUNNING, RETRYING, SUCCEEDED, FAILED) and `analysisOutcome` (NEEDS_INFO, REVIEW_REQUIRED; null ' +
+          'until SUCCEEDED) are separate fields. The ETag is the run version; If-None-Match with it → 304.',
+        params: z.object({ aiRunId: Uuid }),
+        headers: z.looseObject({ 'if-none-match': z.string().optional() }),
+        response: {
+          200: exampleContent(AiRunSchema, AR_EXAMPLES.run, 'The run'),
+          304: z.null().meta({ description: 'Not Modified: the run is still at the version of If-None-Match' }),
+          401: ProblemSchema,
+          404: ProblemSchema,
+        },
+      },
+    },
+    async (req, reply) => {
+      const run = await readAiRun(deps.db, req.userId, req.params.aiRunId);
+      const etag = aiRunTag(run);
+      reply.header('ETag', etag).header('Cache-Control', 'no-cache');
+      if (ifNoneMatchMatches(req.headers['if-none-match'], etag)) return reply.code(304).send(null);
+      return reply.code(200).send(aiRunView(run));
+    },
+  );
+
+  app.post(
+    '/api/v1/ai-runs/:aiRunId/retry',
+    {
+      schema: {
+        tags: ['ai-runs'],
+        summary: 'Retry a FAILED run with a new attempt (AR-4, its own Idempotency-Key)',
+        description:
+          'FAILED → RETRYING on the same run; a new MANUAL_RETRY attempt follows, earlier attempts stay as they are. The same ' +
+          'retry key answers the same attempt (never a second). Anything but a FAILED run, a cancelled run, or one whose ' +
+          'retry window closed → 409 AI_RUN_NOT_RETRYABLE.',
+        params: z.object({ aiRunId: Uuid }),
+        headers: IdempotencyHeaders,
+        response: {
+          202: exampleContent(AiRunAcceptedSchema, AR_EXAMPLES.retried, 'Accepted: the run, RETRYING (or its state now on a replay)'),
+          400: ProblemSchema,
+          401: ProblemSchema,
+          403: ProblemSchema,
+          404: ProblemSchema,
+          409: problemExamples('AI_RUN_NOT_RETRYABLE or IDEMPOTENCY_KEY_CONFLICT', ['notRetryable']),
+        },
+      },
+    },
+    async (req, reply) => {
+      const key = idempotencyKeyOf(req.headers);
+      const r = await retryAiRun({ ...deps, log: req.log }, req.userId, req.params.aiRunId, key);
+      return reply.code(r.statusCode as 202).header('Location', location(r.run.id)).send(accepted(r.run, r.attemptNumber));
+    },
+  );
+
+  app.post(
+    '/api/v1/ai-runs/:aiRunId/cancel',
+    {
+      schema: {
+        tags: ['ai-runs'],
+        summary: 'Cancel a QUEUED, RUNNING or RETRYING run (ends FAILED with code CANCELLED)',
+        description: 'The workflow is cancelled and a running attempt ends FAILED CANCELLED. A finished run → 409 AI_RUN_NOT_CANCELLABLE.',
+        params: z.object({ aiRunId: Uuid }),
+        response: {
+          202: exampleContent(AiRunAcceptedSchema, AR_EXAMPLES.cancelled, 'The run, FAILED with code CANCELLED'),
+          401: ProblemSchema,
+          403: ProblemSchema,
+          404: ProblemSchema,
+          409: problemExamples('AI_RUN_NOT_CANCELLABLE', ['notCancellable']),
+        },
+      },
+    },
+    async (req, reply) => {
+      const run = await cancelAiRun({ ...deps, log: req.log }, req.userId, req.params.aiRunId);
+      return reply.code(202).header('Location', location(run.id)).send(accepted(run));
+    },
+  );
+};

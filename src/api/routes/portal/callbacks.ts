@@ -1,0 +1,110 @@
+/**
+ * `POST /internal/scrape-results` (PO-5 … PO-7): the scraper's signed callback. No bearer token: the
+ * request is authenticated by its HMAC-SHA256 signature over `X-Timestamp + "." + the raw body
+ * bytes`. The route keeps the raw bytes (its own `application/json` parser with `parseAs: 'buffer'`,
+ * in this plugin's encapsulated context only), verifies them before anything parses them (missing,
+ * malformed, bad or stale signature → 401 and nothing applied), then parses the JSON and the strict
+ * body schema (400), and hands the callback to the service (scope 422, duplicates answered like the
+ * first, the workflow signalled).
+ */
+import { createHash } from 'node:crypto';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { DomainError } from '../../../core/domain-error';
+import { ScrapeCallbackBodySchema, parseCallbackAttempt } from '../../../domain/portal/callback';
+import { acceptScrapeCallback, type CallbackDeps } from '../../../services/portal/callbacks';
+import type { CallbackSignatureRejection, CallbackSignatureVerifier } from '../../../services/portal/callback-verifier';
+import { ProblemError, ProblemSchema, validationErrors } from '../../problem';
+import { jsonWith, CallbackAcceptedSchema } from './schemas';
+
+
+/** What the callback route needs. */
+export interface CallbackRouteDeps extends Omit<CallbackDeps, 'log'> {
+  verify: CallbackSignatureVerifier;
+  /** Seconds since the epoch (tests move the clock). */
+  nowSeconds?: () => number;
+}
+
+const REJECTIONS: Record<CallbackSignatureRejection, [code: 'CALLBACK_SIGNATURE_MISSING' | 'CALLBACK_SIGNATURE_INVALID' | 'CALLBACK_TIMESTAMP_STALE', detail: string]> = {
+  missing: ['CALLBACK_SIGNATURE_MISSING', 'X-Timestamp and X-Signature are required'],
+  malformed: ['CALLBACK_SIGNATURE_INVALID', 'X-Timestamp must be Unix seconds and X-Signature `sha256=<hex>`'],
+  'bad-signature': ['CALLBACK_SIGNATURE_INVALID', 'the signature matches no callback secret'],
+  stale: ['CALLBACK_TIMESTAMP_STALE', 'X-Timestamp is outside the allowed tolerance (past or future)'],
+};
+
+const rawBodies = new WeakMap<FastifyRequest, Buffer>();
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Registers the callback route (in its own encapsulated context: its JSON parser keeps the raw bytes). */
+export const scrapeCallbackRoutes: FastifyPluginAsyncZod<CallbackRouteDeps> = async (app, deps) => {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
+    rawBodies.set(req, body as Buffer);
+    done(null, undefined);
+  });
+  const now = deps.nowSeconds ?? (() => Math.floor(Date.now() / 1000));
+
+  app.post(
+    '/internal/scrape-results',
+    {
+      config: { auth: 'public' },
+      schema: {
+        tags: ['internal'],
+        summary: 'Signed result callback of the portal scraper (PO-5, PO-6, PO-7)',
+        description:
+          'Headers: X-Timestamp (Unix seconds), X-Signature (`sha256=<hex>` of HMAC-SHA256(secret, X-Timestamp + "." + raw body)), ' +
+          'optional X-Callback-Attempt and X-Request-Id. Missing, bad or stale (either direction) signature → 401. A result key ' +
+          'outside the configured bucket and prefix, or outside the job\'s own `<prefix><jobId>/` → 422. A repeat for the same ' +
+          'job and attempt is answered like the first, counted in scrape_job_callback_duplicate_total, and applies nothing.',
+        headers: z.looseObject({
+          'x-timestamp': z.string().optional(),
+          'x-signature': z.string().optional(),
+          'x-callback-attempt': z.string().optional(),
+          'x-request-id': z.string().optional(),
+        }),
+        response: {
+          202: jsonWith(CallbackAcceptedSchema, 'Accepted (the same answer for a repeat)'),
+          400: ProblemSchema,
+          401: ProblemSchema,
+          404: ProblemSchema,
+          409: ProblemSchema,
+          422: ProblemSchema,
+          503: ProblemSchema,
+        },
+      },
+    },
+    async (req, reply) => {
+      const raw = rawBodies.get(req) ?? Buffer.alloc(0);
+      const verdict = deps.verify(req.headers, raw, now());
+      if (!verdict.ok) {
+        const [code, detail] = REJECTIONS[verdict.reason];
+        req.log.warn({ reason: verdict.reason }, 'scrape callback rejected: signature');
+        throw new ProblemError(401, code, 'Unauthorized', detail);
+      }
+      let json: unknown;
+      try {
+        json = JSON.parse(utf8.decode(raw));
+      } catch (err) {
+        throw new ProblemError(400, 'MALFORMED_JSON', 'Malformed JSON', (err as Error).message);
+      }
+      const parsed = ScrapeCallbackBodySchema.safeParse(json);
+      if (!parsed.success) {
+        const errors = validationErrors(
+          'body',
+          parsed.error.issues.map((i) => ({ instancePath: i.path.map((p) => `/${String(p)}`).join(''), keyword: i.code, message: i.message, params: 'keys' in i ? { keys: i.keys } : {} })),
+        );
+        throw new DomainError('invalid', 'VALIDATION_FAILED', 'Validation Failed', errors.map((e) => `${e.path}: ${e.message}`).join('; '), errors);
+      }
+      const attempt = parseCallbackAttempt(req.headers['x-callback-attempt']);
+      if (attempt === 'malformed') throw new ProblemError(400, 'VALIDATION_FAILED', 'Validation Failed', 'headers.x-callback-attempt: a positive integer');
+      const requestId = typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : null;
+      const r = await acceptScrapeCallback({ ...deps, log: req.log }, parsed.data, {
+        attempt,
+        requestId,
+        bodySha256: createHash('sha256').update(raw).digest('hex'),
+      });
+      return reply.code(202).send({ jobId: r.jobId, attempt: r.attempt, status: r.status });
+    },
+  );
+};

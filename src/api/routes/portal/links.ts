@@ -1,0 +1,154 @@
+/**
+ * `POST /portal/link` (PO-1) and the job reads `GET /portal/link/jobs/{jobId}`, `/summary`,
+ * `/duration` (PO-4). Bearer-authenticated; another user's job answers 404 (it does not exist for you).
+ */
+import type { FastifyReply } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { titleOf } from '../../../core/domain-error';
+import { idempotencyKeyOf } from '../../../core/idempotency';
+import {
+  pollingEndpoint,
+  portalJobDuration,
+  PortalJobNotSucceededError,
+  PortalLinkActiveError,
+  readPortalJobSummary,
+  readPortalLinkJob,
+  requestPortalLink,
+  type PortalLinkDeps,
+} from '../../../services/portal/links';
+import { PROBLEM_MEDIA_TYPE, problemBody, ProblemSchema } from '../../problem';
+import { Uuid } from '../../schemas';
+import {
+  jsonWith,
+  PO_EXAMPLES,
+  PortalIdempotencyHeaders,
+  PortalJobDurationSchema,
+  PortalLinkAcceptedSchema,
+  PortalLinkBodySchema,
+  PortalLinkJobSchema,
+  portalLinkJobView,
+  PortalStudentSummarySchema,
+  problemWith,
+} from './schemas';
+
+/** What the link routes need. */
+export type PortalLinkRouteDeps = Omit<PortalLinkDeps, 'log'>;
+
+function problem(reply: FastifyReply, status: number, code: 'PORTAL_LINK_JOB_ACTIVE' | 'PORTAL_LINK_JOB_NOT_SUCCEEDED', detail: string, extra: object) {
+  // The extension members (RFC 9457 §3.2) are kept: this answer bypasses the Problem schema's serializer.
+  return reply
+    .code(status)
+    .type(PROBLEM_MEDIA_TYPE)
+    .serializer(JSON.stringify)
+    .send(problemBody(status, code, titleOf(code), detail, { instance: reply.request.url.split('?')[0], ...extra }));
+}
+
+/** Registers the link routes. */
+export const portalLinkRoutes: FastifyPluginAsyncZod<PortalLinkRouteDeps> = async (app, deps) => {
+  const JobParams = z.object({ jobId: Uuid });
+
+  app.post(
+    '/portal/link',
+    {
+      schema: {
+        tags: ['portal'],
+        summary: 'Link (or refresh) a university portal account (PO-1, Idempotency-Key required)',
+        description:
+          'Answers 202 with the job and its polling endpoint. LINK when you have no link to this portal yet, REFRESH otherwise; ' +
+          'a REFRESH needs the password again (it is never stored). The same Idempotency-Key, portal type and student id answer ' +
+          'the same job (the password is not part of the comparison); the same key with another portal type or student id → ' +
+          '409 IDEMPOTENCY_KEY_CONFLICT (C07). While a link job of yours for this portal is QUEUED, RUNNING or POST_PROCESSING, ' +
+          'a request under another key → 409 PORTAL_LINK_JOB_ACTIVE naming that job. Unknown portal type → 400 PORTAL_TYPE_UNSUPPORTED.',
+        headers: PortalIdempotencyHeaders,
+        body: PortalLinkBodySchema,
+        response: {
+          202: jsonWith(PortalLinkAcceptedSchema, 'Accepted: the job (QUEUED, or its state now on a replay)', PO_EXAMPLES.accepted),
+          400: ProblemSchema,
+          401: ProblemSchema,
+          409: problemWith(ProblemSchema, 'PORTAL_LINK_JOB_ACTIVE (with the extension members activeJobId, activeJobStatus, pollingEndpoint), IDEMPOTENCY_KEY_CONFLICT (C07) or IDEMPOTENCY_KEY_IN_PROGRESS', {
+            active: PO_EXAMPLES.problems.active,
+            keyConflict: PO_EXAMPLES.problems.keyConflict,
+          }),
+        },
+      },
+    },
+    async (req, reply) => {
+      const key = idempotencyKeyOf(req.headers);
+      try {
+        const r = await requestPortalLink({ ...deps, log: req.log }, req.userId, key, req.body);
+        return await reply
+          .code(r.statusCode as 202)
+          .header('Location', pollingEndpoint(r.job.id))
+          .send({ jobId: r.job.id, status: 'accepted' as const, kind: r.job.kind, pollingEndpoint: pollingEndpoint(r.job.id) });
+      } catch (err) {
+        if (!(err instanceof PortalLinkActiveError)) throw err;
+        return problem(reply, 409, 'PORTAL_LINK_JOB_ACTIVE', err.detail ?? err.message, {
+          activeJobId: err.job.id,
+          activeJobStatus: err.job.status,
+          pollingEndpoint: pollingEndpoint(err.job.id),
+        });
+      }
+    },
+  );
+
+  app.get(
+    '/portal/link/jobs/:jobId',
+    {
+      schema: {
+        tags: ['portal'],
+        summary: 'A link job: status, error code and message (PO-4)',
+        description: 'PO-2 status QUEUED, RUNNING, POST_PROCESSING, SUCCEEDED or FAILED (with a stable errorCode). Another user\'s job → 404.',
+        params: JobParams,
+        response: { 200: jsonWith(PortalLinkJobSchema, 'The job', PO_EXAMPLES.job), 401: ProblemSchema, 404: ProblemSchema },
+      },
+    },
+    async (req, reply) => {
+      const job = await readPortalLinkJob(deps.db, req.userId, req.params.jobId);
+      return reply.header('Cache-Control', 'no-cache').send(portalLinkJobView(job));
+    },
+  );
+
+  app.get(
+    '/portal/link/jobs/:jobId/summary',
+    {
+      schema: {
+        tags: ['portal'],
+        summary: "The student summary of a SUCCEEDED job (PO-4)",
+        description: 'Only when the job SUCCEEDED; before that (or when it FAILED) → 409 PORTAL_LINK_JOB_NOT_SUCCEEDED with its current status in `jobStatus`.',
+        params: JobParams,
+        response: {
+          200: PortalStudentSummarySchema,
+          401: ProblemSchema,
+          404: ProblemSchema,
+          409: problemWith(ProblemSchema, 'PORTAL_LINK_JOB_NOT_SUCCEEDED (with the extension members jobStatus, errorCode)', { notSucceeded: PO_EXAMPLES.problems.notSucceeded }),
+        },
+      },
+    },
+    async (req, reply) => {
+      try {
+        const { job, summary } = await readPortalJobSummary(deps.db, req.userId, req.params.jobId);
+        return await reply.send({ jobId: job.id, summary });
+      } catch (err) {
+        if (!(err instanceof PortalJobNotSucceededError)) throw err;
+        return problem(reply, 409, 'PORTAL_LINK_JOB_NOT_SUCCEEDED', err.detail ?? err.message, { jobStatus: err.status, errorCode: err.errorCode });
+      }
+    },
+  );
+
+  app.get(
+    '/portal/link/jobs/:jobId/duration',
+    {
+      schema: {
+        tags: ['portal'],
+        summary: 'When a link job started and ended, and how long each phase took (PO-4)',
+        params: JobParams,
+        response: { 200: PortalJobDurationSchema, 401: ProblemSchema, 404: ProblemSchema },
+      },
+    },
+    async (req, reply) => {
+      const job = await readPortalLinkJob(deps.db, req.userId, req.params.jobId);
+      return reply.header('Cache-Control', 'no-cache').send(portalJobDuration(job));
+    },
+  );
+};

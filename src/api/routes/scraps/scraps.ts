@@ -1,0 +1,52 @@
+/** `POST /scraps` (SAN-7). */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { VISIBLE_TEXT_PATTERN } from '../../../domain/scraps/scrap';
+import { submitScrap } from '../../../services/scraps/scraps';
+import type { SanRouteDeps } from './deps';
+import { ProblemSchema } from '../../problem';
+
+/** SAN-7 submission: 202 `{ scrapId, analysisJobId, refineJobId }` with `Location` of the analysis job. */
+export const scrapRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, deps) => {
+  const notBlank = 'must not be empty or whitespace only';
+  const Body = z
+    .strictObject({
+      content: z
+        .string()
+        .max(deps.config.api.scrapMaxContentChars, `at most ${deps.config.api.scrapMaxContentChars} characters`)
+        .regex(VISIBLE_TEXT_PATTERN, notBlank)
+        .describe('the text; stored in Unicode NFC with CRLF → LF and invisible characters trimmed at both ends'),
+      sourceUrl: z
+        .url({ protocol: /^https?$/, message: 'must be an http(s) URL' })
+        .max(2048)
+        .regex(/^https?:\/\//i, 'must be an http(s) URL')
+        .optional(),
+      title: z.string().max(300).regex(VISIBLE_TEXT_PATTERN, notBlank).optional().describe('wins over the extracted title'),
+    })
+    .meta({
+      examples: [
+        { content: '# B-tree indexes\n\nA B-tree keeps keys sorted so range scans are cheap.', sourceUrl: 'https://www.postgresql.org/docs/current/btree.html', title: 'B-tree indexes' },
+        { content: '운영체제의 스케줄러는 준비 큐에서 다음에 실행할 프로세스를 고른다.' },
+      ],
+    });
+  const Accepted = z
+    .object({ scrapId: z.uuid(), analysisJobId: z.uuid(), refineJobId: z.uuid().nullable(), created: z.boolean() })
+    .meta({ id: 'ScrapAccepted' });
+
+  app.post(
+    '/scraps',
+    {
+      schema: {
+        tags: ['scraps'],
+        summary: 'Submit a scrap; enqueues CARD_ANALYSIS and SCRAP_REFINE (deduplicated per user by content SHA-256)',
+        body: Body,
+        response: { 202: Accepted, 400: ProblemSchema, 401: ProblemSchema, 413: ProblemSchema },
+      },
+    },
+    async (req, reply) => {
+      const result = await submitScrap({ db: deps.db, starter: deps.starter, log: req.log }, req.userId, req.body);
+      req.log.info({ scrapId: result.scrapId, jobId: result.analysisJobId, created: result.created }, 'scrap accepted');
+      return reply.code(202).header('Location', `/async-jobs/${result.analysisJobId}`).send(result);
+    },
+  );
+};

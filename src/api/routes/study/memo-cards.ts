@@ -1,0 +1,136 @@
+/**
+ * Memo-card read endpoints and the explicit enqueue (issue 10 §5, ST-1 … ST-5): a question's live
+ * cards with their evidence (`?include=retired` adds the retired ones, for history), its extraction
+ * jobs (status, attempts, error_code, drops by reason), the live cards of a topic, and
+ * `POST /study/memo-card-jobs`, which enqueues the current version of a source exactly as the
+ * poller would and reports "skipped, already active" (ST-2) or "skipped, version exists" (ST-3)
+ * instead of failing.
+ */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { domainError } from '../../../core/domain-error';
+import { enqueueExtraction } from '../../../services/study/enqueue';
+import { loadSource } from '../../../services/study/sources';
+import { startExtraction } from '../../../services/study/start';
+import type { ApiDeps } from '../../deps';
+import { notFound, ProblemSchema } from '../../problem';
+import { Uuid } from '../../schemas';
+import { MemoCardJobSchema, MemoCardSchema, memoCardJobView, memoCardView } from './schemas';
+
+const TAG = 'study';
+const SourceKind = z.enum(['study_question', 'knowledge_card']);
+
+/** Registers the memo-card routes. */
+export const memoCardRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) => {
+  app.get(
+    '/study/questions/:questionId/memo-cards',
+    {
+      schema: {
+        tags: [TAG],
+        summary: "A question's memo cards with their evidence: live ones, plus retired ones with include=retired",
+        params: z.object({ questionId: Uuid }),
+        querystring: z.strictObject({ include: z.enum(['live', 'retired']).default('live') }),
+        response: { 200: z.object({ cards: z.array(MemoCardSchema) }), 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema },
+      },
+    },
+    async (req) => {
+      const q = await deps.db.studyQuestion.findFirst({ where: { id: req.params.questionId, userId: req.userId }, select: { id: true } });
+      if (!q) throw notFound(`question ${req.params.questionId}`);
+      const cards = await deps.db.studyMemoCard.findMany({
+        where: { sourceKind: 'study_question', sourceId: q.id, userId: req.userId, ...(req.query.include === 'live' ? { deletedAt: null } : {}) },
+        include: { evidence: true },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        take: 1000,
+      });
+      return { cards: cards.map(memoCardView) };
+    },
+  );
+
+  app.get(
+    '/study/questions/:questionId/memo-card-jobs',
+    {
+      schema: {
+        tags: [TAG],
+        summary: "A question's extraction jobs, newest version first (status, attempts, error_code, drops by reason)",
+        params: z.object({ questionId: Uuid }),
+        response: { 200: z.object({ jobs: z.array(MemoCardJobSchema) }), 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema },
+      },
+    },
+    async (req) => {
+      const q = await deps.db.studyQuestion.findFirst({ where: { id: req.params.questionId, userId: req.userId }, select: { id: true } });
+      if (!q) throw notFound(`question ${req.params.questionId}`);
+      const jobs = await deps.db.studyMemoCardJob.findMany({
+        where: { sourceKind: 'study_question', sourceId: q.id, userId: req.userId },
+        orderBy: [{ sourceVersion: 'desc' }, { createdAt: 'desc' }],
+        take: 200,
+      });
+      return { jobs: jobs.map(memoCardJobView) };
+    },
+  );
+
+  app.get(
+    '/study/topics/:topicId/memo-cards',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'The live memo cards of a topic with their evidence',
+        params: z.object({ topicId: Uuid }),
+        response: { 200: z.object({ cards: z.array(MemoCardSchema) }), 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema },
+      },
+    },
+    async (req) => {
+      const topic = await deps.db.studyTopic.findFirst({ where: { id: req.params.topicId, userId: req.userId }, select: { id: true } });
+      if (!topic) throw notFound(`topic ${req.params.topicId}`);
+      const cards = await deps.db.studyMemoCard.findMany({
+        where: { userId: req.userId, topicId: topic.id, deletedAt: null },
+        include: { evidence: true },
+        orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+        take: 2000,
+      });
+      return { cards: cards.map(memoCardView) };
+    },
+  );
+
+  app.post(
+    '/study/memo-card-jobs',
+    {
+      schema: {
+        tags: [TAG],
+        summary: "Enqueue the extraction of a source's current version now (the poller does this on its own)",
+        description:
+          '202 with the new job; 200 `skipped` with reason `already_active` (ST-2: another job of the source is pending or ' +
+          'processing) or `version_exists` (ST-3: this version already has a job). 409 STUDY_EXPLANATION_NOT_READY when ' +
+          'the question has no explanation yet; 404 when the source is not yours.',
+        body: z
+          .strictObject({ sourceKind: SourceKind, sourceId: Uuid })
+          .meta({ examples: [{ sourceKind: 'study_question', sourceId: '6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b' }] }),
+        response: {
+          202: z.object({ status: z.literal('enqueued'), jobId: z.uuid(), workflowId: z.string(), sourceVersion: z.iso.datetime() }),
+          200: z.object({ status: z.literal('skipped'), reason: z.enum(['already_active', 'version_exists']), jobId: z.uuid().nullable() }),
+          400: ProblemSchema,
+          401: ProblemSchema,
+          404: ProblemSchema,
+          409: ProblemSchema,
+        },
+      },
+    },
+    async (req, reply) => {
+      const source = await loadSource(deps.db, req.body.sourceKind, req.body.sourceId);
+      if (!source || source.userId !== req.userId) throw notFound(`${req.body.sourceKind} ${req.body.sourceId}`);
+      if (!source.version || !source.explanation?.trim()) throw domainError('conflict', 'STUDY_EXPLANATION_NOT_READY', `${req.body.sourceKind} ${source.id} has no explanation yet`);
+      const r = await enqueueExtraction(deps.db, {
+        userId: req.userId, sourceKind: source.kind, sourceId: source.id, sourceVersion: source.version,
+        maxAttempts: deps.config.study.extract.maxAttempts, payload: { enqueuedBy: 'api' },
+      });
+      if (r.status === 'skipped') return reply.code(200).send({ status: 'skipped', reason: r.reason, jobId: r.jobId });
+      if (deps.temporal) {
+        try {
+          await startExtraction(deps.temporal, deps.config, r.job);
+        } catch (err) {
+          req.log.warn({ err, jobId: r.job.jobId }, 'extraction start failed; the poller will start it');
+        }
+      }
+      return reply.code(202).send({ status: 'enqueued', jobId: r.job.jobId, workflowId: r.job.workflowId, sourceVersion: r.job.sourceVersion.toISOString() });
+    },
+  );
+};

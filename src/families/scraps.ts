@@ -1,0 +1,58 @@
+/**
+ * The knowledge-scrap family (SAN-1 … SAN-12) declares itself here, once: its job types and their
+ * workflows, target hooks, failure types, problem codes, routes, activities per task queue and its
+ * recovery schedules. Adding a SAN job type touches the family's folders and one line below.
+ */
+import { AI_FAILURES } from '../ai/failures';
+import { createAiActivities } from '../activities/scraps/ai';
+import { createCardActivities } from '../activities/scraps/cards';
+import { createGithubActivities } from '../activities/scraps/github';
+import { createGithubCommitActivities } from '../activities/scraps/github-commits';
+import { GITHUB_FAILURES } from '../activities/scraps/github-failures';
+import { createGithubStarActivities, createStarRecommendationActivities } from '../activities/scraps/github-stars';
+import { createSanRecoveryActivities } from '../activities/scraps/recovery';
+import { createTilActivities } from '../activities/scraps/til';
+import { sanRoutes } from '../api/routes/scraps';
+import { SAN_FAILURES } from '../domain/scraps/failures';
+import { SAN_PROBLEM_CODES } from '../domain/scraps/problem-codes';
+import { recallQuizTarget, tilCommitTarget } from '../services/scraps/targets';
+import type { FamilyManifest } from './manifest';
+
+/** The SAN manifest. */
+export const san = {
+  name: 'san',
+  jobs: {
+    CARD_ANALYSIS: 'cardAnalysisWorkflow',
+    SCRAP_REFINE: 'scrapRefineWorkflow',
+    TIL_GENERATION: 'tilGenerationWorkflow',
+    TIL_GITHUB_COMMIT: 'tilGithubCommitWorkflow',
+    RECALL_QUIZ_GENERATION: 'recallQuizGenerationWorkflow',
+    GITHUB_STAR_RECOMMENDATION: 'githubStarRecommendationWorkflow',
+  },
+  targets: {
+    RECALL_QUIZ_GENERATION: recallQuizTarget,
+    TIL_GITHUB_COMMIT: tilCommitTarget,
+  },
+  failures: { ...SAN_FAILURES, ...AI_FAILURES, ...GITHUB_FAILURES },
+  problemCodes: SAN_PROBLEM_CODES,
+  routes: sanRoutes,
+  activities: {
+    jobs: ({ db, starter }) => ({
+      ...createCardActivities({ db }),
+      ...createTilActivities({ db, starter }),
+      ...createStarRecommendationActivities({ db }),
+      ...createGithubCommitActivities({ db }),
+      ...createSanRecoveryActivities({ db, starter }),
+    }),
+    ai: ({ db, ai }) => createAiActivities({ ai, db }),
+    github: ({ db, tokens, github }) => ({
+      ...createGithubActivities({ db, tokens, github }),
+      ...createGithubStarActivities({ db, tokens, github }),
+    }),
+  },
+  schedules: [
+    { name: 'recovery-missing-cards', workflow: 'recoverMissingCardsWorkflow' },
+    { name: 'recovery-unrefined-scraps', workflow: 'recoverUnrefinedScrapsWorkflow' },
+  ],
+  queues: ['ai', 'github'],
+} as const satisfies FamilyManifest;

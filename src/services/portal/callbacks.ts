@@ -1,0 +1,115 @@
+/**
+ * PO-5 … PO-7 accepting a scraper callback whose signature the API has verified: the job must exist
+ * and wait for its scrape; a success's bucket and key must lie inside the configured bucket and
+ * prefix and inside that job's own scope (PO-6); one accepted callback per (job, attempt)
+ * (portal_scrape_callbacks), a repeat is answered like the first, counted
+ * (`scrape_job_callback_duplicate_total`) and logged, and applies nothing (PO-7). A new callback is
+ * recorded and handed to the job's workflow (scrapeCallbackSignal) in one step: the row commits only
+ * once the signal was delivered, so a failed signal (503) can be retried by the scraper and is not a
+ * duplicate. Nothing is recorded or signalled for a rejected callback.
+ */
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { PrismaClient } from '@prisma/client';
+import type { Config } from '../../config';
+import { domainError } from '../../core/domain-error';
+import { checkResultScope, type ScrapeCallbackBody } from '../../domain/portal/callback';
+import type { ScrapeCallback } from '../../domain/portal/contracts';
+import { portalMetrics } from './metrics';
+import type { PortalLinkStarter } from './starter';
+
+/** What accepting needs. */
+export interface CallbackDeps {
+  db: PrismaClient;
+  config: Config;
+  starter: Pick<PortalLinkStarter, 'signalCallback'>;
+  log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+}
+
+/** Request facts besides the body: X-Callback-Attempt, X-Request-Id, SHA-256 of the raw body. */
+export interface CallbackMeta {
+  attempt: number | undefined;
+  requestId: string | null;
+  bodySha256: string;
+}
+
+/** The answer; the API sends the same body for the first callback and its repeats (`duplicate` is for logs and tests). */
+export interface CallbackAnswer {
+  jobId: string;
+  attempt: number;
+  status: 'accepted';
+  duplicate: boolean;
+}
+
+/** Longest X-Request-Id kept, in characters (it is opaque). */
+export const MAX_REQUEST_ID = 128;
+
+/**
+ * PO-5/PO-6/PO-7 accepts a verified callback (see the module comment).
+ * @throws DomainError NOT_FOUND (no such job), CALLBACK_RESULT_OUT_OF_SCOPE / CALLBACK_ATTEMPT_MISMATCH
+ *   (422), CALLBACK_JOB_NOT_ACTIVE (409), SERVICE_UNAVAILABLE (503: the workflow could not be signalled).
+ */
+export async function acceptScrapeCallback(deps: CallbackDeps, body: ScrapeCallbackBody, meta: CallbackMeta): Promise<CallbackAnswer> {
+  const job = await deps.db.portalLinkJob.findUnique({ where: { id: body.job_id }, select: { id: true, status: true, workflowId: true } });
+  if (!job) throw domainError('not-found', 'NOT_FOUND', `portal link job ${body.job_id} not found`);
+  let attempt: number;
+  let callback: ScrapeCallback;
+  const requestId = meta.requestId ? meta.requestId.slice(0, MAX_REQUEST_ID) : null;
+  if (body.status === 'SUCCEEDED') {
+    const scope = checkResultScope(deps.config.objectStore, job.id, body.result_s3_bucket, body.result_s3_key);
+    if (!scope.ok) {
+      const why = {
+        bucket: 'the result bucket is not the configured bucket',
+        prefix: 'the result key is outside the configured prefix',
+        job: "the result key is outside this job's scope",
+        shape: "the result key is not <prefix><jobId>/<attempt>.json",
+      }[scope.violation];
+      throw domainError('unprocessable', 'CALLBACK_RESULT_OUT_OF_SCOPE', why);
+    }
+    if (meta.attempt !== undefined && meta.attempt !== scope.attempt) {
+      throw domainError('unprocessable', 'CALLBACK_ATTEMPT_MISMATCH', `X-Callback-Attempt ${meta.attempt} but the result key is of attempt ${scope.attempt}`);
+    }
+    attempt = scope.attempt;
+    callback = { status: 'SUCCEEDED', attempt, resultKey: body.result_s3_key, sha256: body.result_sha256, requestId };
+  } else {
+    attempt = meta.attempt ?? 1;
+    callback = { status: 'FAILED', attempt, errorCode: body.error_code, errorMessage: body.error_message, requestId };
+  }
+  const answer = (duplicate: boolean): CallbackAnswer => ({ jobId: job.id, attempt, status: 'accepted', duplicate });
+
+  // Fast path of a repeat (PO-7): the first one's row is committed, so one read answers it without a transaction.
+  const seen = await deps.db.portalScrapeCallback.findUnique({ where: { jobId_attempt: { jobId: job.id, attempt } }, select: { bodySha256: true } });
+  const outcome = seen
+    ? { duplicate: true as const, sameBody: seen.bodySha256 === meta.bodySha256 }
+    : await deps.db.$transaction(
+    async (tx) => {
+      const inserted = await tx.portalScrapeCallback.createMany({
+        data: [{ jobId: job.id, attempt, requestId, status: body.status, bodySha256: meta.bodySha256 }],
+        skipDuplicates: true,
+      });
+      if (inserted.count === 0) {
+        // The first one's signal was delivered before its row committed: nothing to re-send.
+        const first = await tx.portalScrapeCallback.findUnique({ where: { jobId_attempt: { jobId: job.id, attempt } }, select: { bodySha256: true } });
+        return { duplicate: true as const, sameBody: first?.bodySha256 === meta.bodySha256 };
+      }
+      if (job.status !== 'RUNNING') {
+        throw domainError('conflict', 'CALLBACK_JOB_NOT_ACTIVE', `the job is ${job.status}; it does not wait for a scrape callback`);
+      }
+      try {
+        await deps.starter.signalCallback(job.workflowId, callback);
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) {
+          throw domainError('conflict', 'CALLBACK_JOB_NOT_ACTIVE', "the job's workflow is not running");
+        }
+        deps.log.warn({ err, portalLinkJobId: job.id, attempt }, 'scrape callback signal failed; the scraper may retry it');
+        throw domainError('unavailable', 'SERVICE_UNAVAILABLE', 'the job could not be notified; retry the callback');
+      }
+      return { duplicate: false as const };
+    },
+    { timeout: 15_000, maxWait: 5_000 },
+  );
+  if (!outcome.duplicate) return answer(false);
+
+  portalMetrics.callbackDuplicate();
+  deps.log.info({ portalLinkJobId: job.id, attempt, requestId, sameBody: outcome.sameBody }, 'duplicate scrape callback: answered like the first, nothing applied');
+  return answer(true);
+}

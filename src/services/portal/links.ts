@@ -1,0 +1,202 @@
+/**
+ * The portal-link family's commands and reads (PO-1, PO-3, PO-4), for the routes:
+ * - link: Idempotency-Key (scope = the user) → one job; the job row and the key's answer commit
+ *   together, then the workflow starts by its ID (PO-3, SAN-4 pattern: a lost start leaves the job
+ *   QUEUED for the reconciler, which has no password and fails it PORTAL_CREDENTIALS_REQUIRED; a
+ *   same-key replay of a QUEUED job starts it with the replayed password);
+ * - reads: the job, its summary (only when SUCCEEDED) and its duration; another user's job is 404.
+ *
+ * The password is never stored: not in the job row, not in the idempotency record (it is left out of
+ * the fingerprint: an unsalted SHA-256 of a password would be a brute-force oracle), only in the
+ * workflow's encrypted input. Services throw DomainError; only the API maps them to HTTP.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { Prisma, type PortalLinkJob, type PrismaClient } from '@prisma/client';
+import type { Config } from '../../config';
+import { DomainError, domainError } from '../../core/domain-error';
+import type { WarnLog } from '../../core/enqueue';
+import { claimIdempotencyKey, recordIdempotentAnswer } from '../../core/idempotency';
+import { ACTIVE_PORTAL_LINK_JOB_STATUSES } from '../../domain/portal/job-state';
+import { portalLinkWorkflowId, type PortalLinkKind, type PortalStudentSummary } from '../../domain/portal/contracts';
+import type { PortalLinkStarter } from './starter';
+
+/** What the commands need. */
+export interface PortalLinkDeps {
+  db: PrismaClient;
+  config: Config;
+  starter: PortalLinkStarter;
+  log: WarnLog;
+  /** PO-1 the portal types an adapter exists for (the API answers 400 PORTAL_TYPE_UNSUPPORTED for others). */
+  isPortalType: (type: string) => boolean;
+}
+
+/** Body of `POST /portal/link`. */
+export interface PortalLinkBody {
+  portalType: string;
+  studentId: string;
+  password: string;
+}
+
+/** Operation name of the Idempotency-Key records. */
+export const PORTAL_LINK_OPERATION = 'portal.link';
+
+/** Polling endpoint of a job (PO-1). */
+export function pollingEndpoint(jobId: string): string {
+  return `/portal/link/jobs/${jobId}`;
+}
+
+/** PO-1 409: the user already has an active link job for the portal; `job` is that job. */
+export class PortalLinkActiveError extends DomainError {
+  constructor(readonly job: Pick<PortalLinkJob, 'id' | 'status'>) {
+    super(
+      'conflict',
+      'PORTAL_LINK_JOB_ACTIVE',
+      'Portal Link Job Active',
+      `a link job for this portal is already ${job.status} (${job.id}); poll it, and send a new request once it has finished`,
+    );
+  }
+}
+
+/** Result of {@link requestPortalLink}: the job (as stored now) and whether this was a replay of the key. */
+export interface PortalLinkResult {
+  job: PortalLinkJob;
+  statusCode: number;
+  replay: boolean;
+}
+
+function hex(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+async function activeJob(db: PrismaClient | Prisma.TransactionClient, userId: string, portalType: string) {
+  return db.portalLinkJob.findFirst({
+    where: { userId, portalType, status: { in: [...ACTIVE_PORTAL_LINK_JOB_STATUSES] } },
+    select: { id: true, status: true },
+  });
+}
+
+/**
+ * PO-1/PO-3: the link job of `body` for `userId` under Idempotency-Key `key` (scope: the user).
+ * LINK when the user has no link to the portal yet, REFRESH otherwise. Same key + portal type +
+ * student id → the same job and status code (its workflow started with this request's password if
+ * the job is still QUEUED); another request under the key → 409 IDEMPOTENCY_KEY_CONFLICT (the
+ * original's C07); another key while a job of the user for this portal is active → 409
+ * PORTAL_LINK_JOB_ACTIVE naming that job (decided in the database by the partial unique index, so
+ * two concurrent keys also make one job).
+ * @throws DomainError PORTAL_TYPE_UNSUPPORTED, IDEMPOTENCY_KEY_CONFLICT, IDEMPOTENCY_KEY_IN_PROGRESS; PortalLinkActiveError.
+ */
+export async function requestPortalLink(deps: PortalLinkDeps, userId: string, key: string, body: PortalLinkBody): Promise<PortalLinkResult> {
+  if (!deps.isPortalType(body.portalType)) {
+    throw domainError('invalid', 'PORTAL_TYPE_UNSUPPORTED', `portal type "${body.portalType}" is not supported`);
+  }
+  // The password stays out of the fingerprint (see the module comment).
+  const request = { portalType: body.portalType, studentId: body.studentId };
+  let outcome: { replay: true; jobId: string; statusCode: number } | { replay: false; job: PortalLinkJob };
+  try {
+    outcome = await deps.db.$transaction(async (tx) => {
+      const claim = await claimIdempotencyKey(tx, { scopeId: userId, operation: PORTAL_LINK_OPERATION, key, request, ttlMs: deps.config.idempotency.ttlMs });
+      if (claim.kind === 'replay') return { replay: true as const, jobId: claim.resourceId, statusCode: claim.statusCode };
+      const active = await activeJob(tx, userId, body.portalType);
+      if (active) throw new PortalLinkActiveError(active);
+      const link = await tx.portalLink.findUnique({ where: { userId_portalType: { userId, portalType: body.portalType } }, select: { id: true } });
+      const kind: PortalLinkKind = link ? 'REFRESH' : 'LINK';
+      // A key reused after its record expired gets a fresh workflow ID derived from the key hash and the claim.
+      let workflowId = portalLinkWorkflowId(userId, claim.keyHash);
+      if (await tx.portalLinkJob.findUnique({ where: { workflowId }, select: { id: true } })) {
+        workflowId = portalLinkWorkflowId(userId, hex(`${claim.keyHash}:${claim.recordId}`));
+      }
+      const job = await tx.portalLinkJob.create({
+        data: { id: randomUUID(), userId, portalType: body.portalType, studentId: body.studentId, kind, status: 'QUEUED', workflowId },
+      });
+      await recordIdempotentAnswer(tx, claim.recordId, { statusCode: 202, resourceType: 'portal-link-job', resourceId: job.id });
+      return { replay: false as const, job };
+    });
+  } catch (err) {
+    // Two keys at once: the loser's insert met the winner's row in the one-active-job index.
+    if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') {
+      const active = await activeJob(deps.db, userId, body.portalType);
+      if (active) throw new PortalLinkActiveError(active);
+    }
+    throw err;
+  }
+  if (outcome.replay) {
+    const job = await deps.db.portalLinkJob.findUniqueOrThrow({ where: { id: outcome.jobId } });
+    // PO-3: a replay of a job whose start was lost starts it now, with this request's password.
+    if (job.status === 'QUEUED') await startAfterCommit(deps, job, body.password);
+    return { job: await deps.db.portalLinkJob.findUniqueOrThrow({ where: { id: job.id } }), statusCode: outcome.statusCode, replay: true };
+  }
+  await startAfterCommit(deps, outcome.job, body.password);
+  return { job: (await deps.db.portalLinkJob.findUnique({ where: { id: outcome.job.id } })) ?? outcome.job, statusCode: 202, replay: false };
+}
+
+/** Starts a committed job's workflow; a failure is logged (never the password) and left to the reconciler. Never throws. */
+export async function startAfterCommit(deps: Pick<PortalLinkDeps, 'starter' | 'log'>, job: PortalLinkJob, password: string): Promise<void> {
+  try {
+    await deps.starter.start(
+      { jobId: job.id, userId: job.userId, portalType: job.portalType, studentId: job.studentId, kind: job.kind, workflowId: job.workflowId, createdAt: job.createdAt },
+      password,
+    );
+  } catch (err) {
+    deps.log.warn({ err, portalLinkJobId: job.id }, 'portal link workflow start failed; the reconciler will settle it');
+  }
+}
+
+/** PO-4: the job `jobId` if it is the caller's, else 404 (another user's job does not exist for them). */
+export async function readPortalLinkJob(db: PrismaClient, userId: string, jobId: string): Promise<PortalLinkJob> {
+  const job = await db.portalLinkJob.findUnique({ where: { id: jobId } });
+  if (!job || job.userId !== userId) throw domainError('not-found', 'NOT_FOUND', `portal link job ${jobId} not found`);
+  return job;
+}
+
+/** PO-4 409 of `/summary` before SUCCEEDED; `status` is the job's current status. */
+export class PortalJobNotSucceededError extends DomainError {
+  constructor(readonly status: PortalLinkJob['status'], readonly errorCode: string | null) {
+    super('conflict', 'PORTAL_LINK_JOB_NOT_SUCCEEDED', 'Portal Link Job Not Succeeded', `the job is ${status}; its summary exists once it has SUCCEEDED`);
+  }
+}
+
+/** PO-4: the student summary of a SUCCEEDED job. @throws DomainError NOT_FOUND; PortalJobNotSucceededError. */
+export async function readPortalJobSummary(db: PrismaClient, userId: string, jobId: string): Promise<{ job: PortalLinkJob; summary: PortalStudentSummary }> {
+  const job = await readPortalLinkJob(db, userId, jobId);
+  if (job.status !== 'SUCCEEDED' || job.summary === null) throw new PortalJobNotSucceededError(job.status, job.errorCode);
+  return { job, summary: job.summary as unknown as PortalStudentSummary };
+}
+
+/** PO-4 `/duration`: timestamps (ISO 8601) and elapsed times in ms; `elapsedMs` runs until now while the job is active. */
+export interface PortalJobDuration {
+  jobId: string;
+  status: PortalLinkJob['status'];
+  createdAt: string;
+  startedAt: string | null;
+  postProcessingAt: string | null;
+  finishedAt: string | null;
+  /** created → finished (or now). */
+  elapsedMs: number;
+  /** created → started (null until started). */
+  queuedMs: number | null;
+  /** started → post-processing (null until then). */
+  scrapeMs: number | null;
+  /** post-processing → finished (null until then). */
+  postProcessMs: number | null;
+  finished: boolean;
+}
+
+/** PO-4: the duration view of a job at `now`. Pure. */
+export function portalJobDuration(job: PortalLinkJob, now: Date = new Date()): PortalJobDuration {
+  const t = (d: Date | null) => (d ? d.getTime() : null);
+  const span = (a: Date | null, b: Date | null) => (a && b ? Math.max(0, b.getTime() - a.getTime()) : null);
+  const end = job.finishedAt ?? now;
+  return {
+    jobId: job.id,
+    status: job.status,
+    createdAt: job.createdAt.toISOString(),
+    startedAt: job.startedAt?.toISOString() ?? null,
+    postProcessingAt: job.postProcessingAt?.toISOString() ?? null,
+    finishedAt: job.finishedAt?.toISOString() ?? null,
+    elapsedMs: Math.max(0, end.getTime() - job.createdAt.getTime()),
+    queuedMs: span(job.createdAt, job.startedAt),
+    scrapeMs: span(job.startedAt, job.postProcessingAt),
+    postProcessMs: span(job.postProcessingAt, job.finishedAt),
+    finished: t(job.finishedAt) !== null,
+  };
+}

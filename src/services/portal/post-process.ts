@@ -1,0 +1,338 @@
+/**
+ * PO-6, PO-8 … PO-10 post-processing of a scrape result: read the job's result object (C16:
+ * missing, too large, SHA-256 mismatch; an outage is retried), normalise snake_case keys and
+ * validate ({@link parseScrapeResult}, C17), then apply it to the academic tables in ONE
+ * transaction under the per-student lock (C18 when the database rejects it: nothing is written).
+ * Services throw {@link PostProcessError} (or the database's own error for outages and transient
+ * errors); the activity maps them to Temporal failures.
+ */
+import { Prisma, type PrismaClient } from '@prisma/client';
+import { ObjectNotFoundError, type ObjectStore } from '../../storage/object-store';
+import { classifyDbError } from '../../db/errors';
+import { storableText } from '../../core/cause-chain';
+import { earnedCredits, type CourseAttempt } from '../../domain/portal/graduation';
+import type { PostProcessFailureDetails, PostProcessFailureType } from '../../domain/portal/post-process-failures';
+import { POST_PROCESS_ERROR_CODE } from '../../domain/portal/post-process-failures';
+import { parseScrapeResult, type ScrapeResult } from '../../domain/portal/result';
+import type { ApplyScrapeResultInput, ApplyScrapeResultOutput, PortalStudentSummary } from '../../domain/portal/contracts';
+
+/** Largest result object read (bytes); a larger one is C16. */
+export const MAX_RESULT_BYTES = 8 * 1024 * 1024;
+
+/** A classified post-processing failure (the activity turns it into the catalogued Temporal failure). */
+export class PostProcessError extends Error {
+  override readonly name = 'PostProcessError';
+  constructor(
+    readonly type: PostProcessFailureType,
+    message: string,
+    readonly details: PostProcessFailureDetails = { code: POST_PROCESS_ERROR_CODE[type] },
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/**
+ * PO-6/PO-8/PO-10 reads `key` and returns the validated result. The key must lie in the job's
+ * own scope `<prefix><jobId>/` (defence in depth; the API checked it already).
+ * @throws PostProcessError PORTAL_RESULT_UNREADABLE (C16: missing, too large, checksum mismatch, outside the scope),
+ *   PORTAL_RESULT_STORE_UNAVAILABLE (an outage or an unexpected store error, retried), PORTAL_RESULT_INVALID (C17).
+ */
+export async function readScrapeResult(
+  store: ObjectStore,
+  args: { key: string; sha256: string | null; jobId: string; portalType: string; prefix: string; maxBytes?: number },
+): Promise<ScrapeResult> {
+  const scope = `${args.prefix}${args.jobId}/`;
+  if (!args.key.startsWith(scope) || args.key.includes('..')) {
+    throw new PostProcessError('PORTAL_RESULT_UNREADABLE', `result key ${storableText(args.key, 300)} is outside the job's scope ${scope}`);
+  }
+  let obj;
+  try {
+    obj = await store.get(args.key, args.maxBytes ?? MAX_RESULT_BYTES);
+  } catch (err) {
+    if (err instanceof ObjectNotFoundError) throw new PostProcessError('PORTAL_RESULT_UNREADABLE', `result object ${args.key} does not exist`, undefined, { cause: err });
+    if (err instanceof RangeError) throw new PostProcessError('PORTAL_RESULT_UNREADABLE', `result object ${args.key} is too large: ${err.message}`, undefined, { cause: err });
+    throw new PostProcessError('PORTAL_RESULT_STORE_UNAVAILABLE', `object store could not read ${args.key}: ${storableText((err as Error).message ?? String(err), 500)}`, undefined, { cause: err });
+  }
+  if (args.sha256 !== null && args.sha256.toLowerCase() !== obj.sha256.toLowerCase()) {
+    throw new PostProcessError('PORTAL_RESULT_UNREADABLE', `result object ${args.key}: SHA-256 ${obj.sha256} differs from the callback's ${args.sha256}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(obj.bytes));
+  } catch (err) {
+    throw new PostProcessError('PORTAL_RESULT_INVALID', `result object ${args.key} is not UTF-8 JSON: ${(err as Error).message}`, {
+      code: 'C17',
+      issues: [{ path: '', message: 'not UTF-8 JSON' }],
+    });
+  }
+  const parsed = parseScrapeResult(json);
+  if (!parsed.ok) {
+    const issues = parsed.issues.slice(0, 20).map((i) => ({ path: i.path.join('.'), message: storableText(i.message, 300) }));
+    throw new PostProcessError('PORTAL_RESULT_INVALID', `result does not match the schema: ${issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; ')}`, { code: 'C17', issues });
+  }
+  if (parsed.result.portalType !== args.portalType) {
+    throw new PostProcessError('PORTAL_RESULT_INVALID', `result is of portal ${parsed.result.portalType}, the job of ${args.portalType}`, {
+      code: 'C17',
+      issues: [{ path: 'portal_type', message: `expected ${args.portalType}` }],
+    });
+  }
+  return parsed.result;
+}
+
+/** PO-9 advisory-lock key of a student's data: every writer of one student's rows takes it first. */
+export function studentLockKey(userId: string, portalType: string): string {
+  return `po-student:${portalType}:${userId}`;
+}
+
+type Tx = Prisma.TransactionClient;
+
+/** Takes the transaction-scoped per-student lock (released at commit or rollback). */
+export async function lockStudent(tx: Tx, userId: string, portalType: string): Promise<void> {
+  await tx.$queryRaw`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtextextended(${studentLockKey(userId, portalType)}, 0))) AS l`;
+}
+
+const byKey = <T>(key: (t: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+
+/**
+ * PO-8 reference data (departments, professors, courses) as upserts that are safe under concurrent
+ * jobs of students sharing them: INSERT … ON CONFLICT DO NOTHING (createMany skipDuplicates) in
+ * key order (so two transactions lock in the same order and cannot deadlock), then the ids read
+ * back; a course whose catalogue entry changed is updated in the same order.
+ */
+async function upsertReferenceData(tx: Tx, portalType: string, result: ScrapeResult) {
+  const taken = result.semesters.flatMap((s) => s.courses);
+  const designated = result.designatedCourses ?? [];
+  const deptNames = [...new Set([result.profile.department, ...taken.map((c) => c.department), ...designated.map((c) => c.department)].filter((d): d is string => d !== null))].sort();
+  if (deptNames.length > 0) {
+    await tx.department.createMany({ data: deptNames.map((name) => ({ portalType, name })), skipDuplicates: true });
+  }
+  const depts = new Map(
+    (await tx.department.findMany({ where: { portalType, name: { in: deptNames } }, select: { id: true, name: true } })).map((d) => [d.name, d.id]),
+  );
+  const deptId = (name: string | null) => (name === null ? null : (depts.get(name) ?? null));
+
+  const profs = new Map<string, string | null>();
+  for (const c of taken) if (c.professor !== null && !profs.has(c.professor)) profs.set(c.professor, deptId(c.department));
+  const profNames = [...profs.keys()].sort();
+  if (profNames.length > 0) {
+    await tx.professor.createMany({ data: profNames.map((name) => ({ portalType, name, departmentId: profs.get(name) ?? null })), skipDuplicates: true });
+  }
+  const profIds = new Map(
+    (await tx.professor.findMany({ where: { portalType, name: { in: profNames } }, select: { id: true, name: true } })).map((p) => [p.name, p.id]),
+  );
+
+  // A course's catalogue entry: the first occurrence in the result (taken courses before designated ones).
+  const catalogue = new Map<string, { code: string; name: string; credits: number; area: ScrapeResult['semesters'][number]['courses'][number]['area']; departmentId: string | null }>();
+  for (const c of [...taken, ...designated]) {
+    if (!catalogue.has(c.courseCode)) catalogue.set(c.courseCode, { code: c.courseCode, name: c.courseName, credits: c.credits, area: c.area, departmentId: deptId(c.department) });
+  }
+  const entries = [...catalogue.values()].sort(byKey((c) => c.code));
+  if (entries.length > 0) await tx.course.createMany({ data: entries.map((c) => ({ portalType, ...c })), skipDuplicates: true });
+  const stored = await tx.course.findMany({ where: { portalType, code: { in: entries.map((c) => c.code) } } });
+  const courseIds = new Map(stored.map((c) => [c.code, c.id]));
+  const current = new Map(stored.map((c) => [c.code, c]));
+  for (const e of entries) {
+    const s = current.get(e.code)!;
+    if (s.name !== e.name || s.credits !== e.credits || s.area !== e.area || (e.departmentId !== null && s.departmentId !== e.departmentId)) {
+      await tx.course.update({ where: { id: s.id }, data: { name: e.name, credits: e.credits, area: e.area, ...(e.departmentId !== null ? { departmentId: e.departmentId } : {}) } });
+    }
+  }
+  return { courseIds, profIds };
+}
+
+/** Why a result was not applied (PO-9). */
+export type IgnoredReason =
+  /** Scraped before its own job was created, while the student already has data. */
+  | 'older-than-job'
+  /** Scraped before the job that produced the student's current data was created, or before that data itself. */
+  | 'older-than-snapshot';
+
+type StudentRow = NonNullable<Awaited<ReturnType<Tx['student']['findUnique']>>>;
+
+/**
+ * PO-9 the staleness verdict after the lock: null = apply. With no stored data a result is always
+ * applied (nothing newer to protect).
+ */
+export function staleness(stored: Pick<StudentRow, 'dataAsOf' | 'sourceJobCreatedAt'> | null, scrapedAt: Date, jobCreatedAt: Date): IgnoredReason | null {
+  if (!stored) return null;
+  if (scrapedAt < jobCreatedAt) return 'older-than-job';
+  if (scrapedAt < stored.sourceJobCreatedAt || scrapedAt < stored.dataAsOf) return 'older-than-snapshot';
+  return null;
+}
+
+async function summaryOf(tx: Tx, studentId: string): Promise<{ summary: PortalStudentSummary; semesters: number; courses: number; designatedCoursesVersion: number }> {
+  const s = await tx.student.findUniqueOrThrow({
+    where: { id: studentId },
+    include: { academicRecord: true, _count: { select: { semesters: true, courses: true, designatedCourses: true } } },
+  });
+  return {
+    summary: {
+      studentId: s.studentNumber,
+      name: s.name,
+      admissionYear: s.admissionYear,
+      department: s.department,
+      major: s.major,
+      doubleMajor: s.doubleMajor,
+      enrollmentStatus: s.enrollmentStatus,
+      gradeLevel: s.gradeLevel,
+      creditsEarned: s.creditsEarned,
+      gpa: s.academicRecord?.gpa ?? null,
+      semesters: s._count.semesters,
+      courses: s._count.courses,
+      designatedCourses: s._count.designatedCourses,
+      dataAsOf: s.dataAsOf.toISOString(),
+    },
+    semesters: s._count.semesters,
+    courses: s._count.courses,
+    designatedCoursesVersion: s.designatedCoursesVersion,
+  };
+}
+
+/** Options of {@link applyScrapeResult}. */
+export interface ApplyOptions {
+  /** Called inside the transaction after the lock, before any write (tests: hold the lock to force an interleaving). */
+  afterLock?: (tx: Tx) => Promise<void>;
+  /** Interactive-transaction timeout, ms (default 60 s). */
+  timeoutMs?: number;
+}
+
+/**
+ * PO-8/PO-9 applies `result` of job `input.jobId` in one transaction under the student lock: the
+ * student's profile and academic record, semesters with their courses (student_courses), the
+ * reference data, language certificates, course evaluations, designated courses (absent/null →
+ * kept with their version; [] → deleted, version + 1; non-empty → replaced in order, duplicates
+ * kept, version + 1), credits earned (graduation input) and the link's status (`onApplied`). A
+ * result older than its job or than the stored snapshot is ignored (`applied: false`). Repeating
+ * an applied job's result changes nothing and answers like the first (an activity retry).
+ * @throws PostProcessError PORTAL_RESULT_APPLY_FAILED (C18) when the database rejects it
+ *   deterministically; database outages and transient errors are rethrown as they are (retried).
+ */
+export async function applyScrapeResult(
+  db: PrismaClient,
+  input: Pick<ApplyScrapeResultInput, 'jobId' | 'userId' | 'portalType' | 'jobCreatedAt'>,
+  result: ScrapeResult,
+  opts: ApplyOptions & { onApplied?: (tx: Tx, student: { id: string; studentNumber: string }, at: Date) => Promise<void> } = {},
+): Promise<ApplyScrapeResultOutput> {
+  const scrapedAt = new Date(result.scrapedAt);
+  const jobCreatedAt = new Date(input.jobCreatedAt);
+  try {
+    return await db.$transaction(
+      async (tx) => {
+        await lockStudent(tx, input.userId, input.portalType);
+        await opts.afterLock?.(tx);
+        const stored = await tx.student.findUnique({ where: { userId_portalType: { userId: input.userId, portalType: input.portalType } } });
+        if (stored && stored.sourceJobId === input.jobId && stored.dataAsOf.getTime() === scrapedAt.getTime()) {
+          return { ...(await summaryOf(tx, stored.id)), applied: true, ignoredReason: null }; // this job's result, already applied
+        }
+        const ignored = staleness(stored, scrapedAt, jobCreatedAt);
+        if (ignored) return { ...(await summaryOf(tx, stored!.id)), applied: false, ignoredReason: ignored };
+
+        const { courseIds, profIds } = await upsertReferenceData(tx, input.portalType, result);
+        const p = result.profile;
+        const attempts: CourseAttempt[] = result.semesters.flatMap((s) => s.courses.map((c) => ({ ...c, year: s.year, term: s.term })));
+        const designated = result.designatedCourses; // undefined | null: keep (PO-9)
+        const profile = {
+          studentNumber: p.studentId,
+          name: p.name,
+          admissionYear: p.admissionYear,
+          department: p.department,
+          major: p.major,
+          doubleMajor: p.doubleMajor,
+          enrollmentStatus: p.enrollmentStatus,
+          gradeLevel: p.gradeLevel,
+          creditsEarned: earnedCredits(attempts),
+          dataAsOf: scrapedAt,
+          sourceJobId: input.jobId,
+          sourceJobCreatedAt: jobCreatedAt,
+          evaluationYear: result.courseEvaluations?.targetSemester.year ?? null,
+          evaluationTerm: result.courseEvaluations?.targetSemester.term ?? null,
+        };
+        let studentId: string;
+        if (!stored) {
+          studentId = (
+            await tx.student.create({
+              data: { userId: input.userId, portalType: input.portalType, ...profile, snapshotVersion: 1, designatedCoursesVersion: designated ? 1 : 0 },
+              select: { id: true },
+            })
+          ).id;
+        } else {
+          studentId = stored.id;
+          // Snapshot-version comparison: the row must still be the version read under the lock.
+          const moved = await tx.student.updateMany({
+            where: { id: stored.id, snapshotVersion: stored.snapshotVersion },
+            data: { ...profile, snapshotVersion: { increment: 1 }, ...(designated ? { designatedCoursesVersion: { increment: 1 } } : {}) },
+          });
+          if (moved.count !== 1) throw new Error(`student ${stored.id} changed under its lock (snapshot ${stored.snapshotVersion})`);
+        }
+
+        const record = { creditsAttempted: result.academicRecord.creditsAttempted, creditsEarned: result.academicRecord.creditsEarned, gpa: result.academicRecord.gpa };
+        await tx.academicRecord.upsert({ where: { studentId }, create: { studentId, ...record }, update: record });
+
+        // Semesters and their courses: the result is the whole record, so the student's rows are replaced.
+        await tx.studentSemester.deleteMany({ where: { studentId } });
+        for (const s of result.semesters) {
+          const sem = await tx.studentSemester.create({ data: { studentId, year: s.year, term: s.term, gpa: s.gpa }, select: { id: true } });
+          if (s.courses.length === 0) continue;
+          await tx.studentCourse.createMany({
+            data: s.courses.map((c, position) => ({
+              studentId,
+              semesterId: sem.id,
+              courseId: courseIds.get(c.courseCode)!,
+              position,
+              credits: c.credits,
+              creditCorrection: c.creditCorrection,
+              grade: c.grade,
+              area: c.area,
+              retake: c.retake,
+              professorId: c.professor === null ? null : (profIds.get(c.professor) ?? null),
+            })),
+          });
+        }
+
+        await tx.languageCertificate.deleteMany({ where: { studentId } });
+        if (p.languageCertificates.length > 0) {
+          await tx.languageCertificate.createMany({
+            data: p.languageCertificates.map((c, position) => ({ studentId, position, kind: c.kind, score: c.score, level: c.level, acquiredOn: new Date(`${c.acquiredOn}T00:00:00Z`) })),
+          });
+        }
+
+        await tx.courseEvaluation.deleteMany({ where: { studentId } });
+        const ev = result.courseEvaluations;
+        if (ev && ev.items.length > 0) {
+          await tx.courseEvaluation.createMany({
+            data: ev.items.map((i) => ({ studentId, year: ev.targetSemester.year, term: ev.targetSemester.term, courseCode: i.courseCode, status: i.status })),
+            skipDuplicates: true, // a course listed twice keeps its first status
+          });
+        }
+
+        if (designated) {
+          await tx.designatedCourse.deleteMany({ where: { studentId } });
+          if (designated.length > 0) {
+            await tx.designatedCourse.createMany({
+              data: designated.map((c, position) => ({
+                studentId,
+                position,
+                courseId: courseIds.get(c.courseCode)!,
+                courseCode: c.courseCode,
+                courseName: c.courseName,
+                credits: c.credits,
+                area: c.area,
+                department: c.department,
+              })),
+            });
+          }
+        }
+
+        await opts.onApplied?.(tx, { id: studentId, studentNumber: p.studentId }, new Date());
+        return { ...(await summaryOf(tx, studentId)), applied: true, ignoredReason: null };
+      },
+      { timeout: opts.timeoutMs ?? 60_000, maxWait: 10_000, isolationLevel: Prisma.TransactionIsolationLevel.ReadCommitted },
+    );
+  } catch (err) {
+    if (classifyDbError(err)?.class === 'deterministic') {
+      throw new PostProcessError('PORTAL_RESULT_APPLY_FAILED', `database rejected the result: ${storableText(classifyDbError(err)!.message, 1000)}`, undefined, { cause: err });
+    }
+    throw err;
+  }
+}

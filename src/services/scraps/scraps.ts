@@ -1,0 +1,77 @@
+/**
+ * SAN-7 scrap submission: normalise, deduplicate per user by SHA-256, enqueue CARD_ANALYSIS and
+ * SCRAP_REFINE in the scrap's transaction, start their workflows after commit (SAN-4).
+ */
+import { contentHash, normaliseContent, normaliseTitle } from '../../domain/scraps/scrap';
+import { Prisma } from '@prisma/client';
+import { enqueueAndStart, enqueueNewTargetAndStart, type EnqueueDeps } from '../../core/enqueue';
+import { latestJob } from '../../core/projection';
+
+/** Validated request body of `POST /scraps`. */
+export interface ScrapInput {
+  content: string;
+  sourceUrl?: string | undefined;
+  title?: string | undefined;
+}
+
+/** SAN-7 answer: the scrap and its analysis and refine jobs; `created` is false for a duplicate. */
+export interface ScrapSubmission {
+  scrapId: string;
+  analysisJobId: string;
+  refineJobId: string | null;
+  created: boolean;
+}
+
+/** Dependencies of {@link submitScrap}. */
+export type ScrapDeps = EnqueueDeps;
+
+/**
+ * SAN-7: stores (or finds) the user's scrap and its jobs. New scrap → scrap + two PENDING jobs in
+ * one transaction; existing scrap without card and without an active analysis job → a new
+ * CARD_ANALYSIS job. Workflows of jobs created here are started after commit; a failed start is
+ * logged and left to the reconciler (the row is durable). Safe under concurrent identical calls.
+ * A new scrap (the usual case) is one statement and one workflow start: the CARD_ANALYSIS run
+ * starts SCRAP_REFINE's ({@link enqueueNewTargetAndStart}, issue 7 §1 (a)).
+ */
+export async function submitScrap(deps: ScrapDeps, userId: string, input: ScrapInput): Promise<ScrapSubmission> {
+  const content = normaliseContent(input.content);
+  const title = input.title === undefined ? null : normaliseTitle(input.title);
+  const hash = contentHash(content);
+  const fresh = await enqueueNewTargetAndStart(deps, Prisma.sql`
+    INSERT INTO scraps (id, user_id, content, content_hash, source_url, title)
+    VALUES (gen_random_uuid(), ${userId}::uuid, ${content}, ${hash}, ${input.sourceUrl ?? null}, ${title})
+    ON CONFLICT (user_id, content_hash) DO NOTHING
+    RETURNING id`, ['CARD_ANALYSIS', 'SCRAP_REFINE'], userId);
+  if (fresh) {
+    const [analysis, refine] = fresh.jobs;
+    return { scrapId: fresh.targetId, analysisJobId: analysis!.jobId, refineJobId: refine!.jobId, created: true };
+  }
+  // An existing scrap (or, should it vanish meanwhile, a new one) in one transaction, as before.
+  return enqueueAndStart(deps, async ({ tx, enqueue }) => {
+    const inserted = await tx.$queryRaw<{ id: string }[]>`
+      INSERT INTO scraps (id, user_id, content, content_hash, source_url, title)
+      VALUES (gen_random_uuid(), ${userId}::uuid, ${content}, ${hash}, ${input.sourceUrl ?? null}, ${title})
+      ON CONFLICT (user_id, content_hash) DO NOTHING
+      RETURNING id`;
+    const newId = inserted[0]?.id;
+    if (newId) {
+      const analysis = await enqueue({ jobType: 'CARD_ANALYSIS', targetId: newId, userId });
+      const refine = await enqueue({ jobType: 'SCRAP_REFINE', targetId: newId, userId });
+      return { scrapId: newId, analysisJobId: analysis.job.jobId, refineJobId: refine.job.jobId, created: true };
+    }
+    const scrap = await tx.scrap.findUniqueOrThrow({
+      where: { userId_contentHash: { userId, contentHash: hash } },
+      select: { id: true, card: { select: { id: true } } },
+    });
+    let analysisJobId: string | undefined;
+    if (!scrap.card) {
+      const analysis = await enqueue({ jobType: 'CARD_ANALYSIS', targetId: scrap.id, userId });
+      analysisJobId = analysis.job.jobId;
+    } else {
+      analysisJobId = (await latestJob(tx, scrap.id, 'CARD_ANALYSIS'))?.jobId;
+    }
+    const refine = await latestJob(tx, scrap.id, 'SCRAP_REFINE');
+    if (!analysisJobId) throw new Error(`scrap ${scrap.id} has a card but no CARD_ANALYSIS job`);
+    return { scrapId: scrap.id, analysisJobId, refineJobId: refine?.jobId ?? null, created: false };
+  });
+}

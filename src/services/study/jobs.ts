@@ -1,0 +1,116 @@
+/**
+ * ST-1/ST-4 guarded writes of one memo-card extraction job. Every write is a conditional UPDATE
+ * keyed by the job and the attempt number the workflow passes in, so a repeated activity (Temporal
+ * retried it after it committed) changes nothing twice: `attempts` counts real attempts.
+ *
+ * States: pending → processing (first attempt) → completed | failed | skipped; an attempt that
+ * failed with a retried code (parse_fail, llm_timeout, unknown) leaves the row processing with its
+ * error_code and error_message visible until the next attempt ends.
+ */
+import { Prisma } from '@prisma/client';
+import type { Db } from '../../db/client';
+import type { ExtractionErrorCode } from '../../domain/study/error-codes';
+import { storableText } from '../../core/cause-chain';
+import type { StudySourceKind } from '../../domain/study/contracts';
+import { loadSource, notReadyReason } from './sources';
+
+/** The row's state as the workflow sees it. */
+export interface JobState {
+  status: 'pending' | 'processing' | 'completed' | 'failed' | 'skipped';
+  attempts: number;
+  maxAttempts: number;
+  errorCode: string | null;
+}
+
+/** Outcome of {@link beginAttempt}: `proceed` false when the row is closed, out of attempts, or was just skipped. */
+export interface BeginResult extends JobState {
+  proceed: boolean;
+}
+
+async function stateOf(db: Db | Prisma.TransactionClient, jobId: string): Promise<JobState | null> {
+  const row = await db.studyMemoCardJob.findUnique({ where: { id: jobId }, select: { status: true, attempts: true, maxAttempts: true, errorCode: true } });
+  return row;
+}
+
+/**
+ * Begins attempt `attempt` (1-based) of job `jobId`: pending/processing → processing with
+ * attempts = `attempt` (from `attempt - 1`; a repeat of the same attempt is a no-op that proceeds)
+ * and started_at stamped once. First checks the source (ST-4): when it vanished, has no explanation
+ * or a newer version than the job's, the job is `skipped` with `no_ready_explanation` (never
+ * retried) and `proceed` is false. Returns null when there is no such job.
+ */
+export async function beginAttempt(db: Db, jobId: string, attempt: number): Promise<BeginResult | null> {
+  const job = await db.studyMemoCardJob.findUnique({ where: { id: jobId } });
+  if (!job) return null;
+  if (job.status !== 'pending' && job.status !== 'processing') return { ...pick(job), proceed: false };
+  if (job.attempts >= attempt) return { ...pick(job), proceed: job.attempts === attempt && job.status === 'processing' };
+  if (attempt > job.maxAttempts) return { ...pick(job), proceed: false };
+  const source = await loadSource(db, job.sourceKind as StudySourceKind, job.sourceId);
+  const reason = notReadyReason(source, job.sourceVersion);
+  const now = new Date();
+  if (reason) {
+    await db.studyMemoCardJob.updateMany({
+      where: { id: jobId, status: { in: ['pending', 'processing'] }, attempts: attempt - 1 },
+      data: { status: 'skipped', attempts: attempt, errorCode: 'no_ready_explanation', errorMessage: storableText(reason), startedAt: job.startedAt ?? now, completedAt: now },
+    });
+    const s = await stateOf(db, jobId);
+    return s && { ...s, proceed: false };
+  }
+  const moved = await db.studyMemoCardJob.updateMany({
+    where: { id: jobId, status: { in: ['pending', 'processing'] }, attempts: attempt - 1 },
+    data: { status: 'processing', attempts: attempt, startedAt: job.startedAt ?? now },
+  });
+  const s = await stateOf(db, jobId);
+  if (!s) return null;
+  return { ...s, proceed: moved.count === 1 || (s.status === 'processing' && s.attempts === attempt) };
+}
+
+function pick(job: { status: JobState['status']; attempts: number; maxAttempts: number; errorCode: string | null }): JobState {
+  return { status: job.status, attempts: job.attempts, maxAttempts: job.maxAttempts, errorCode: job.errorCode };
+}
+
+/**
+ * Records the failure of attempt `attempt` with its ST-4 code: the error is visible in the row and
+ * kept per attempt in payload.attemptErrors; `final` (attempts used up, or the code is not retried)
+ * closes the job `failed` with completed_at. Idempotent per attempt. Returns the state after it.
+ */
+export async function failAttempt(
+  db: Db,
+  args: { jobId: string; attempt: number; code: ExtractionErrorCode; message: string; final: boolean },
+): Promise<JobState | null> {
+  const message = storableText(args.message);
+  const entry = JSON.stringify({ code: args.code, message, at: new Date().toISOString() });
+  const status = args.final ? 'failed' : 'processing';
+  await db.$executeRaw`
+    UPDATE study_memo_card_jobs
+    SET error_code = ${args.code}, error_message = ${message},
+        payload = jsonb_set(COALESCE(payload, '{}'::jsonb), '{attemptErrors}',
+                            COALESCE(payload->'attemptErrors', '{}'::jsonb) || jsonb_build_object(${String(args.attempt)}::text, ${entry}::jsonb)),
+        status = ${status}::"StudyMemoCardJobStatus",
+        completed_at = CASE WHEN ${args.final} THEN now() ELSE completed_at END
+    WHERE id = ${args.jobId}::uuid AND status = 'processing' AND attempts = ${args.attempt}`;
+  return stateOf(db, args.jobId);
+}
+
+/** ST-4 `no_ready_explanation` found during attempt `attempt`: the job is skipped, never retried. Idempotent. */
+export async function skipAttempt(db: Db, jobId: string, attempt: number, message: string): Promise<JobState | null> {
+  await db.studyMemoCardJob.updateMany({
+    where: { id: jobId, status: 'processing', attempts: attempt },
+    data: { status: 'skipped', errorCode: 'no_ready_explanation', errorMessage: storableText(message), completedAt: new Date() },
+  });
+  return stateOf(db, jobId);
+}
+
+/** Closes a job `failed` whatever its attempt (a cancelled workflow); a closed row is left as it is. */
+export async function abandonJob(db: Db, jobId: string, code: ExtractionErrorCode, message: string): Promise<JobState | null> {
+  await db.studyMemoCardJob.updateMany({
+    where: { id: jobId, status: { in: ['pending', 'processing'] } },
+    data: { status: 'failed', errorCode: code, errorMessage: storableText(message), completedAt: new Date() },
+  });
+  return stateOf(db, jobId);
+}
+
+/** The job's current state (null: no row). */
+export function jobState(db: Db, jobId: string): Promise<JobState | null> {
+  return stateOf(db, jobId);
+}

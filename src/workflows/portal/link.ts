@@ -1,0 +1,179 @@
+/**
+ * PO-2/PO-5/PO-6 the durable portal link job: one workflow per job, ID
+ * `portal-link:<userId>:<keyHash>` (DC-1). QUEUED → RUNNING (a local projection write) → the scrape
+ * on the family's own `portal` queue (DC-2) → the scraper's signed callback, delivered as
+ * {@link scrapeCallbackSignal} by `POST /internal/scrape-results` → POST_PROCESSING → the
+ * post-processing activity on `jobs` (PO-8 … PO-10) → SUCCEEDED with the student summary; FAILED
+ * from any active state with a stable code (PORTAL_JOB_ERROR_CODES). Every projection write is a
+ * guarded transition (DC-3), so a late or repeated one changes nothing.
+ *
+ * The callback deadline (policy.callbackDeadlineMs, counted from the scrape's start) is a durable
+ * timer: no callback in time → FAILED CALLBACK_TIMEOUT. The scrape activity retries portal outages
+ * and expired sessions within the same bound (scheduleToCloseTimeout), so an outage is waited out
+ * up to the deadline and never retried forever; wrong credentials and unexpected markup fail at once.
+ * The password is in the input only (encrypted by the payload codec, AR-6 codec); a start recovered
+ * without it (null) fails PORTAL_CREDENTIALS_REQUIRED.
+ */
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  TimeoutFailure,
+  condition,
+  isCancellation,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+} from '@temporalio/workflow';
+import type { PortalLinkJobActivities, PortalJobState } from '../../activities/portal/jobs';
+import { localProjectionOptions, projectionOptions, PROJECTION_RETRY } from '../../core/activity-options';
+import { PORTAL_JOB_ERROR_CODES } from '../../domain/portal/error-codes';
+import { localFirst } from '../core/job-runner';
+import {
+  scrapeCallbackSignal,
+  type ApplyScrapeResultOutput,
+  type PortalLinkWorkflowInput,
+  type PortalLinkWorkflowResult,
+  type PortalPostProcessActivities,
+  type PortalScrapeActivities,
+  type ScrapeCallback,
+  type ScrapePortalOutput,
+} from '../../domain/portal/contracts';
+
+/** Heartbeat timeout of the scrape activity: a worker killed mid-scrape is noticed this fast (then retried). */
+export const SCRAPE_HEARTBEAT_TIMEOUT_MS = 30_000;
+
+/** Post-processing bound per attempt; its database outages are retried with PROJECTION_RETRY. */
+export const POST_PROCESS_TIMEOUT_MS = 5 * 60_000;
+
+const KNOWN_CODES: ReadonlySet<string> = new Set(Object.values(PORTAL_JOB_ERROR_CODES));
+
+/** A failed activity's job error code and message: details[0].code or .errorCode, else a job error code as the type, else `fallback`. */
+export function failureCode(err: unknown, fallback: string): { code: string; message: string } {
+  let cur: unknown = err instanceof ActivityFailure ? err.cause : err;
+  // A schedule-to-close timeout carries the last attempt's failure as its cause.
+  while (cur instanceof TimeoutFailure && cur.cause) cur = cur.cause;
+  if (cur instanceof ApplicationFailure) {
+    // details[0].code (post-processing) or .errorCode (the scraper): the job's error code.
+    const d = cur.details?.[0] as { code?: unknown; errorCode?: unknown } | undefined;
+    const given = typeof d?.code === 'string' && d.code.length > 0 ? d.code : typeof d?.errorCode === 'string' && d.errorCode.length > 0 ? d.errorCode : undefined;
+    const code = given ?? (cur.type && KNOWN_CODES.has(cur.type) ? cur.type : fallback);
+    return { code, message: cur.message };
+  }
+  if (cur instanceof TimeoutFailure) return { code: fallback, message: `timed out (${String(cur.timeoutType)})` };
+  return { code: fallback, message: err instanceof Error ? err.message : String(err) };
+}
+
+/**
+ * The link job's workflow (see the module comment). Returns SUCCEEDED or FAILED with the job's
+ * error code (the row says the same); a row already finished (a late duplicate start) returns its
+ * state without doing anything. A cancellation records FAILED CANCELLED and is rethrown.
+ */
+export async function portalLinkWorkflow(input: PortalLinkWorkflowInput): Promise<PortalLinkWorkflowResult> {
+  const jobs = proxyActivities<PortalLinkJobActivities>(projectionOptions(input.queues.jobs));
+  const localJobs = proxyLocalActivities<PortalLinkJobActivities>(localProjectionOptions());
+  const post = proxyActivities<PortalPostProcessActivities>({
+    taskQueue: input.queues.jobs,
+    startToCloseTimeout: POST_PROCESS_TIMEOUT_MS,
+    retry: PROJECTION_RETRY,
+  });
+  const scraper = proxyActivities<PortalScrapeActivities>({
+    taskQueue: input.queues.portal,
+    startToCloseTimeout: input.policy.scrapeTimeoutMs,
+    scheduleToCloseTimeout: input.policy.callbackDeadlineMs,
+    heartbeatTimeout: SCRAPE_HEARTBEAT_TIMEOUT_MS,
+    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
+  });
+
+  let callback: ScrapeCallback | undefined;
+  // PO-7: the first verified callback wins; a repeat (same or another attempt) changes nothing.
+  setHandler(scrapeCallbackSignal, (cb) => {
+    callback ??= cb;
+  });
+
+  const result = (s: PortalJobState): PortalLinkWorkflowResult => ({
+    jobId: input.jobId,
+    status: s.status === 'SUCCEEDED' ? 'SUCCEEDED' : 'FAILED',
+    errorCode: s.errorCode,
+  });
+  const fail = async (code: string, message: string): Promise<PortalLinkWorkflowResult> => {
+    const s = await CancellationScope.nonCancellable(() =>
+      localFirst(true, () => localJobs.failPortalJob({ jobId: input.jobId, code, message }), () => jobs.failPortalJob({ jobId: input.jobId, code, message })),
+    );
+    return result(s);
+  };
+
+  try {
+    const begin = await localFirst(true, () => localJobs.markPortalJobRunning({ jobId: input.jobId }), () => jobs.markPortalJobRunning({ jobId: input.jobId }));
+    if (!begin.moved && begin.status !== 'RUNNING') return result(begin);
+    if (input.password === null) {
+      return fail(PORTAL_JOB_ERROR_CODES.PORTAL_CREDENTIALS_REQUIRED, 'the job was recovered without its password (never stored): link again with the password');
+    }
+    const password = input.password;
+
+    // The scrape runs in its own scope: cancelled when the deadline passes first.
+    const scrapeScope = new CancellationScope();
+    let scraped: ScrapePortalOutput | undefined;
+    let scrapeError: unknown;
+    const scrape = scrapeScope.run(() =>
+      scraper.scrapePortal({
+        jobId: input.jobId,
+        userId: input.userId,
+        portalType: input.portalType,
+        studentId: input.studentId,
+        password,
+        callbackUrl: input.callbackUrl,
+      }),
+    );
+    const settled = scrape.then(
+      (out) => {
+        scraped = out;
+      },
+      (err: unknown) => {
+        scrapeError = err;
+      },
+    );
+    const arrived = await condition(() => callback !== undefined || scrapeError !== undefined, input.policy.callbackDeadlineMs);
+    if (!arrived) {
+      scrapeScope.cancel();
+      await settled;
+      const still = scraped ? 'the scrape finished but its callback never came' : 'the scrape was still running or retrying';
+      return fail(PORTAL_JOB_ERROR_CODES.CALLBACK_TIMEOUT, `no scrape callback within ${Math.round(input.policy.callbackDeadlineMs / 1000)} s (${still})`);
+    }
+    const cb = callback;
+    if (!cb) {
+      if (isCancellation(scrapeError)) throw scrapeError;
+      const f = failureCode(scrapeError, PORTAL_JOB_ERROR_CODES.SCRAPE_FAILED);
+      return fail(f.code, f.message);
+    }
+    if (cb.status === 'FAILED') {
+      scrapeScope.cancel();
+      return fail(cb.errorCode || PORTAL_JOB_ERROR_CODES.SCRAPE_FAILED, cb.errorMessage);
+    }
+
+    const pp = await jobs.markPortalJobPostProcessing({ jobId: input.jobId, resultKey: cb.resultKey, sha256: cb.sha256 });
+    if (!pp.moved && pp.status !== 'POST_PROCESSING') return result(pp);
+    let applied: ApplyScrapeResultOutput;
+    try {
+      applied = await post.applyScrapeResult({
+        jobId: input.jobId,
+        userId: input.userId,
+        portalType: input.portalType,
+        resultKey: cb.resultKey,
+        sha256: cb.sha256,
+        jobCreatedAt: input.jobCreatedAt,
+      });
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      const f = failureCode(err, PORTAL_JOB_ERROR_CODES.C18);
+      return fail(f.code, f.message);
+    }
+    const done = await jobs.completePortalJob({ jobId: input.jobId, summary: applied.summary });
+    return result(done);
+  } catch (err) {
+    if (isCancellation(err)) {
+      await fail(PORTAL_JOB_ERROR_CODES.CANCELLED, 'the job was cancelled');
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,55 @@
+/** SAN-10 TIL_GITHUB_COMMIT workflow. */
+import { proxyActivities } from '@temporalio/workflow';
+import { PROJECTION_RETRY } from '../../core/activity-options';
+import type { GithubActivities } from '../../activities/scraps/github';
+import type { GithubCommitActivities } from '../../activities/scraps/github-commits';
+import type { JobWorkflowInput, JobWorkflowResult } from '../../core/contracts';
+import { formatCauseChain } from '../../core/cause-chain';
+import { runJob } from '../core/job-runner';
+
+/** til_github_commits projection activities (`jobs` queue): idempotent, retried until the database answers. */
+function commitProjection(input: JobWorkflowInput) {
+  return proxyActivities<GithubCommitActivities>({
+    taskQueue: input.queues.jobs,
+    startToCloseTimeout: '30s',
+    retry: PROJECTION_RETRY,
+  });
+}
+
+/**
+ * GitHub activity options (`github` queue): heartbeats detect a dead worker within 5 s; up to 8
+ * attempts, a rate-limited attempt waiting as long as GitHub asks (nextRetryDelay).
+ */
+function githubActivities(input: JobWorkflowInput) {
+  return proxyActivities<GithubActivities>({
+    taskQueue: input.queues.github,
+    startToCloseTimeout: '1m',
+    heartbeatTimeout: '5s',
+    retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 8 },
+  });
+}
+
+/**
+ * SAN-10 TIL_GITHUB_COMMIT, workflow ID `til-github-commit:<commitId>`: async_jobs and
+ * til_github_commits → PROCESSING, the contents PUT on the `github` queue (exactly one commit even
+ * when retried after GitHub accepted it), then the SHA and URL recorded and both → COMPLETED; on
+ * failure both → FAILED with the cause chain. Retry: GitHub up to 8 attempts, terminal errors once.
+ */
+export async function tilGithubCommitWorkflow(input: JobWorkflowInput): Promise<JobWorkflowResult> {
+  const commits = commitProjection(input);
+  const commitId = input.targetId;
+  return runJob(input, async () => {
+    try {
+      const status = await commits.beginCommit(commitId);
+      if (status === 'COMPLETED') {
+        await commits.completeCommit({ jobId: input.jobId, commitId });
+        return;
+      }
+      const result = await githubActivities(input).commitTilToGithub({ commitId });
+      await commits.completeCommit({ jobId: input.jobId, commitId, outcome: { commitSha: result.commitSha, htmlUrl: result.htmlUrl } });
+    } catch (err) {
+      await commits.failCommit(commitId, formatCauseChain(err));
+      throw err;
+    }
+  });
+}

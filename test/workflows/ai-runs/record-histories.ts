@@ -1,0 +1,47 @@
+/**
+ * Regenerates the AI-runs family's histories in test/histories (run after an intentional workflow
+ * change, then commit): `npx tsx test/workflows/ai-runs/record-histories.ts`. Time-skipping test server,
+ * in-memory activities (./fakes.ts).
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, Worker } from '@temporalio/worker';
+import { findTemporalTestServer } from '../../../src/dev/temporal-server';
+import { testDataConverter } from '../../support/temporal';
+import { fakeArActivities, runInput } from './fakes';
+
+const TQ = 'record-ar-histories';
+
+async function main(): Promise<void> {
+  const path = findTemporalTestServer();
+  const dataConverter = testDataConverter();
+  const env = await TestWorkflowEnvironment.createTimeSkipping({ client: { dataConverter }, ...(path ? { server: { executable: { type: 'existing-path', path } } } : {}) });
+  try {
+    const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../../src/workflows') });
+    const reconcile = { reconcileAiRuns: async () => ({ examined: 1, started: 1, alreadyRunning: 0, dropped: 0, resignalled: 0, failed: 0 }) };
+    /** Runs `workflow` (its arguments from the test server's clock now) to its end on a fresh worker (fresh fakes: an outage, then success) and writes its history. */
+    const record = async (file: string, workflow: string, argsAt: (now: number) => unknown[]) => {
+      const args = argsAt(await env.currentTimeMs());
+      const fakes = fakeArActivities([{ fail: 'retryable', details: { code: 'RUNTIME_UNAVAILABLE', outage: true } }, 'ok']);
+      const worker = await Worker.create({ connection: env.nativeConnection, taskQueue: TQ, workflowBundle, activities: { ...fakes.jobs, ...fakes.aiRuns, ...reconcile }, dataConverter });
+      await worker.runUntil(async () => {
+        const handle = await env.client.workflow.start(workflow, { workflowId: file, taskQueue: TQ, args });
+        await handle.result();
+        writeFileSync(join(__dirname, '..', '..', 'histories', file), `${JSON.stringify(JSON.parse(historyToJSON(await handle.fetchHistory())), null, 1)}\n`);
+      });
+    };
+    // A start of the older code (projection writes on the `jobs` queue), then one of this code (local-first writes, issue 7 §1 (b)).
+    await record('ai-run-succeeded.json', 'aiRunWorkflow', (now) => [runInput({ jobs: TQ, aiRuns: TQ }, now, undefined, undefined, false)]);
+    await record('ai-run-local-succeeded.json', 'aiRunWorkflow', (now) => [runInput({ jobs: TQ, aiRuns: TQ }, now)]);
+    await record('reconcile-ai-runs.json', 'reconcileAiRunsWorkflow', () => [{ queues: { jobs: TQ, ai: TQ, github: TQ }, graceSeconds: 30 }]);
+  } finally {
+    await env.teardown();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
