@@ -1,6 +1,6 @@
 /**
- * The attempt ledger of a workflow that makes its own attempts (AR-7, AR-8, ST-4): each attempt is
- * begun in the family's projection, makes ONE call activity (scheduled with `maximumAttempts: 1`,
+ * The attempt ledger of a workflow that makes its own attempts: each attempt is begun in the
+ * family's projection (DC-3), makes ONE call activity (scheduled with `maximumAttempts: 1`,
  * so every real attempt is counted by the projection, never by a transparent Temporal retry), and
  * ends recorded there. A failed call is classified once ({@link classifyAttemptFailure}) and
  * retried within an attempt budget; an outage is waited out and not charged; an optional overall

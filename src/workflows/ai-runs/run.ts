@@ -12,7 +12,8 @@
  * Attempt accounting (AR-8 and the outage rule): every attempt is a row and a call, numbered; an
  * attempt that failed because the runtime was unreachable or overloaded (503, connection refused:
  * details `outage`) is not charged to the budget — such outages are waited out, bounded by the run
- * deadline — while every other failed attempt is.
+ * deadline — while every other failed attempt is. The attempts run on the core attempt ledger
+ * (src/core/attempts.ts) with this family's hooks and codes ({@link RUNTIME_CALL_FAILURES}).
  */
 import { CancellationScope, condition, isCancellation, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { AiRunActivities } from '../../activities/ai-runs/runs';

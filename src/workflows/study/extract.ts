@@ -10,6 +10,8 @@
  * limited) is waited out and the same attempt repeated, not charged (bounded). A worker killed
  * mid-call is noticed by the heartbeat timeout (an `unknown` attempt); the supersede is one
  * transaction, so a kill there rolls back and the retried write makes one set of live cards.
+ * The attempts run on the core attempt ledger (src/core/attempts.ts) with this family's hooks and
+ * codes ({@link EXTRACTION_FAILURES}).
  */
 import { CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { StudyCardActivities } from '../../activities/study/cards';
