@@ -1,6 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
-import type { StartableJob, StartOutcome } from '../../../src/core/starter';
+import type { StartableJob } from '../../../src/core/starter';
+import type { StartOutcome } from '../../../src/core/workflow-start';
 import { createJobStarter } from '../../../src/families';
 import { jobSearchAttributes, jobWorkflowId, maintenanceTaskQueue, type JobWorkflowInput } from '../../../src/core/contracts';
 import { ensureReconcileSchedule } from '../../../src/workers/schedules';
