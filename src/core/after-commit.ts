@@ -16,7 +16,7 @@ export type AfterCommitOutcome = StartOutcome | 'start-failed';
 
 /**
  * Runs `start` for a committed resource; never throws. A failure is logged at warn with `ids`
- * (the resource's id fields, e.g. `{ aiRunId }`; never a secret) and the error.
+ * (the resource's id fields, e.g. `{ jobId }`; never a secret) and the error.
  */
 export async function startAfterCommit(log: WarnLog, ids: Readonly<Record<string, unknown>>, start: () => Promise<StartOutcome>): Promise<AfterCommitOutcome> {
   try {

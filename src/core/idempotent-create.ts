@@ -14,7 +14,7 @@ import type { StartOutcome } from './workflow-start';
 export interface CreateStart<R> {
   /** Starts `resource`'s workflow (idempotent by workflow ID). */
   run(resource: R): Promise<StartOutcome>;
-  /** Log fields naming `resource` when its start fails (never a secret), e.g. `{ aiRunId }`. */
+  /** Log fields naming `resource` when its start fails (its id; never a secret). */
   ids(resource: R): Readonly<Record<string, unknown>>;
   /** Whether a replayed resource is started (e.g. one still QUEUED: its first start was lost); default never. */
   onReplay?(resource: R): boolean;
@@ -28,7 +28,7 @@ export interface IdempotentCreateSpec<R> {
   claim: IdempotencyClaimInput;
   /** HTTP status recorded as the answer of a new resource, e.g. 202. */
   statusCode: number;
-  /** Kind of the resource in the record, e.g. `ai-run`. */
+  /** Kind of the resource, stored in the record's answer. */
   resourceType: string;
   /**
    * Whether a resource already holds `keyHash` (an earlier claim of the same key, whose record has

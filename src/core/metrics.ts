@@ -60,7 +60,7 @@ const UNKNOWN = 'unknown';
 
 /** Recording functions of the job core; every one is synchronous and never throws. */
 export const jobMetrics = {
-  /** One workflow start attempt (src/core/workflow-start.ts), by job type (or the workflow's kind, e.g. `AI_RUN`). */
+  /** One workflow start attempt (src/core/workflow-start.ts), by job type (or the kind of a workflow that runs no async_jobs row). */
   started(jobType: string, outcome: StartMetricOutcome): void {
     jobsStarted.inc({ job_type: jobType, outcome });
   },

@@ -24,7 +24,7 @@ const REUSE_POLICIES: Record<WorkflowIdReuse, WorkflowIdReusePolicy> = {
 
 /** One start of {@link startWorkflow}. */
 export interface WorkflowStart {
-  /** Exported workflow function name, e.g. `aiRunWorkflow`. */
+  /** Exported workflow function name (the workflow type). */
   workflowType: string;
   /** The business workflow ID (from the contract's builder). */
   workflowId: string;
@@ -36,7 +36,7 @@ export interface WorkflowStart {
   searchAttributes: TypedSearchAttributes;
   /** Memo of the run (e.g. `{ jobId }`: recovery matches a run with its row by it). */
   memo?: Record<string, unknown>;
-  /** `job_type` label of `jobs_started_total`, e.g. `CARD_ANALYSIS`, `AI_RUN`. */
+  /** `job_type` label of `jobs_started_total`: the job type, or the kind of a workflow that runs no async_jobs row. */
   jobType: string;
   /**
    * Ask for eager workflow start: the server hands the run's first workflow task straight back to

@@ -134,8 +134,8 @@ export function createJobActivities({ db, starter, client, targets = {} }: JobAc
     },
 
     /**
-     * SAN-4: starts the workflows of committed companion jobs (a scrap's
-     * SCRAP_REFINE from its CARD_ANALYSIS run), each under its own workflow ID. Idempotent: a run
+     * SAN-4: starts the workflows of committed companion jobs (a target's other jobs, from its
+     * first job's run), each under its own workflow ID. Idempotent: a run
      * already open is `already-running`, a late start of a finished job's workflow is SKIPPED by its
      * beginJob. Retryable; when it gives up, the rows are PENDING and the reconciler starts them.
      */
@@ -175,8 +175,9 @@ export function createJobActivities({ db, starter, client, targets = {} }: JobAc
      * committed it but died before starting it), oldest first, at most `limit`. It never multiplies
      * work: right before starting, each row must still be PENDING, and its workflow ID must have no
      * run of this job (a run that is open, or that closed after the row last changed, owns the row:
-     * nothing is started, and a terminated one is {@link failClosedRuns}'s). Heartbeats per row.
-     * Returns counts. Retryable (MAINTENANCE_RETRY); a repeated pass starts nothing twice.
+     * nothing is started, and a terminated one is {@link failClosedRuns}'s). A reconciler rule
+     * (`reconcile-pending-jobs`, src/core/reconciler.ts): heartbeats per row, returns counts.
+     * Retryable (MAINTENANCE_RETRY); a repeated pass starts nothing twice.
      */
     async startStalePendingJobs(args: { graceSeconds: number; limit: number }): Promise<ReconcileReport> {
       const cutoff = new Date(Date.now() - args.graceSeconds * 1000);
@@ -205,7 +206,9 @@ export function createJobActivities({ db, starter, client, targets = {} }: JobAc
      * the last `lookbackSeconds` (visibility, at most `limit`) whose row is still active, unchanged
      * since the run closed, and which are still the latest run of their workflow ID, are moved to
      * FAILED `terminated: <reason>` / `timed out: …` (compare-and-set on the row as read; the target
-     * follows through its `mirror` hook). The SAN-6 retry rules then apply as usual. Idempotent.
+     * follows through its `mirror` hook). The SAN-6 retry rules then apply as usual. A reconciler
+     * rule (`reconcile-closed-runs`): a run that cannot be settled is logged and left to the next
+     * pass. Idempotent.
      */
     async failClosedRuns(args: { jobsTaskQueue: string; lookbackSeconds: number; limit: number }): Promise<ClosedRunsReport> {
       if (!client) return { examined: 0, failed: 0 };

@@ -21,7 +21,7 @@ const RetriedJobSchema = z
   })
   .meta({ id: 'RetriedJob' });
 
-/** SAN-5 status poll (with ETag and long polling, issue 7 §1: ./job-poll.ts); the owner only (another user's job is a 404). */
+/** SAN-5 status poll (with ETag and long polling: ./job-poll.ts); the owner only (another user's job is a 404). */
 export const asyncJobRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) => {
   app.get(
     '/async-jobs/:jobId',

@@ -1,5 +1,5 @@
 /**
- * Memo-card read endpoints and the explicit enqueue (issue 10 §5, ST-1 … ST-5): a question's live
+ * Memo-card read endpoints and the explicit enqueue (ST-1 … ST-5): a question's live
  * cards with their evidence (`?include=retired` adds the retired ones, for history), its extraction
  * jobs (status, attempts, error_code, drops by reason), the live cards of a topic, and
  * `POST /study/memo-card-jobs`, which enqueues the current version of a source exactly as the
