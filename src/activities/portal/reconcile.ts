@@ -11,7 +11,7 @@
 import { Context, log as activityLog } from '@temporalio/activity';
 import type { PrismaClient } from '@prisma/client';
 import { PORTAL_JOB_ERROR_CODES } from '../../domain/portal/error-codes';
-import { ACTIVE_PORTAL_LINK_JOB_STATUSES } from '../../domain/portal/job-state';
+import { PORTAL_LINK_JOB_STATES } from '../../domain/portal/job-state';
 import type { PortalLinkStarter } from '../../services/portal/starter';
 import { failPortalLinkJob } from './jobs';
 
@@ -48,7 +48,7 @@ export function createPortalLinkReconcileActivities({ db, starter }: PortalLinkR
       const cutoff = new Date(Date.now() - args.graceSeconds * 1000);
       const report: PortalLinkReconcileReport = { examined: 0, started: 0, alreadyRunning: 0, closedFailed: 0, failed: 0 };
       const jobs = await db.portalLinkJob.findMany({
-        where: { status: { in: [...ACTIVE_PORTAL_LINK_JOB_STATUSES] }, createdAt: { lte: cutoff } },
+        where: { status: { in: [...PORTAL_LINK_JOB_STATES.active] }, createdAt: { lte: cutoff } },
         orderBy: { createdAt: 'asc' },
         take: args.limit,
       });

@@ -16,9 +16,10 @@ import { domainError } from '../../core/domain-error';
 import type { WarnLog } from '../../core/enqueue';
 import { claimIdempotencyKey, recordIdempotentAnswer } from '../../core/idempotency';
 import { requireMembership } from '../../core/tenancy';
-import { failActiveRun } from './run-projection';
+import { failActiveRun, runStatus } from './run-projection';
 import { RUN_ERROR_CODES } from '../../domain/ai-runs/failures';
-import { ACTIVE_RUN_STATUSES } from '../../domain/ai-runs/run-state';
+import { AI_RUN_STATES } from '../../domain/ai-runs/run-state';
+import { guardedTransition } from '../../core/guarded-transition';
 import { aiRunWorkflowId } from '../../domain/ai-runs/contracts';
 import type { InputBox } from './input-box';
 import { inputHashOf, maskInput } from './input-protection';
@@ -173,15 +174,20 @@ export async function retryAiRun(deps: AiRunDeps, userId: string, runId: string,
     const claim = await claimIdempotencyKey(tx, { scopeId: found.companyId, operation: AI_RUN_OPERATIONS.retry(runId), key, request: { aiRunId: runId }, ttlMs: deps.config.idempotency.ttlMs });
     if (claim.kind === 'replay') return { replay: true as const, statusCode: claim.statusCode, attemptNumber: Number(claim.resourceId.split('/attempts/')[1] ?? 0) };
     const run = await tx.aiRun.findUniqueOrThrow({ where: { id: runId } });
-    if (run.status !== 'FAILED') throw notRetryable(`the run is ${run.status}; only a FAILED run can be retried`);
+    if (!AI_RUN_STATES.canTransition(run.status, 'RETRYING', 'manual-retry')) throw notRetryable(`the run is ${run.status}; only a FAILED run can be retried`);
     if (run.errorCode === RUN_ERROR_CODES.CANCELLED) throw notRetryable('the run was cancelled; make a new request instead');
     if (!(await deps.starter.isOpen(run.workflowId))) throw notRetryable('the retry window of this run has closed; make a new request instead');
     const deadlineAt = new Date(Date.now() + deps.config.aiRuns.deadlineMs);
-    const moved = await tx.aiRun.updateMany({
-      where: { id: runId, status: 'FAILED', attemptCount: run.attemptCount },
-      data: { status: 'RETRYING', retryCount: { increment: 1 }, nextAttemptAt: null, errorCode: null, errorMessage: null, finishedAt: null, deadlineAt, version: { increment: 1 } },
+    const moved = await guardedTransition(AI_RUN_STATES, {
+      to: 'RETRYING',
+      actor: 'manual-retry',
+      write: (from) => tx.aiRun.updateMany({
+        where: { id: runId, status: { in: from }, attemptCount: run.attemptCount },
+        data: { status: 'RETRYING', retryCount: { increment: 1 }, nextAttemptAt: null, errorCode: null, errorMessage: null, finishedAt: null, deadlineAt, version: { increment: 1 } },
+      }),
+      read: () => runStatus(tx, runId),
     });
-    if (moved.count === 0) throw notRetryable('the run changed meanwhile; read it again');
+    if (!moved.changed) throw notRetryable('the run changed meanwhile; read it again');
     const attemptNumber = run.attemptCount + 1;
     await recordIdempotentAnswer(tx, claim.recordId, { statusCode: 202, resourceType: 'ai-run-attempt', resourceId: `${runId}/attempts/${attemptNumber}` });
     return { replay: false as const, statusCode: 202, attemptNumber, deadlineAt, workflowId: run.workflowId };
@@ -205,7 +211,7 @@ export async function retryAiRun(deps: AiRunDeps, userId: string, runId: string,
  */
 export async function cancelAiRun(deps: AiRunDeps, userId: string, runId: string): Promise<AiRun> {
   const run = await visibleRun(deps.db, userId, runId, AI_RUN_WRITER_ROLES);
-  if (!ACTIVE_RUN_STATUSES.includes(run.status)) {
+  if (!AI_RUN_STATES.isActive(run.status)) {
     throw domainError('conflict', 'AI_RUN_NOT_CANCELLABLE', `the run is ${run.status}; only a QUEUED, RUNNING or RETRYING run can be cancelled`);
   }
   const state = await failActiveRun(deps.db, runId, RUN_ERROR_CODES.CANCELLED, 'the run was cancelled');

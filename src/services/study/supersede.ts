@@ -11,6 +11,8 @@
 import { Prisma } from '@prisma/client';
 import type { Db } from '../../db/client';
 import { storableText } from '../../core/cause-chain';
+import { guardedTransition } from '../../core/guarded-transition';
+import { STUDY_MEMO_CARD_JOB_STATES, type StudyMemoCardJobStatus } from '../../domain/study/job-state';
 import type { StudySourceKind } from '../../domain/study/contracts';
 import { evidenceOrigin } from './sources';
 
@@ -41,7 +43,7 @@ export interface SupersedeInput {
 
 /** What the job stored (also kept in its payload as `result`). */
 export interface SupersedeResult {
-  status: 'completed' | 'failed' | 'skipped' | 'pending' | 'processing';
+  status: StudyMemoCardJobStatus;
   errorCode: string | null;
   added: number;
   kept: number;
@@ -75,7 +77,7 @@ export async function supersedeCards(db: Db, input: SupersedeInput): Promise<Sup
       SELECT id::text, user_id::text, source_kind, source_id::text, source_version, status, attempts, error_code, payload
       FROM study_memo_card_jobs WHERE id = ${input.jobId}::uuid FOR UPDATE`;
     if (!job) throw new Error(`study_memo_card_jobs ${input.jobId} does not exist`);
-    if (job.status !== 'processing' || job.attempts !== input.attempt) {
+    if (!STUDY_MEMO_CARD_JOB_STATES.canTransition(job.status, 'completed') || job.attempts !== input.attempt) {
       const stored = (job.payload as { result?: SupersedeResult } | null)?.result;
       return stored ?? { status: job.status, errorCode: job.error_code, added: 0, kept: 0, retired: 0, dropped: {} };
     }
@@ -151,15 +153,20 @@ export async function supersedeCards(db: Db, input: SupersedeInput): Promise<Sup
       returned: input.returned,
       contextRefs: input.contextRefs,
     };
-    await tx.studyMemoCardJob.update({
-      where: { id: job.id },
-      data: {
-        status: 'completed',
-        completedAt: now,
-        errorCode: result.errorCode,
-        errorMessage: result.errorCode === 'all_dropped' ? `every card was dropped by the guards (${input.returned} returned)` : null,
-        payload: payload as unknown as Prisma.InputJsonValue,
-      },
+    // The row is locked and was checked above, so the guard holds; it keeps the write declared.
+    await guardedTransition(STUDY_MEMO_CARD_JOB_STATES, {
+      to: 'completed',
+      write: (from) => tx.studyMemoCardJob.updateMany({
+        where: { id: job.id, status: { in: from }, attempts: input.attempt },
+        data: {
+          status: 'completed',
+          completedAt: now,
+          errorCode: result.errorCode,
+          errorMessage: result.errorCode === 'all_dropped' ? `every card was dropped by the guards (${input.returned} returned)` : null,
+          payload: payload as unknown as Prisma.InputJsonValue,
+        },
+      }),
+      read: () => tx.studyMemoCardJob.findUnique({ where: { id: job.id }, select: { status: true } }),
     });
     return result;
   }, { timeout: 30_000, maxWait: 10_000 });
