@@ -7,10 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { Prisma, type PrismaClient } from '@prisma/client';
 import { storableText } from '../../core/cause-chain';
-import { guardedTransition } from '../../core/guarded-transition';
-import { AI_ATTEMPT_STATES, AI_RUN_STATES } from '../../domain/ai-runs/run-state';
 import type { AnswerValidator } from '../../services/ai-runs/answer-port';
-import { attemptStatus, failActiveRun, runStatus, stateOf, type RunState } from '../../services/ai-runs/run-projection';
+import { failActiveRun, moveAttempt, moveRun, stateOf, type RunState } from '../../services/ai-runs/run-projection';
 
 export type { RunState } from '../../services/ai-runs/run-projection';
 import type { AttemptTrigger, AttemptVersions, RuntimeCallResult } from '../../domain/ai-runs/contracts';
@@ -67,16 +65,9 @@ export function createAiRunActivities({ db, validate }: AiRunActivityDeps) {
           return { ...state, proceed, attemptId: existing.id, requestId: existing.requestId };
         }
         const now = new Date();
-        const moved = await guardedTransition(AI_RUN_STATES, {
-          to: 'RUNNING',
-          write: (from) => tx.aiRun.updateMany({
-            where: { id: args.runId, status: { in: from }, attemptCount: args.number - 1 },
-            data: { status: 'RUNNING', attemptCount: args.number, nextAttemptAt: null, version: { increment: 1 } },
-          }),
-          read: () => runStatus(tx, args.runId),
-        });
+        const moved = await moveRun(tx, args.runId, 'RUNNING', { attemptCount: args.number, nextAttemptAt: null }, { where: { attemptCount: args.number - 1 } });
         const requestId = randomUUID();
-        if (!moved.changed) return { ...(await stateOf(tx, args.runId)), proceed: false, requestId };
+        if (!moved) return { ...(await stateOf(tx, args.runId)), proceed: false, requestId };
         await tx.aiRun.updateMany({ where: { id: args.runId, startedAt: null }, data: { startedAt: now } });
         const attempt = await tx.aiAttempt.create({
           data: { runId: args.runId, number: args.number, trigger: args.trigger, status: 'RUNNING', requestId, startedAt: now },
@@ -97,46 +88,24 @@ export function createAiRunActivities({ db, validate }: AiRunActivityDeps) {
       const versions = versionColumns(checked.versions ?? args.call.versions);
       return db.$transaction(async (tx) => {
         const now = new Date();
-        const ended = await guardedTransition(AI_ATTEMPT_STATES, {
-          to: checked.ok ? 'SUCCEEDED' : 'FAILED',
-          write: (from) => tx.aiAttempt.updateMany({
-            where: { id: args.attemptId, runId: args.runId, status: { in: from } },
-            data: checked.ok
-              ? { status: 'SUCCEEDED', latencyMs: args.call.latencyMs, traceId: args.call.traceId ?? null, finishedAt: now, ...versions }
-              : {
-                  status: 'FAILED',
-                  errorCode: checked.code,
-                  errorMessage: 'the runtime answer failed re-validation',
-                  validationErrors: checked.issues as unknown as Prisma.InputJsonValue,
-                  latencyMs: args.call.latencyMs,
-                  traceId: args.call.traceId ?? null,
-                  finishedAt: now,
-                  ...versions,
-                },
-          }),
-          read: () => attemptStatus(tx, args.attemptId),
-        });
-        if (!ended.changed) return stateOf(tx, args.runId);
+        const ended = checked.ok
+          ? await moveAttempt(tx, args.runId, args.attemptId, 'SUCCEEDED', { latencyMs: args.call.latencyMs, traceId: args.call.traceId ?? null, finishedAt: now, ...versions })
+          : await moveAttempt(tx, args.runId, args.attemptId, 'FAILED', {
+              errorCode: checked.code,
+              errorMessage: 'the runtime answer failed re-validation',
+              validationErrors: checked.issues as unknown as Prisma.InputJsonValue,
+              latencyMs: args.call.latencyMs,
+              traceId: args.call.traceId ?? null,
+              finishedAt: now,
+              ...versions,
+            });
+        if (!ended) return stateOf(tx, args.runId);
         if (!checked.ok) {
-          await guardedTransition(AI_RUN_STATES, {
-            to: 'FAILED',
-            write: (from) => tx.aiRun.updateMany({
-              where: { id: args.runId, status: { in: from } },
-              data: { status: 'FAILED', errorCode: checked.code, errorMessage: 'the runtime answer failed re-validation', finishedAt: now, nextAttemptAt: null, version: { increment: 1 } },
-            }),
-            read: () => runStatus(tx, args.runId),
-          });
+          await moveRun(tx, args.runId, 'FAILED', { errorCode: checked.code, errorMessage: 'the runtime answer failed re-validation', finishedAt: now, nextAttemptAt: null });
           return stateOf(tx, args.runId);
         }
-        const moved = await guardedTransition(AI_RUN_STATES, {
-          to: 'SUCCEEDED',
-          write: (from) => tx.aiRun.updateMany({
-            where: { id: args.runId, status: { in: from } },
-            data: { status: 'SUCCEEDED', analysisOutcome: checked.outcome, errorCode: null, errorMessage: null, finishedAt: now, nextAttemptAt: null, version: { increment: 1 } },
-          }),
-          read: () => runStatus(tx, args.runId),
-        });
-        if (moved.changed) {
+        const moved = await moveRun(tx, args.runId, 'SUCCEEDED', { analysisOutcome: checked.outcome, errorCode: null, errorMessage: null, finishedAt: now, nextAttemptAt: null });
+        if (moved) {
           await tx.aiCandidate.createMany({
             data: checked.candidates.map((c, i) => ({
               runId: args.runId,
@@ -174,35 +143,16 @@ export function createAiRunActivities({ db, validate }: AiRunActivityDeps) {
       return db.$transaction(async (tx) => {
         const now = new Date();
         const message = storableText(args.message, 2000);
-        const ended = await guardedTransition(AI_ATTEMPT_STATES, {
-          to: 'FAILED',
-          write: (from) => tx.aiAttempt.updateMany({
-            where: { id: args.attemptId, runId: args.runId, status: { in: from } },
-            data: { status: 'FAILED', errorCode: args.code, errorMessage: message, latencyMs: args.latencyMs, finishedAt: now, ...(args.versions ? versionColumns(args.versions) : {}) },
-          }),
-          read: () => attemptStatus(tx, args.attemptId),
+        const ended = await moveAttempt(tx, args.runId, args.attemptId, 'FAILED', {
+          errorCode: args.code, errorMessage: message, latencyMs: args.latencyMs, finishedAt: now, ...(args.versions ? versionColumns(args.versions) : {}),
         });
-        if (!ended.changed) return stateOf(tx, args.runId);
-        const retryAt = args.retryAt;
-        await guardedTransition(AI_RUN_STATES, retryAt
-          ? {
-              to: 'RETRYING',
-              write: (from) => tx.aiRun.updateMany({
-                where: { id: args.runId, status: { in: from } },
-                data: { status: 'RETRYING', nextAttemptAt: new Date(retryAt), errorCode: args.code, errorMessage: message, version: { increment: 1 } },
-              }),
-              read: () => runStatus(tx, args.runId),
-            }
-          : {
-              // Only the attempt in flight fails the run here; a queued or retrying run fails by deadline or cancel.
-              to: 'FAILED',
-              from: ['RUNNING'],
-              write: (from) => tx.aiRun.updateMany({
-                where: { id: args.runId, status: { in: from } },
-                data: { status: 'FAILED', nextAttemptAt: null, errorCode: args.code, errorMessage: message, finishedAt: now, version: { increment: 1 } },
-              }),
-              read: () => runStatus(tx, args.runId),
-            });
+        if (!ended) return stateOf(tx, args.runId);
+        if (args.retryAt) {
+          await moveRun(tx, args.runId, 'RETRYING', { nextAttemptAt: new Date(args.retryAt), errorCode: args.code, errorMessage: message });
+        } else {
+          // Only the attempt in flight fails the run here; a queued or retrying run fails by deadline or cancel.
+          await moveRun(tx, args.runId, 'FAILED', { nextAttemptAt: null, errorCode: args.code, errorMessage: message, finishedAt: now }, { from: ['RUNNING'] });
+        }
         return stateOf(tx, args.runId);
       });
     },

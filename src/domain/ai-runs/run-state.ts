@@ -30,10 +30,13 @@ export const AI_RUN_STATES = defineStateMachine({
 /** Who takes an ai_runs transition: the run's workflow, or a manual retry (AR-4). */
 export type RunTransitionActor = (typeof AI_RUN_STATES.actors)[number];
 
+/** An ai_attempts status. */
+export type AiAttemptStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED';
+
 /** The ai_attempts table: one attempt's call in flight, then its end. */
-export const AI_ATTEMPT_STATES = defineStateMachine({
+export const AI_ATTEMPT_STATES = defineStateMachine<AiAttemptStatus>({
   projection: 'ai_attempts',
-  states: ['RUNNING', 'SUCCEEDED', 'FAILED'] as const,
+  states: ['RUNNING', 'SUCCEEDED', 'FAILED'],
   worker: { RUNNING: ['SUCCEEDED', 'FAILED'], SUCCEEDED: [], FAILED: [] },
 });
 

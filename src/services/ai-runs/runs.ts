@@ -16,10 +16,9 @@ import { domainError } from '../../core/domain-error';
 import type { WarnLog } from '../../core/enqueue';
 import { claimIdempotencyKey, recordIdempotentAnswer } from '../../core/idempotency';
 import { requireMembership } from '../../core/tenancy';
-import { failActiveRun, runStatus } from './run-projection';
+import { failActiveRun, moveRun } from './run-projection';
 import { RUN_ERROR_CODES } from '../../domain/ai-runs/failures';
 import { AI_RUN_STATES } from '../../domain/ai-runs/run-state';
-import { guardedTransition } from '../../core/guarded-transition';
 import { aiRunWorkflowId } from '../../domain/ai-runs/contracts';
 import type { InputBox } from './input-box';
 import { inputHashOf, maskInput } from './input-protection';
@@ -178,16 +177,9 @@ export async function retryAiRun(deps: AiRunDeps, userId: string, runId: string,
     if (run.errorCode === RUN_ERROR_CODES.CANCELLED) throw notRetryable('the run was cancelled; make a new request instead');
     if (!(await deps.starter.isOpen(run.workflowId))) throw notRetryable('the retry window of this run has closed; make a new request instead');
     const deadlineAt = new Date(Date.now() + deps.config.aiRuns.deadlineMs);
-    const moved = await guardedTransition(AI_RUN_STATES, {
-      to: 'RETRYING',
-      actor: 'manual-retry',
-      write: (from) => tx.aiRun.updateMany({
-        where: { id: runId, status: { in: from }, attemptCount: run.attemptCount },
-        data: { status: 'RETRYING', retryCount: { increment: 1 }, nextAttemptAt: null, errorCode: null, errorMessage: null, finishedAt: null, deadlineAt, version: { increment: 1 } },
-      }),
-      read: () => runStatus(tx, runId),
-    });
-    if (!moved.changed) throw notRetryable('the run changed meanwhile; read it again');
+    const data = { retryCount: { increment: 1 }, nextAttemptAt: null, errorCode: null, errorMessage: null, finishedAt: null, deadlineAt };
+    const moved = await moveRun(tx, runId, 'RETRYING', data, { actor: 'manual-retry', where: { attemptCount: run.attemptCount } });
+    if (!moved) throw notRetryable('the run changed meanwhile; read it again');
     const attemptNumber = run.attemptCount + 1;
     await recordIdempotentAnswer(tx, claim.recordId, { statusCode: 202, resourceType: 'ai-run-attempt', resourceId: `${runId}/attempts/${attemptNumber}` });
     return { replay: false as const, statusCode: 202, attemptNumber, deadlineAt, workflowId: run.workflowId };

@@ -34,6 +34,26 @@ function statusOf(db: Db | Prisma.TransactionClient, jobId: string) {
   return db.studyMemoCardJob.findUnique({ where: { id: jobId }, select: { status: true } });
 }
 
+/**
+ * The guarded transition of job `jobId` to `to` with `data` (DC-3); `guard.from` narrows the
+ * table's sources, `guard.attempts` is the attempt count the row must have. False when not allowed.
+ */
+export async function moveJob(
+  db: Db | Prisma.TransactionClient,
+  jobId: string,
+  to: StudyMemoCardJobStatus,
+  data: Omit<Prisma.StudyMemoCardJobUpdateManyMutationInput, 'status'>,
+  guard: { from?: StudyMemoCardJobStatus[]; attempts?: number } = {},
+): Promise<boolean> {
+  const r = await guardedTransition(STUDY_MEMO_CARD_JOB_STATES, {
+    to,
+    from: guard.from,
+    write: (from) => db.studyMemoCardJob.updateMany({ where: { id: jobId, status: { in: from }, attempts: guard.attempts }, data: { ...data, status: to } }),
+    read: () => statusOf(db, jobId),
+  });
+  return r.changed;
+}
+
 async function stateOf(db: Db | Prisma.TransactionClient, jobId: string): Promise<JobState | null> {
   const row = await db.studyMemoCardJob.findUnique({ where: { id: jobId }, select: { status: true, attempts: true, maxAttempts: true, errorCode: true } });
   return row;
@@ -56,28 +76,15 @@ export async function beginAttempt(db: Db, jobId: string, attempt: number): Prom
   const reason = notReadyReason(source, job.sourceVersion);
   const now = new Date();
   if (reason) {
-    await guardedTransition(STUDY_MEMO_CARD_JOB_STATES, {
-      to: 'skipped',
-      write: (from) => db.studyMemoCardJob.updateMany({
-        where: { id: jobId, status: { in: from }, attempts: attempt - 1 },
-        data: { status: 'skipped', attempts: attempt, errorCode: 'no_ready_explanation', errorMessage: storableText(reason), startedAt: job.startedAt ?? now, completedAt: now },
-      }),
-      read: () => statusOf(db, jobId),
-    });
+    const data = { attempts: attempt, errorCode: 'no_ready_explanation', errorMessage: storableText(reason), startedAt: job.startedAt ?? now, completedAt: now };
+    await moveJob(db, jobId, 'skipped', data, { attempts: attempt - 1 });
     const s = await stateOf(db, jobId);
     return s && { ...s, proceed: false };
   }
-  const moved = await guardedTransition(STUDY_MEMO_CARD_JOB_STATES, {
-    to: 'processing',
-    write: (from) => db.studyMemoCardJob.updateMany({
-      where: { id: jobId, status: { in: from }, attempts: attempt - 1 },
-      data: { status: 'processing', attempts: attempt, startedAt: job.startedAt ?? now },
-    }),
-    read: () => statusOf(db, jobId),
-  });
+  const moved = await moveJob(db, jobId, 'processing', { attempts: attempt, startedAt: job.startedAt ?? now }, { attempts: attempt - 1 });
   const s = await stateOf(db, jobId);
   if (!s) return null;
-  return { ...s, proceed: moved.changed || (s.status === 'processing' && s.attempts === attempt) };
+  return { ...s, proceed: moved || (s.status === 'processing' && s.attempts === attempt) };
 }
 
 function pick(job: { status: JobState['status']; attempts: number; maxAttempts: number; errorCode: string | null }): JobState {
@@ -115,28 +122,14 @@ export async function failAttempt(
 
 /** ST-4 `no_ready_explanation` found during attempt `attempt`: the job is skipped, never retried. Idempotent. */
 export async function skipAttempt(db: Db, jobId: string, attempt: number, message: string): Promise<JobState | null> {
-  await guardedTransition(STUDY_MEMO_CARD_JOB_STATES, {
-    to: 'skipped',
-    from: ['processing'],
-    write: (from) => db.studyMemoCardJob.updateMany({
-      where: { id: jobId, status: { in: from }, attempts: attempt },
-      data: { status: 'skipped', errorCode: 'no_ready_explanation', errorMessage: storableText(message), completedAt: new Date() },
-    }),
-    read: () => statusOf(db, jobId),
-  });
+  const data = { errorCode: 'no_ready_explanation', errorMessage: storableText(message), completedAt: new Date() };
+  await moveJob(db, jobId, 'skipped', data, { from: ['processing'], attempts: attempt });
   return stateOf(db, jobId);
 }
 
 /** Closes a job `failed` whatever its attempt (a cancelled workflow); a closed row is left as it is. */
 export async function abandonJob(db: Db, jobId: string, code: ExtractionErrorCode, message: string): Promise<JobState | null> {
-  await guardedTransition(STUDY_MEMO_CARD_JOB_STATES, {
-    to: 'failed',
-    write: (from) => db.studyMemoCardJob.updateMany({
-      where: { id: jobId, status: { in: from } },
-      data: { status: 'failed', errorCode: code, errorMessage: storableText(message), completedAt: new Date() },
-    }),
-    read: () => statusOf(db, jobId),
-  });
+  await moveJob(db, jobId, 'failed', { errorCode: code, errorMessage: storableText(message), completedAt: new Date() });
   return stateOf(db, jobId);
 }
 

@@ -11,9 +11,9 @@
 import { Prisma } from '@prisma/client';
 import type { Db } from '../../db/client';
 import { storableText } from '../../core/cause-chain';
-import { guardedTransition } from '../../core/guarded-transition';
 import { STUDY_MEMO_CARD_JOB_STATES, type StudyMemoCardJobStatus } from '../../domain/study/job-state';
 import type { StudySourceKind } from '../../domain/study/contracts';
+import { moveJob } from './jobs';
 import { evidenceOrigin } from './sources';
 
 /** One guarded card to store. `normalizedKey` is the guards' dedup key. */
@@ -153,21 +153,13 @@ export async function supersedeCards(db: Db, input: SupersedeInput): Promise<Sup
       returned: input.returned,
       contextRefs: input.contextRefs,
     };
-    // The row is locked and was checked above, so the guard holds; it keeps the write declared.
-    await guardedTransition(STUDY_MEMO_CARD_JOB_STATES, {
-      to: 'completed',
-      write: (from) => tx.studyMemoCardJob.updateMany({
-        where: { id: job.id, status: { in: from }, attempts: input.attempt },
-        data: {
-          status: 'completed',
-          completedAt: now,
-          errorCode: result.errorCode,
-          errorMessage: result.errorCode === 'all_dropped' ? `every card was dropped by the guards (${input.returned} returned)` : null,
-          payload: payload as unknown as Prisma.InputJsonValue,
-        },
-      }),
-      read: () => tx.studyMemoCardJob.findUnique({ where: { id: job.id }, select: { status: true } }),
-    });
+    // The row is locked and was checked above, so the guard holds.
+    await moveJob(tx, job.id, 'completed', {
+      completedAt: now,
+      errorCode: result.errorCode,
+      errorMessage: result.errorCode === 'all_dropped' ? `every card was dropped by the guards (${input.returned} returned)` : null,
+      payload: payload as unknown as Prisma.InputJsonValue,
+    }, { attempts: input.attempt });
     return result;
   }, { timeout: 30_000, maxWait: 10_000 });
 }
