@@ -12,74 +12,46 @@
  * Attempt accounting (AR-8 and the outage rule): every attempt is a row and a call, numbered; an
  * attempt that failed because the runtime was unreachable or overloaded (503, connection refused:
  * details `outage`) is not charged to the budget — such outages are waited out, bounded by the run
- * deadline — while every other failed attempt is.
+ * deadline — while every other failed attempt is. The attempts run on the core attempt ledger
+ * (src/core/attempts.ts) with this family's hooks and codes ({@link RUNTIME_CALL_FAILURES}).
  */
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  CancellationScope,
-  TimeoutFailure,
-  condition,
-  isCancellation,
-  proxyActivities,
-  patched,
-  proxyLocalActivities,
-  setHandler,
-  sleep,
-} from '@temporalio/workflow';
+import { CancellationScope, condition, isCancellation, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { AiRunActivities } from '../../activities/ai-runs/runs';
 import type { AiRuntimeActivities } from '../../activities/ai-runs/runtime';
 import { localProjectionOptions, projectionOptions } from '../../core/activity-options';
+import { runAttempts, type FailedAttempt, type FailureVocabulary } from '../../core/attempts';
 import { localFirstActivities } from '../core/job-runner';
 import { failure } from '../../core/failures';
-import { AR_FAILURES, RUN_ERROR_CODES, type RuntimeFailureDetails } from '../../domain/ai-runs/failures';
+import { AR_FAILURES, RUN_ERROR_CODES } from '../../domain/ai-runs/failures';
 import {
   retryAiRunSignal,
   type AiRunWorkflowInput,
   type AiRunWorkflowResult,
   type AttemptTrigger,
   type RetryRequest,
+  type RuntimeCallResult,
 } from '../../domain/ai-runs/contracts';
 
 /** `patched()` ID of the run's local-first projection writes (issue 7 §1 (b); see aiRunWorkflow). */
 export const AI_RUN_LOCAL_WRITES_PATCH = 'ai-run-local-writes';
 
-/** How one failed call is handled. */
-interface CallFailure {
-  code: string;
-  message: string;
-  retryable: boolean;
-  outage: boolean;
-  retryAfterMs?: number | undefined;
-}
+/**
+ * AR-7 codes of a failed runtime call: the activity's code travels in `details[0]`
+ * (RuntimeFailureDetails, with its Retry-After and outage flag); a call thrown
+ * non-retryable (AI_RUNTIME_TERMINAL) fails the run at once.
+ */
+export const RUNTIME_CALL_FAILURES: FailureVocabulary<string> = {
+  subject: 'call',
+  leaseExpired: RUN_ERROR_CODES.LEASE_EXPIRED,
+  deadline: RUN_ERROR_CODES.RUNTIME_TIMEOUT,
+  unknown: 'RUNTIME_ERROR',
+  application: (f) => ({ code: f.code ?? (f.nonRetryable ? 'RUNTIME_REJECTED' : 'RUNTIME_ERROR'), terminal: f.nonRetryable }),
+};
 
-/** Maps the runtime activity's failure to the attempt's code and retry class. */
-export function classifyCallFailure(err: unknown): CallFailure {
-  const cause = err instanceof ActivityFailure ? err.cause : err;
-  if (cause instanceof TimeoutFailure) {
-    if (cause.timeoutType === 'HEARTBEAT') {
-      return { code: RUN_ERROR_CODES.LEASE_EXPIRED, message: 'the worker running the call stopped heartbeating', retryable: true, outage: false };
-    }
-    return { code: RUN_ERROR_CODES.RUNTIME_TIMEOUT, message: `the call exceeded its deadline (${String(cause.timeoutType)})`, retryable: true, outage: false };
-  }
-  if (cause instanceof ApplicationFailure) {
-    const d = (cause.details?.[0] ?? {}) as Partial<RuntimeFailureDetails>;
-    const retryable = cause.type === 'AI_RUNTIME_RETRYABLE' || (cause.type !== 'AI_RUNTIME_TERMINAL' && !cause.nonRetryable);
-    return {
-      code: d.code ?? (retryable ? 'RUNTIME_ERROR' : 'RUNTIME_REJECTED'),
-      message: cause.message,
-      retryable,
-      outage: d.outage === true,
-      retryAfterMs: typeof d.retryAfterMs === 'number' ? d.retryAfterMs : undefined,
-    };
-  }
-  return { code: 'RUNTIME_ERROR', message: err instanceof Error ? err.message : String(err), retryable: true, outage: false };
-}
-
-/** Delay before automatic retry `n` (1-based): Retry-After when given, else exponential, capped. */
-export function retryDelayMs(n: number, policy: AiRunWorkflowInput['policy'], retryAfterMs?: number): number {
-  if (retryAfterMs !== undefined) return Math.max(0, retryAfterMs);
-  return Math.min(policy.retryMaxMs, policy.retryInitialMs * 2 ** Math.max(0, n - 1));
+/** The begun attempt's row and the runtime request ID its call carries. */
+interface BegunAttempt {
+  attemptId: string;
+  requestId: string;
 }
 
 /** End of one segment (the first call or a manual retry, with its automatic retries). */
@@ -117,81 +89,57 @@ export async function aiRunWorkflow(input: AiRunWorkflowInput): Promise<AiRunWor
     if (!requested || r.attemptNumber > requested.attemptNumber) requested = r;
   });
 
-  const attemptLoop = async (first: number, firstTrigger: AttemptTrigger): Promise<SegmentEnd> => {
-    let number = first;
-    let trigger = firstTrigger;
-    let charged = 0;
-    let failures = 0;
-    for (;;) {
-      const begin = await runs.beginAttempt({ runId: input.runId, number, trigger });
-      if (!begin.proceed || !begin.attemptId) return { status: begin.status === 'FAILED' ? 'FAILED' : 'OTHER', lastNumber: lastBegun, errorCode: begin.errorCode };
-      lastBegun = Math.max(lastBegun, number);
-      const attemptId = begin.attemptId;
-      const t0 = Date.now();
-      try {
-        const call = await runtime.callAiRuntime({
+  /** A segment's end from the projection's answer `r`: its status when one of `ends`, else OTHER. */
+  const endOf = (r: { status: string; errorCode?: string | null | undefined }, ends: readonly SegmentEnd['status'][] = ['FAILED']): SegmentEnd => ({
+    status: ends.find((e) => e === r.status) ?? 'OTHER',
+    lastNumber: lastBegun,
+    errorCode: r.errorCode,
+  });
+  const failAttempt = (f: FailedAttempt<BegunAttempt, string>, message: string, retryAt: string | null) =>
+    runs.failAttempt({ runId: input.runId, attemptId: f.begun.attemptId, code: f.failure.code, message, latencyMs: f.latencyMs, retryAt });
+
+  /** One segment (the first call or a manual retry, with its automatic retries) under its deadline. */
+  const segment = (first: number, trigger: AttemptTrigger, deadlineAt: number): Promise<SegmentEnd> =>
+    runAttempts<BegunAttempt, RuntimeCallResult, SegmentEnd, string>({
+      first,
+      vocabulary: RUNTIME_CALL_FAILURES,
+      begin: async ({ number, retry }) => {
+        const begin = await runs.beginAttempt({ runId: input.runId, number, trigger: retry ? 'AUTO_RETRY' : trigger });
+        if (!begin.proceed || !begin.attemptId) return { end: endOf(begin) };
+        lastBegun = Math.max(lastBegun, number);
+        return { begun: { attemptId: begin.attemptId, requestId: begin.requestId }, budget: input.policy.maxAttempts };
+      },
+      call: (begun, number) =>
+        runtime.callAiRuntime({
           runId: input.runId,
-          attemptId,
-          requestId: begin.requestId,
+          attemptId: begun.attemptId,
+          requestId: begun.requestId,
           attempt: number,
           text: input.text,
           locale: input.locale,
           referenceTime: input.referenceTime,
-        });
-        const r = await runs.recordAnswer({ runId: input.runId, attemptId, requestId: begin.requestId, text: input.text, referenceTime: input.referenceTime, call });
-        return { status: r.status === 'SUCCEEDED' || r.status === 'FAILED' ? r.status : 'OTHER', lastNumber: lastBegun, errorCode: r.errorCode };
-      } catch (err) {
-        if (isCancellation(err)) throw err;
-        if (err instanceof ApplicationFailure || !(err instanceof ActivityFailure)) throw err;
-        if (err.activityType !== 'callAiRuntime') throw err; // a projection write failed for good
-        const f = classifyCallFailure(err);
-        failures += 1;
-        if (!f.outage) charged += 1;
-        const latencyMs = Date.now() - t0;
-        if (f.retryable && charged < input.policy.maxAttempts) {
-          const delay = retryDelayMs(failures, input.policy, f.retryAfterMs);
-          const r = await runs.failAttempt({
-            runId: input.runId, attemptId, code: f.code, message: f.message, latencyMs,
-            retryAt: new Date(Date.now() + delay).toISOString(),
-          });
-          if (r.status !== 'RETRYING') return { status: r.status === 'FAILED' ? 'FAILED' : 'OTHER', lastNumber: lastBegun, errorCode: r.errorCode };
-          await sleep(delay);
-          number += 1;
-          trigger = 'AUTO_RETRY';
-          continue;
-        }
-        const message = f.retryable ? `${f.message} (attempt budget of ${input.policy.maxAttempts} used up)` : f.message;
-        const r = await runs.failAttempt({ runId: input.runId, attemptId, code: f.code, message, latencyMs, retryAt: null });
-        return { status: r.status === 'FAILED' ? 'FAILED' : 'OTHER', lastNumber: lastBegun, errorCode: r.errorCode };
-      }
-    }
-  };
-
-  /** One segment under its deadline: the attempts race a durable timer. */
-  const segment = async (first: number, trigger: AttemptTrigger, deadlineAt: number): Promise<SegmentEnd> => {
-    const remaining = deadlineAt - Date.now();
-    const deadlineFail = async () => {
-      await runs.failRun({ runId: input.runId, code: RUN_ERROR_CODES.DEADLINE_EXCEEDED, message: 'the run deadline passed' });
-      return { status: 'FAILED' as const, lastNumber: lastBegun };
-    };
-    if (remaining <= 0) return deadlineFail();
-    const work = new CancellationScope();
-    const timer = new CancellationScope();
-    const attempts = work.run(() => attemptLoop(first, trigger));
-    const expired = timer.run(() => sleep(remaining)).then(() => 'deadline' as const);
-    // Both settle later than the race in some paths; mark them handled (the race still sees them).
-    attempts.catch(() => undefined);
-    expired.catch(() => undefined);
-    const winner = await Promise.race([attempts, expired]);
-    if (winner !== 'deadline') {
-      timer.cancel();
-      await expired.catch(() => undefined);
-      return winner;
-    }
-    work.cancel();
-    await attempts.catch(() => undefined);
-    return deadlineFail();
-  };
+        }),
+      succeed: async (begun, call) =>
+        endOf(await runs.recordAnswer({ runId: input.runId, attemptId: begun.attemptId, requestId: begun.requestId, text: input.text, referenceTime: input.referenceTime, call }), ['SUCCEEDED', 'FAILED']),
+      retrying: async (f) => {
+        const r = await failAttempt(f, f.failure.message, new Date(Date.now() + f.retryInMs).toISOString());
+        return r.status === 'RETRYING' ? undefined : endOf(r);
+      },
+      ended: async (f) => {
+        const message = f.last === 'budget-used' ? `${f.failure.message} (attempt budget of ${input.policy.maxAttempts} used up)` : f.failure.message;
+        return endOf(await failAttempt(f, message, null));
+      },
+      retryBackoff: { initialMs: input.policy.retryInitialMs, maxMs: input.policy.retryMaxMs, honourRetryAfter: true },
+      // AR-8: every attempt is a row and a call, so an outage makes a new (uncharged) attempt.
+      outages: { repeat: 'next-attempt' },
+      deadline: {
+        at: deadlineAt,
+        expired: async () => {
+          await runs.failRun({ runId: input.runId, code: RUN_ERROR_CODES.DEADLINE_EXCEEDED, message: 'the run deadline passed' });
+          return { status: 'FAILED', lastNumber: lastBegun };
+        },
+      },
+    });
 
   try {
     await runs.releasePendingInput({ runId: input.runId });

@@ -10,56 +10,46 @@
  * limited) is waited out and the same attempt repeated, not charged (bounded). A worker killed
  * mid-call is noticed by the heartbeat timeout (an `unknown` attempt); the supersede is one
  * transaction, so a kill there rolls back and the retried write makes one set of live cards.
+ * The attempts run on the core attempt ledger (src/core/attempts.ts) with this family's hooks and
+ * codes ({@link EXTRACTION_FAILURES}).
  */
-import { ActivityFailure, ApplicationFailure, CancellationScope, TimeoutFailure, isCancellation, proxyActivities, sleep } from '@temporalio/workflow';
+import { CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { StudyCardActivities } from '../../activities/study/cards';
 import { projectionOptions } from '../../core/activity-options';
+import { classifyAttemptFailure, runAttempts, type AttemptFailure, type FailedAttempt, type FailureVocabulary } from '../../core/attempts';
 import { failure } from '../../core/failures';
 import { EXTRACTION_ERROR_CODES, extractionCodeOf, extractionOutcome, type ExtractionErrorCode } from '../../domain/study/error-codes';
 import { ST_FAILURES } from '../../domain/study/failures';
 import type { StudyCardExtractInput, StudyCardExtractResult } from '../../domain/study/contracts';
 
-/** Failure types of a provider outage: waited out, the attempt repeated and not charged. */
-const OUTAGE_TYPES = new Set(['AI_UPSTREAM_UNAVAILABLE', 'AI_RATE_LIMITED']);
-/** Most outage waits of one job (30 s apart at most: about a quarter of an hour), then the attempt counts as `unknown`. */
+/**
+ * ST-4 codes of a failed `extractStudyCards` call: a Temporal timeout, the activity's own
+ * STUDY_EXTRACTION_ATTEMPT_FAILED (its code in `details[0]`), or the AI boundary's `AI_<code>`.
+ * Every code is retried while attempts < max_attempts except `no_ready_explanation` (skipped); a
+ * provider outage (unavailable, rate limited) is waited out.
+ */
+export const EXTRACTION_FAILURES: FailureVocabulary<ExtractionErrorCode> = {
+  subject: 'extraction',
+  leaseExpired: extractionCodeOf({ timeout: 'heartbeat' }),
+  deadline: extractionCodeOf({ timeout: 'deadline' }),
+  unknown: 'unknown',
+  outageTypes: ['AI_UPSTREAM_UNAVAILABLE', 'AI_RATE_LIMITED'],
+  application: (f) => {
+    if (f.type === 'STUDY_EXTRACTION_ATTEMPT_FAILED') {
+      const code = EXTRACTION_ERROR_CODES.find((c) => c === f.code) ?? 'unknown';
+      return { code, terminal: extractionOutcome(code) === 'skip' };
+    }
+    const code = extractionCodeOf({ aiCode: f.type.startsWith('AI_') ? f.type.slice(3) : undefined });
+    return { code, terminal: extractionOutcome(code) === 'skip', message: `${f.type ? `${f.type}: ` : ''}${f.message}` };
+  },
+};
+
+/** Most outage waits of one job (30 s apart at most: about a quarter of an hour), then an outage is charged. */
 const MAX_OUTAGE_WAITS = 30;
 
-/** How one failed extraction call is handled. */
-export interface ClassifiedFailure {
-  code: ExtractionErrorCode;
-  message: string;
-  outage: boolean;
-  retryAfterMs?: number | undefined;
-}
-
-/** ST-4 code of a failed `extractStudyCards` call (a Temporal timeout, or the activity's catalogued failure type). */
-export function classifyExtractionFailure(err: ActivityFailure): ClassifiedFailure {
-  const cause = err.cause;
-  if (cause instanceof TimeoutFailure) {
-    const heartbeat = cause.timeoutType === 'HEARTBEAT';
-    return {
-      code: extractionCodeOf({ timeout: heartbeat ? 'heartbeat' : 'deadline' }),
-      message: heartbeat ? 'the worker running the extraction stopped heartbeating' : `the extraction exceeded its deadline (${String(cause.timeoutType)})`,
-      outage: false,
-    };
-  }
-  if (cause instanceof ApplicationFailure) {
-    const type = cause.type ?? '';
-    if (type === 'STUDY_EXTRACTION_ATTEMPT_FAILED') {
-      const d = (cause.details?.[0] ?? {}) as { code?: string };
-      const code = (EXTRACTION_ERROR_CODES as readonly string[]).includes(d.code ?? '') ? (d.code as ExtractionErrorCode) : 'unknown';
-      return { code, message: cause.message, outage: false };
-    }
-    const aiCode = type.startsWith('AI_') ? type.slice(3) : undefined;
-    const delay = cause.nextRetryDelay;
-    return {
-      code: extractionCodeOf({ aiCode }),
-      message: `${type ? `${type}: ` : ''}${cause.message}`,
-      outage: OUTAGE_TYPES.has(type),
-      retryAfterMs: typeof delay === 'number' ? delay : undefined,
-    };
-  }
-  return { code: 'unknown', message: cause?.message ?? err.message, outage: false };
+/** ST-4 classification of a failed `extractStudyCards` call ({@link EXTRACTION_FAILURES}). */
+export function classifyExtractionFailure(err: unknown): AttemptFailure<ExtractionErrorCode> {
+  return classifyAttemptFailure(err, EXTRACTION_FAILURES);
 }
 
 /**
@@ -76,42 +66,42 @@ export async function studyCardExtractWorkflow(input: StudyCardExtractInput): Pr
     retry: { maximumAttempts: 1 }, // ST-4: every real attempt is counted by the row, never a transparent retry
   });
   const ref = { jobId: input.jobId };
-  let attempt = 1;
-  let outageWaits = 0;
+  const extractionFailed = (f: FailedAttempt<unknown, ExtractionErrorCode>) =>
+    failure(ST_FAILURES, 'STUDY_EXTRACTION_FAILED', `memo-card job ${input.jobId} failed after ${f.number} attempt(s): ${f.failure.code}`, { cause: f.error });
   try {
-    for (;;) {
-      const begin = await book.beginStudyCardAttempt({ ...ref, attempt });
-      if (!begin) throw failure(ST_FAILURES, 'STUDY_JOB_NOT_FOUND', `study_memo_card_jobs ${input.jobId} does not exist`);
-      if (!begin.proceed) {
-        return { jobId: input.jobId, status: begin.status === 'skipped' || begin.status === 'completed' || begin.status === 'failed' ? begin.status : 'not_run', errorCode: begin.errorCode, attempts: begin.attempts };
-      }
-      let extracted: Awaited<ReturnType<StudyCardActivities['extractStudyCards']>>;
-      try {
-        extracted = await work.extractStudyCards({ ...ref, attempt });
-      } catch (err) {
-        if (isCancellation(err) || !(err instanceof ActivityFailure)) throw err;
-        const f = classifyExtractionFailure(err);
-        if (extractionOutcome(f.code) === 'skip') {
-          const skipped = await book.skipStudyCardJob({ ...ref, attempt, message: f.message });
-          return { jobId: input.jobId, status: skipped?.status === 'skipped' ? 'skipped' : 'not_run', errorCode: skipped?.errorCode ?? f.code, attempts: attempt };
+    return await runAttempts<unknown, Awaited<ReturnType<StudyCardActivities['extractStudyCards']>>, StudyCardExtractResult, ExtractionErrorCode>({
+      first: 1,
+      vocabulary: EXTRACTION_FAILURES,
+      begin: async ({ number }) => {
+        const begin = await book.beginStudyCardAttempt({ ...ref, attempt: number });
+        if (!begin) throw failure(ST_FAILURES, 'STUDY_JOB_NOT_FOUND', `study_memo_card_jobs ${input.jobId} does not exist`);
+        if (!begin.proceed) {
+          return { end: { jobId: input.jobId, status: begin.status === 'skipped' || begin.status === 'completed' || begin.status === 'failed' ? begin.status : 'not_run', errorCode: begin.errorCode, attempts: begin.attempts } };
         }
-        if (f.outage && outageWaits < MAX_OUTAGE_WAITS) {
-          outageWaits += 1;
-          await sleep(f.retryAfterMs ?? Math.min(30_000, 1_000 * 2 ** Math.min(outageWaits, 5)));
-          continue; // the same attempt again: an outage is not charged
+        return { begun: begin, budget: begin.maxAttempts };
+      },
+      call: (_begun, number) => work.extractStudyCards({ ...ref, attempt: number }),
+      succeed: async (_begun, extracted, number) => {
+        const stored = await book.storeStudyCards({ ...ref, attempt: number, ...extracted });
+        return { jobId: input.jobId, status: stored.status === 'completed' ? 'completed' : 'not_run', errorCode: stored.errorCode, attempts: number };
+      },
+      retrying: async (f) => {
+        const after = await book.failStudyCardAttempt({ ...ref, attempt: f.number, code: f.failure.code, message: f.failure.message, final: false });
+        if (after?.status !== 'processing') throw extractionFailed(f);
+        return undefined;
+      },
+      ended: async (f) => {
+        if (f.last === 'terminal') {
+          const skipped = await book.skipStudyCardJob({ ...ref, attempt: f.number, message: f.failure.message });
+          return { jobId: input.jobId, status: skipped?.status === 'skipped' ? 'skipped' : 'not_run', errorCode: skipped?.errorCode ?? f.failure.code, attempts: f.number };
         }
-        const final = attempt >= begin.maxAttempts;
-        const after = await book.failStudyCardAttempt({ ...ref, attempt, code: f.code, message: f.message, final });
-        if (final || after?.status !== 'processing') {
-          throw failure(ST_FAILURES, 'STUDY_EXTRACTION_FAILED', `memo-card job ${input.jobId} failed after ${attempt} attempt(s): ${f.code}`, { cause: err });
-        }
-        await sleep(input.policy.retryDelayMs);
-        attempt += 1;
-        continue;
-      }
-      const stored = await book.storeStudyCards({ ...ref, attempt, ...extracted });
-      return { jobId: input.jobId, status: stored.status === 'completed' ? 'completed' : 'not_run', errorCode: stored.errorCode, attempts: attempt };
-    }
+        await book.failStudyCardAttempt({ ...ref, attempt: f.number, code: f.failure.code, message: f.failure.message, final: true });
+        throw extractionFailed(f);
+      },
+      retryBackoff: { initialMs: input.policy.retryDelayMs, maxMs: input.policy.retryDelayMs, honourRetryAfter: false },
+      // ST-4: `attempts` counts charged attempts, so an outage repeats the same attempt unrecorded.
+      outages: { repeat: 'same-attempt', maxWaits: MAX_OUTAGE_WAITS, backoff: { initialMs: 2_000, maxMs: 30_000, honourRetryAfter: true } },
+    });
   } catch (err) {
     if (isCancellation(err)) {
       await CancellationScope.nonCancellable(() => book.abandonStudyCardJob({ ...ref, message: 'the extraction workflow was cancelled' }));

@@ -27,13 +27,13 @@ describe('ST-4 codes', () => {
 
   test('a failed call is classified from its Temporal failure, outages apart', () => {
     const app = (type: string, extra: Partial<Parameters<typeof ApplicationFailure.create>[0]> = {}) => activityFailure(ApplicationFailure.create({ message: 'm', type, ...extra }));
-    expect(classifyExtractionFailure(app('AI_MALFORMED_OUTPUT'))).toMatchObject({ code: 'parse_fail', outage: false });
-    expect(classifyExtractionFailure(app('AI_UPSTREAM_UNAVAILABLE', { nextRetryDelay: 1500 }))).toMatchObject({ code: 'unknown', outage: true, retryAfterMs: 1500 });
-    expect(classifyExtractionFailure(app('AI_RATE_LIMITED'))).toMatchObject({ outage: true });
-    expect(classifyExtractionFailure(app('STUDY_EXTRACTION_ATTEMPT_FAILED', { details: [{ code: 'no_ready_explanation' }] }))).toMatchObject({ code: 'no_ready_explanation' });
-    expect(classifyExtractionFailure(app('STUDY_EXTRACTION_ATTEMPT_FAILED', { details: [{ code: 'bogus' }] }))).toMatchObject({ code: 'unknown' });
-    expect(classifyExtractionFailure(activityFailure(new TimeoutFailure('t', undefined, TimeoutType.HEARTBEAT)))).toMatchObject({ code: 'unknown', outage: false });
-    expect(classifyExtractionFailure(activityFailure(new TimeoutFailure('t', undefined, TimeoutType.START_TO_CLOSE)))).toMatchObject({ code: 'llm_timeout' });
+    expect(classifyExtractionFailure(app('AI_MALFORMED_OUTPUT'))).toMatchObject({ code: 'parse_fail', class: 'retryable' });
+    expect(classifyExtractionFailure(app('AI_UPSTREAM_UNAVAILABLE', { nextRetryDelay: 1500 }))).toMatchObject({ code: 'unknown', class: 'outage', retryAfterMs: 1500 });
+    expect(classifyExtractionFailure(app('AI_RATE_LIMITED'))).toMatchObject({ class: 'outage' });
+    expect(classifyExtractionFailure(app('STUDY_EXTRACTION_ATTEMPT_FAILED', { details: [{ code: 'no_ready_explanation' }] }))).toMatchObject({ code: 'no_ready_explanation', class: 'terminal' });
+    expect(classifyExtractionFailure(app('STUDY_EXTRACTION_ATTEMPT_FAILED', { details: [{ code: 'bogus' }] }))).toMatchObject({ code: 'unknown', class: 'retryable' });
+    expect(classifyExtractionFailure(activityFailure(new TimeoutFailure('t', undefined, TimeoutType.HEARTBEAT)))).toMatchObject({ code: 'unknown', class: 'lease-expired' });
+    expect(classifyExtractionFailure(activityFailure(new TimeoutFailure('t', undefined, TimeoutType.START_TO_CLOSE)))).toMatchObject({ code: 'llm_timeout', class: 'deadline' });
   });
 });
 
