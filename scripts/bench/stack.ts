@@ -20,7 +20,7 @@ import { createPrisma, type Db } from '../../src/db/client';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded';
 import { migrateDeploy } from '../../src/db/migrate';
 import { LOCAL_OBJECT_STORE_CREDENTIALS, startLocalObjectStore } from '../../src/dev/object-store-server';
-import { ensureSearchAttributes, startTemporalDevServer } from '../../src/dev/temporal-server';
+import { ensureSearchAttributes, getFreePort, startTemporalDevServer } from '../../src/dev/temporal-server';
 import { AI_RUNS_QUEUE } from '../../src/domain/ai-runs/contracts';
 import { PORTAL_QUEUE } from '../../src/domain/portal/contracts';
 import { STUDY_CARDS_QUEUE } from '../../src/domain/study/contracts';
@@ -34,7 +34,7 @@ import { createOwnQueueWorker } from '../../src/workers/own-queue';
 import { startGithubEmulator, type GithubEmulator } from '../../test/support/github-emulator';
 import { startPortalEmulator, type PortalEmulator } from '../../test/support/portal-emulator';
 import { createTestDatabase, startPostgres } from '../../test/support/postgres';
-import { freePort, redactUrl } from '../lib/net';
+import { redactUrl } from '../lib/net';
 import { elapsed, reportWorkerFailure, say, sdkWarnings, started } from './lifecycle';
 import type { ExternalTargets } from './options';
 
@@ -115,7 +115,7 @@ export async function startStack(opts: StackOptions): Promise<BenchStack> {
     started('portal emulator', () => emulator.close());
     const moto = await startLocalObjectStore();
     started('object store (moto)', () => moto.stop());
-    apiPort = await freePort();
+    apiPort = await getFreePort();
     Object.assign(portalEnv, {
       OBJECT_STORE_ENDPOINT: moto.endpoint,
       OBJECT_STORE_ACCESS_KEY_ID: LOCAL_OBJECT_STORE_CREDENTIALS.accessKeyId,

@@ -1,4 +1,7 @@
-/** Ports and URLs for the scripts that start local servers (demo, bench). */
+/**
+ * Ports and URLs for the scripts that start local servers (demo, bench); a free port chosen by the
+ * OS is `getFreePort` of src/dev/temporal-server.
+ */
 import { createServer } from 'node:net';
 
 /** Whether `port` on 127.0.0.1 can be listened on right now. */
@@ -6,17 +9,6 @@ export function portFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const srv = createServer().once('error', () => resolve(false));
     srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-  });
-}
-
-/** A free TCP port on 127.0.0.1 (chosen by the OS). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer().once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
   });
 }
 

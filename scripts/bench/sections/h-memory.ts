@@ -14,7 +14,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { createUserWithToken } from '../../../src/auth/tokens';
-import { freePort } from '../../lib/net';
+import { getFreePort } from '../../../src/dev/temporal-server';
 import { elapsed, say, sleep, started } from '../lifecycle';
 import { runLoad } from '../load';
 import { drain } from '../measure';
@@ -106,7 +106,7 @@ export const sectionH: BenchSection = {
     say();
     say(`## (h) RSS of the API and each worker as separate processes under the load of (a) and (c) ${elapsed()}`);
     await drain(db, '(h) start');
-    const port = await freePort();
+    const port = await getFreePort();
     const env = {
       DATABASE_URL: stack.databaseUrl,
       DATABASE_POOL_MAX: String(config.database.poolMax),
