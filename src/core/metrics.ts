@@ -60,7 +60,7 @@ const UNKNOWN = 'unknown';
 
 /** Recording functions of the job core; every one is synchronous and never throws. */
 export const jobMetrics = {
-  /** One workflow start attempt of a job (src/core/starter.ts). */
+  /** One workflow start attempt (src/core/workflow-start.ts), by job type (or the kind of a workflow that runs no async_jobs row). */
   started(jobType: string, outcome: StartMetricOutcome): void {
     jobsStarted.inc({ job_type: jobType, outcome });
   },
@@ -80,15 +80,8 @@ export const jobMetrics = {
     transitionsRejected.inc({ job_type: jobType ?? UNKNOWN, to });
   },
 
-  /** The actions a recovery rule took on one item (RecoveryReport `record`, src/activities/core/recovery.ts). */
+  /** The actions a reconcile or recovery rule took on one item (src/core/reconciler.ts `countItem`). */
   recovery(rule: string, actions: readonly string[]): void {
     for (const action of actions) recoveryActions.inc({ rule, action });
-  },
-
-  /** One SAN-4 reconciler pass (rule `reconcile-pending-jobs`): started, already-running, start-failed. */
-  reconciled(report: { started: number; alreadyRunning: number; failedToStart: number }): void {
-    const rule = 'reconcile-pending-jobs';
-    const counts = [['started', report.started], ['already-running', report.alreadyRunning], ['start-failed', report.failedToStart]] as const;
-    for (const [action, n] of counts) if (n > 0) recoveryActions.inc({ rule, action }, n);
   },
 };
