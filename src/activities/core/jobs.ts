@@ -7,13 +7,12 @@ import { log as activityLog } from '@temporalio/activity';
 import { WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
 import type { AsyncJob, PrismaClient } from '@prisma/client';
 import type { DbTx } from '../../db/client';
-import { transitionJob } from '../../core/projection';
+import { failJobAsRead, transitionJob } from '../../core/projection';
 import type { JobStarter, StartableJob } from '../../core/starter';
 import type { StartOutcome } from '../../core/workflow-start';
 import { countOf, reconcile } from '../../core/reconciler';
 import { jobWorkflowId, type JobStatus, type JobType } from '../../core/contracts';
-import { ACTIVE_STATUSES } from '../../core/job-state';
-import { storableText } from '../../core/cause-chain';
+import { ASYNC_JOB_STATES } from '../../core/job-state';
 import { CORE_FAILURES, failure } from '../../core/failures';
 import { hooksOf, type TargetHookRegistry } from '../../core/target-hooks';
 
@@ -224,7 +223,7 @@ export function createJobActivities({ db, starter, client, targets = {} }: JobAc
           const jobId = typeof wf.memo?.jobId === 'string' ? wf.memo.jobId : undefined;
           if (!jobId) return null;
           const row = await db.asyncJob.findUnique({ where: { jobId } });
-          if (!row || !ACTIVE_STATUSES.includes(row.status)) return null;
+          if (!row || !ASYNC_JOB_STATES.isActive(row.status)) return null;
           if (!wf.closeTime || row.updatedAt > wf.closeTime) return null; // re-opened after this run closed
           const latest = await runOf(wf.workflowId);
           if (latest?.runId !== wf.runId) return null; // a newer run owns the row
@@ -232,12 +231,9 @@ export function createJobActivities({ db, starter, client, targets = {} }: JobAc
             ? `terminated: ${await terminationReason(wf.workflowId, wf.runId)}`
             : 'timed out: the run exceeded its execution or run timeout';
           const changed = await db.$transaction(async (tx) => {
-            const r = await tx.asyncJob.updateMany({
-              where: { jobId, status: row.status, updatedAt: row.updatedAt },
-              data: { status: 'FAILED', errorMessage: storableText(errorMessage), finishedAt: new Date() },
-            });
-            if (r.count === 1) await hooksOf(targets, row.jobType).mirror?.(tx, row.targetId, 'FAILED');
-            return r.count === 1;
+            const r = await failJobAsRead(tx, row, errorMessage);
+            if (r.changed) await hooksOf(targets, row.jobType).mirror?.(tx, row.targetId, 'FAILED');
+            return r.changed;
           });
           if (!changed) return null;
           activityLog.warn('job failed after its run closed', { jobId, workflowId: wf.workflowId, errorMessage });

@@ -13,7 +13,8 @@ import { startAfterCommit, type WarnLog } from '../../core/after-commit';
 import { requeueFailedJob } from '../../core/retry';
 import type { JobStarter } from '../../core/starter';
 import { SA_JOB_TYPE, SA_TARGET_ID, jobWorkflowId, type JobType } from '../../core/contracts';
-import { isTerminal } from '../../core/job-state';
+import { ASYNC_JOB_STATES } from '../../core/job-state';
+import { failJobAsRead } from '../../core/projection';
 import { storableText } from '../../core/cause-chain';
 import { hooksOf, type TargetHookRegistry } from '../../core/target-hooks';
 import { countItem, newPassReport, type PassReport } from '../../core/reconciler';
@@ -241,15 +242,12 @@ export function createRecoveryActivities({ db, client, starter, targets, jobType
             if (!(err instanceof WorkflowNotFoundError)) throw err; // closed meanwhile: fail the row all the same
           }
         }
-        const count = await db.$transaction(async (tx) => {
-          const r = await tx.asyncJob.updateMany({
-            where: { jobId: row.jobId, status: row.status, updatedAt: row.updatedAt },
-            data: { status: 'FAILED', errorMessage, finishedAt: new Date() },
-          });
-          if (r.count === 1) await hooksOf(targets, row.jobType).mirror?.(tx, row.targetId, 'FAILED');
-          return r.count;
+        const changed = await db.$transaction(async (tx) => {
+          const r = await failJobAsRead(tx, row, errorMessage);
+          if (r.changed) await hooksOf(targets, row.jobType).mirror?.(tx, row.targetId, 'FAILED');
+          return r.changed;
         });
-        if (count === 0) {
+        if (!changed) {
           record(report, itemOf(row, [...actions, 'changed-concurrently'], `${row.status}; workflow ${view.status}`));
           continue;
         }
@@ -279,7 +277,7 @@ export function createRecoveryActivities({ db, client, starter, targets, jobType
         if (seen++ >= args.batchSize) break;
         const jobId = typeof wf.memo?.jobId === 'string' ? wf.memo.jobId : null;
         const row = jobId ? await db.asyncJob.findUnique({ where: { jobId } }) : null;
-        if (row && !isTerminal(row.status)) continue;
+        if (row && !ASYNC_JOB_STATES.isTerminal(row.status)) continue;
         const jobType = (wf.typedSearchAttributes.get(SA_JOB_TYPE) as JobType | undefined) ?? row?.jobType;
         if (!jobType) continue; // not a job workflow
         const targetId = wf.typedSearchAttributes.get(SA_TARGET_ID) ?? row?.targetId ?? '';

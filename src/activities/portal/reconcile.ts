@@ -13,7 +13,7 @@ import { log as activityLog } from '@temporalio/activity';
 import type { PortalLinkJob, PrismaClient } from '@prisma/client';
 import { countOf, reconcile } from '../../core/reconciler';
 import { PORTAL_JOB_ERROR_CODES } from '../../domain/portal/error-codes';
-import { ACTIVE_PORTAL_LINK_JOB_STATUSES } from '../../domain/portal/job-state';
+import { PORTAL_LINK_JOB_STATES } from '../../domain/portal/job-state';
 import { startablePortalJobOf, type PortalLinkStarter } from '../../services/portal/starter';
 import { failPortalLinkJob } from './jobs';
 
@@ -45,7 +45,7 @@ export function createPortalLinkReconcileActivities({ db, starter }: PortalLinkR
       const pass = await reconcile<PortalLinkJob, LinkJobAction>({
         rule: 'reconcile-portal-link-jobs',
         lost: () => db.portalLinkJob.findMany({
-          where: { status: { in: [...ACTIVE_PORTAL_LINK_JOB_STATUSES] }, createdAt: { lte: cutoff } },
+          where: { status: { in: [...PORTAL_LINK_JOB_STATES.active] }, createdAt: { lte: cutoff } },
           orderBy: { createdAt: 'asc' },
           take: args.limit,
         }),

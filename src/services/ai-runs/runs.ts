@@ -16,9 +16,9 @@ import { domainError } from '../../core/domain-error';
 import type { WarnLog } from '../../core/after-commit';
 import { idempotentCreate } from '../../core/idempotent-create';
 import { requireMembership } from '../../core/tenancy';
-import { failActiveRun } from './run-projection';
+import { failActiveRun, moveRun } from './run-projection';
 import { RUN_ERROR_CODES } from '../../domain/ai-runs/failures';
-import { ACTIVE_RUN_STATUSES } from '../../domain/ai-runs/run-state';
+import { AI_RUN_STATES } from '../../domain/ai-runs/run-state';
 import { aiRunWorkflowId } from '../../domain/ai-runs/contracts';
 import type { InputBox } from './input-box';
 import { inputHashOf, maskInput } from './input-protection';
@@ -164,15 +164,13 @@ export async function retryAiRun(deps: AiRunDeps, userId: string, runId: string,
     resourceType: 'ai-run-attempt',
     async create(tx) {
       const run = await tx.aiRun.findUniqueOrThrow({ where: { id: runId } });
-      if (run.status !== 'FAILED') throw notRetryable(`the run is ${run.status}; only a FAILED run can be retried`);
+      if (!AI_RUN_STATES.canTransition(run.status, 'RETRYING', 'manual-retry')) throw notRetryable(`the run is ${run.status}; only a FAILED run can be retried`);
       if (run.errorCode === RUN_ERROR_CODES.CANCELLED) throw notRetryable('the run was cancelled; make a new request instead');
       if (!(await deps.starter.isOpen(run.workflowId))) throw notRetryable('the retry window of this run has closed; make a new request instead');
       const deadlineAt = new Date(Date.now() + deps.config.aiRuns.deadlineMs);
-      const moved = await tx.aiRun.updateMany({
-        where: { id: runId, status: 'FAILED', attemptCount: run.attemptCount },
-        data: { status: 'RETRYING', retryCount: { increment: 1 }, nextAttemptAt: null, errorCode: null, errorMessage: null, finishedAt: null, deadlineAt, version: { increment: 1 } },
-      });
-      if (moved.count === 0) throw notRetryable('the run changed meanwhile; read it again');
+      const data = { retryCount: { increment: 1 }, nextAttemptAt: null, errorCode: null, errorMessage: null, finishedAt: null, deadlineAt };
+      const moved = await moveRun(tx, runId, 'RETRYING', data, { actor: 'manual-retry', where: { attemptCount: run.attemptCount } });
+      if (!moved) throw notRetryable('the run changed meanwhile; read it again');
       return { attemptNumber: run.attemptCount + 1, deadlineAt, workflowId: run.workflowId };
     },
     idOf: (a) => attemptId(a.attemptNumber),
@@ -198,7 +196,7 @@ export async function retryAiRun(deps: AiRunDeps, userId: string, runId: string,
  */
 export async function cancelAiRun(deps: AiRunDeps, userId: string, runId: string): Promise<AiRun> {
   const run = await visibleRun(deps.db, userId, runId, AI_RUN_WRITER_ROLES);
-  if (!ACTIVE_RUN_STATUSES.includes(run.status)) {
+  if (!AI_RUN_STATES.isActive(run.status)) {
     throw domainError('conflict', 'AI_RUN_NOT_CANCELLABLE', `the run is ${run.status}; only a QUEUED, RUNNING or RETRYING run can be cancelled`);
   }
   const state = await failActiveRun(deps.db, runId, RUN_ERROR_CODES.CANCELLED, 'the run was cancelled');

@@ -16,7 +16,7 @@ import type { Config } from '../../config';
 import { DomainError, domainError } from '../../core/domain-error';
 import type { WarnLog } from '../../core/after-commit';
 import { idempotentCreate } from '../../core/idempotent-create';
-import { ACTIVE_PORTAL_LINK_JOB_STATUSES } from '../../domain/portal/job-state';
+import { PORTAL_LINK_JOB_STATES } from '../../domain/portal/job-state';
 import { portalLinkWorkflowId, type PortalLinkKind, type PortalStudentSummary } from '../../domain/portal/contracts';
 import { startablePortalJobOf, type PortalLinkStarter } from './starter';
 
@@ -66,7 +66,7 @@ export interface PortalLinkResult {
 
 async function activeJob(db: PrismaClient | Prisma.TransactionClient, userId: string, portalType: string) {
   return db.portalLinkJob.findFirst({
-    where: { userId, portalType, status: { in: [...ACTIVE_PORTAL_LINK_JOB_STATUSES] } },
+    where: { userId, portalType, status: { in: [...PORTAL_LINK_JOB_STATES.active] } },
     select: { id: true, status: true },
   });
 }
