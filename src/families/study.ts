@@ -22,7 +22,7 @@ import type { FamilyManifest } from './manifest';
 
 /** The ST manifest. */
 export const st = {
-  name: 'st',
+  name: 'study',
   jobs: { STUDY_EXPLANATION: 'studyExplanationWorkflow' },
   failures: { ...ST_FAILURES, ...AI_FAILURES },
   problemCodes: [...ST_PROBLEM_CODES, ...ST_REVIEW_PROBLEM_CODES],

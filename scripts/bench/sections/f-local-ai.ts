@@ -1,10 +1,10 @@
 /**
- * (f) of the benchmark (`scripts/bench.ts`): the `local` AI runtime's text processing.
+ * (f) The `local` AI runtime's text processing (no server needed).
  *
  * - One pass of the runtime (analyzeCard, refineScrap, a one-card TIL and its quizzes, all in this
- *   thread) over adversarial inputs that used to make its regular expressions quadratic, against
+ *   thread) over adversarial inputs that would make naive regular expressions quadratic, against
  *   ordinary prose (README texts) of the same length; then the slowest of them at twice the length
- *   against itself, which is about 2× for linear work (it was about 4× before).
+ *   against itself, which is about 2× for linear work (about 4× for quadratic work).
  * - The longest event-loop stall while the TIL of a day of 170 README-sized cards and two scraps of
  *   the API's maximum size are generated at once: with the runtime in worker threads (what
  *   `createAiRuntime` returns) against the same calls in this thread.
@@ -12,14 +12,16 @@
  * Wall times are medians of `runs` repetitions; as everywhere in the benchmark, read the ratios.
  */
 import { performance } from 'node:perf_hooks';
-import { createLocalAiRuntime, runLocalTask } from '../src/ai/local';
-import { createThreadedLocalAiRuntime } from '../src/ai/threaded';
-import type { SourceCard } from '../src/ai/types';
+import { createLocalAiRuntime, runLocalTask } from '../../../src/ai/local';
+import { createThreadedLocalAiRuntime } from '../../../src/ai/threaded';
+import type { SourceCard } from '../../../src/ai/types';
+import { readmeCorpus } from '../corpus';
+import { elapsed, say } from '../lifecycle';
+import { median, ms, ratio } from '../measure';
+import type { BenchSection } from '../section';
+import type { Row } from '../summary';
 
-/** A row of the benchmark's summary table. */
-export interface BenchRow { measure: string; subject: string; baseline: string; ratio: string }
-
-/** Inputs that defeated the old expressions, built to `n` characters. */
+/** Inputs that make backtracking expressions quadratic, built to `n` characters. */
 const ADVERSARIAL: [string, (n: number) => string][] = [
   ['"![" repeated', (n) => '!['.repeat(n / 2)],
   ['"[" repeated', (n) => '['.repeat(n)],
@@ -32,10 +34,6 @@ const ADVERSARIAL: [string, (n: number) => string][] = [
   ['spaces inside one line', (n) => `a${' '.repeat(n - 2)}b`],
   ['closing quotes after a full stop', (n) => `a.${'"'.repeat(n - 4)} b`],
 ];
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
-const ms = (x: number) => `${x.toFixed(x < 10 ? 2 : 1)} ms`;
-const ratio = (x: number) => `${x.toFixed(2)}×`;
 
 /** One pass of the local runtime over `content`, in this thread; returns its wall time in ms. */
 function pass(content: string): number {
@@ -82,11 +80,10 @@ async function longestStall(calls: () => Promise<unknown>): Promise<number> {
 }
 
 /**
- * Runs (f) and prints its lines with `say`; returns the summary rows. `chars` is the input length
- * (the API's SCRAP_MAX_CONTENT_CHARS default is 100,000), `prose` ordinary text to repeat.
+ * Runs (f) and prints its lines; returns the summary rows. `chars` is the input length (the API's
+ * SCRAP_MAX_CONTENT_CHARS default is 100,000), `prose` ordinary text to repeat.
  */
-export async function benchLocalAi(opts: { chars: number; runs: number; prose: string; say: (s?: string) => void }): Promise<BenchRow[]> {
-  const { chars, runs, prose, say } = opts;
+async function benchLocalAi(chars: number, runs: number, prose: string): Promise<Row[]> {
   for (let i = 0; i < 3; i++) pass(ordinary(prose, chars)); // warm-up of the common paths
   const base = timed(ordinary(prose, chars), runs);
   say(`ordinary prose (README texts), ${chars} characters: ${ms(base)} per pass (median of ${runs})`);
@@ -129,3 +126,15 @@ export async function benchLocalAi(opts: { chars: number; runs: number; prose: s
     await threaded.close();
   }
 }
+
+/** Section (f). */
+export const sectionF: BenchSection = {
+  letter: 'f',
+  needs: 'nothing',
+  async run({ sizes }) {
+    say();
+    say(`## (f) local AI runtime: adversarial vs ordinary input of ${sizes.aiChars} characters, and the event loop ${elapsed()}`);
+    const prose = (await readmeCorpus(24)).join('\n\n');
+    return benchLocalAi(sizes.aiChars, sizes.aiRuns, prose);
+  },
+};

@@ -1,18 +1,20 @@
 /**
- * The AI-runs part of `npm run demo` (issue 8 §7): a company and an HR member, realistic HR requests
+ * The AI-runs part of `npm run demo`: a company and an HR member, realistic HR requests
  * in Korean and English over the REST API (some with missing slots, one ambiguous, one the local
  * runtime fails on its first attempt, one it rejects terminally), every run to SUCCEEDED — the
  * rejected one through a manual retry (AR-4) — then HR's decisions (AR-5: the first candidate that
  * no guard blocked is adopted and becomes a Task, the others are discarded; nothing is sent), and a
- * line per run with status, outcome, attempts, candidates and Tasks. Returns how many runs SUCCEEDED, for the demo's `jobs:` line.
+ * line per run with status, outcome, attempts, candidates and Tasks. Its jobs are the runs, completed
+ * when SUCCEEDED.
  */
 import { randomUUID } from 'node:crypto';
 import type { PrismaClient } from '@prisma/client';
-import { createUserWithToken } from '../src/auth/tokens';
-import { ensureCompany, setMember } from '../src/core/companies';
+import { createUserWithToken } from '../../../src/auth/tokens';
+import { ensureCompany, setMember } from '../../../src/core/companies';
+import { definePart } from '../part';
 
 /** Demo markers the demo's config hands the local runtime (AI_RUNTIME_FAIL_FIRST_MARKER / AI_RUNTIME_REJECT_FIRST_MARKER). */
-export const AR_DEMO_MARKERS = { failFirst: '[demo:flaky]', rejectFirst: '[demo:reject]' } as const;
+const AR_DEMO_MARKERS = { failFirst: '[demo:flaky]', rejectFirst: '[demo:reject]' } as const;
 
 /** The demo's requests: [label, text, locale]. */
 const REQUESTS: readonly [string, string, 'ko' | 'en'][] = [
@@ -36,9 +38,14 @@ interface RunView {
   candidates: { candidateId: string; taskType: string; missingSlots: string[]; blocked: boolean; confidence: number }[];
 }
 
+/** The part: the local runtime fails or rejects the marked requests' first attempt; retries start after 0.5 s. */
+export const part = definePart({
+  env: () => ({ AI_RUNTIME_FAIL_FIRST_MARKER: AR_DEMO_MARKERS.failFirst, AI_RUNTIME_REJECT_FIRST_MARKER: AR_DEMO_MARKERS.rejectFirst, AI_RUN_RETRY_INITIAL_MS: '500' }),
+  run: ({ apiUrl, db, say, uiUrl, config }) => runArDemo(apiUrl, db, say, uiUrl, config.temporal.namespace),
+});
+
 /** Runs the AR demo against the API at `apiUrl`; `say` prints a line. */
-export async function runArDemo(opts: { apiUrl: string; db: PrismaClient; say: (line: string) => void; uiUrl?: string; namespace?: string }): Promise<{ completed: number; total: number }> {
-  const { apiUrl, db, say } = opts;
+async function runArDemo(apiUrl: string, db: PrismaClient, say: (line: string) => void, uiUrl: string, namespace: string): Promise<{ completed: number; total: number }> {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const companyId = await ensureCompany(db, `Demo HR Co ${stamp}`);
   const hr = await createUserWithToken(db, `demo-hr-${stamp}`);
@@ -111,7 +118,7 @@ export async function runArDemo(opts: { apiUrl: string; db: PrismaClient; say: (
     say(`  ${r.id.slice(0, 8)} ${v.status.padEnd(9)} outcome=${(v.analysisOutcome ?? '—').padEnd(15)} attempts=${v.attempts.length} [${attempts}]  ${r.label}`);
     say(`           candidates: ${candidates || '—'}   tasks: ${(tasks.get(r.id) ?? []).join(', ') || '—'}`);
   }
-  if (opts.uiUrl) say(`  find the runs: ${opts.uiUrl}/namespaces/${opts.namespace ?? 'default'}/workflows?query=${encodeURIComponent(`CompanyId="${companyId}"`)}`);
+  say(`  find the runs: ${uiUrl}/namespaces/${namespace}/workflows?query=${encodeURIComponent(`CompanyId="${companyId}"`)}`);
   const completed = [...finished.values()].filter((v) => v.status === 'SUCCEEDED').length;
   return { completed, total: runs.length };
 }

@@ -1,21 +1,36 @@
 /**
- * The study part of `npm run demo` (issue 10 §5): over the REST API, as the demo user (whose scraps
+ * The study part of `npm run demo`: over the REST API, as the demo user (whose scraps
  * became knowledge cards: the "own material" the explanations and cards are retrieved from), a
  * focused topic with at least 10 questions built from the demo's real documents (their knowledge
  * cards' titles), each explained by a STUDY_EXPLANATION job; the memo-card poller (a Temporal
  * Schedule on the `study-cards` queue, polling study questions only here: the demo's config) extracts
  * their cards; the cards of two questions printed with their evidence; one explanation
  * replaced by hand → a new version → its old cards retired and the new ones live, side by side; a
- * few reviews through the review loop (ts-fsrs). Returns the study jobs completed and in total for
- * the demo's `jobs:` line (explanation jobs and memo-card extraction jobs).
+ * few reviews through the review loop (ts-fsrs). Its jobs are the explanation jobs and the memo-card
+ * extraction jobs.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { definePart } from '../part';
+
+/** The part: a 3 s poll over study questions only, extraction retries after 0.5 s. */
+export const part = definePart({
+  env: () => ({ ST_POLL_INTERVAL_SECONDS: '3', ST_POLL_SOURCE_KINDS: 'study_question', ST_EXTRACT_RETRY_DELAY_MS: '500' }),
+  async run({ apiUrl, user, shared, say }) {
+    // The knowledge cards of the documents the scraps part submitted, in its order.
+    const cards: { title: string; file: string }[] = [];
+    for (const d of shared.documents ?? []) {
+      const card = await fetch(`${apiUrl}/cards/${d.scrapId}`, { headers: user.auth });
+      if (card.ok) cards.push({ title: ((await card.json()) as { title: string }).title, file: d.file });
+    }
+    return runStDemo({ call: user.call, cards, say });
+  },
+});
 
 /** What {@link runStDemo} needs from the demo. */
-export interface StDemoOptions {
+interface StDemoOptions {
   /** An API call as the demo user: JSON answer, throws on a non-2xx status. */
   call: (method: string, url: string, body?: unknown) => Promise<Record<string, unknown>>;
-  /** The demo user's knowledge cards: `[scrapId, title]` of each analysed document. */
+  /** The demo user's knowledge cards: title and document of each analysed document. */
   cards: { title: string; file: string }[];
   say: (line: string) => void;
   /** How long to wait for the jobs at most (ms, default 10 min). */
@@ -48,7 +63,7 @@ const cut = (s: string, n: number): string => {
 const front = (c: MemoCard): string => (c.kind === 'basic' ? `${c.cue ?? ''} → ${c.answer}` : (c.clozeText ?? '').replace(/\{\{c\d+::([^}:]+)(::[^}]*)?\}\}/g, '[$1]'));
 
 /** Runs the ST demo (see the module comment). */
-export async function runStDemo(opts: StDemoOptions): Promise<{ completed: number; total: number }> {
+async function runStDemo(opts: StDemoOptions): Promise<{ completed: number; total: number }> {
   const { call, say } = opts;
   const deadline = Date.now() + (opts.timeoutMs ?? 10 * 60_000);
   const sources = opts.cards.filter((c) => c.title.trim()).slice(0, 12);

@@ -1,11 +1,12 @@
 /**
- * Where the latency of one workflow goes (issue 7 §1 profile for `npm run bench` (b)): reads the
+ * Where the latency of one workflow goes (the profile of the bench's (b)): reads the
  * histories of sampled runs and splits start → completion into phases between history events
  * (server timestamps), plus the client's own moments around them (submit, seen done). Every phase
  * is reported as its median over the sample, in ms. Measurement only; no service code uses it.
  */
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
+import { median } from './measure';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -65,10 +66,6 @@ function phasesOf(events: HistoryEvent[], s: PhaseSample): [string, number][] {
   return out;
 }
 
-const median = (xs: number[]) => {
-  const v = xs.filter(Number.isFinite).sort((a, b) => a - b);
-  return v.length ? v[Math.floor((v.length - 1) / 2)]! : Number.NaN;
-};
 
 /**
  * Report lines: the median of each phase over `samples` (histories fetched one by one; a run
@@ -90,6 +87,6 @@ export async function phaseReport(client: Client, title: string, samples: PhaseS
     for (const [k, v] of phasesOf(events, s)) byPhase.set(k, [...(byPhase.get(k) ?? []), v]);
   }
   const lines = [`${title}: median per phase over ${read} runs (ms; server event times, client times where given)`];
-  for (const [k, v] of byPhase) lines.push(`  ${k}: ${median(v).toFixed(0)}${v.length === read ? '' : ` [${v.length}]`}`);
+  for (const [k, v] of byPhase) lines.push(`  ${k}: ${median(v.filter(Number.isFinite)).toFixed(0)}${v.length === read ? '' : ` [${v.length}]`}`);
   return lines;
 }

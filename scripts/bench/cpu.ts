@@ -1,5 +1,5 @@
 /**
- * CPU accounting for `npm run bench` (issue 7 §1: where the time of one scrap goes). Reads Linux
+ * CPU accounting for the bench (where the time of one scrap goes, (a) and (b)). Reads Linux
  * `/proc`: the CPU time (user + system, ms) of every process descending from this one, grouped by
  * command name (`temporal` = the dev server, `postgres` = PostgreSQL 15 and its backends, reaped
  * backends included through their parent's `cutime`/`cstime`), and of this process's own threads,
@@ -86,6 +86,13 @@ export function cpuDiff(before: CpuSnapshot, after: CpuSnapshot): CpuSnapshot {
     const group = k.split('\t')[0]!;
     out.set(group, (out.get(group) ?? 0) + Math.max(0, v - (before.get(k) ?? 0)));
   }
+  return out;
+}
+
+/** The sum of some differences from {@link cpuDiff}, per group (intervals measured in pieces). */
+export function sumCpu(...diffs: CpuSnapshot[]): CpuSnapshot {
+  const out: CpuSnapshot = new Map();
+  for (const d of diffs) for (const [k, v] of d) out.set(k, (out.get(k) ?? 0) + v);
   return out;
 }
 

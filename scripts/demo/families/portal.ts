@@ -1,17 +1,21 @@
 /**
- * The portal-link part of `npm run demo` (issue 9 §8): two users link seeded students of the local
+ * The portal-link part of `npm run demo`: two users link seeded students of the local
  * portal emulator over the REST API (`POST /portal/link` with an Idempotency-Key), the scraper on
  * the `portal` queue logs in over HTTP, stores the snake_case result in the object store (moto) and
  * calls back signed; then one student's record changes in the portal and that user REFRESHes. Each
  * job's states are printed with the time they were first seen, then each user's graduation progress
- * (met / missing items). Returns how many of these jobs SUCCEEDED, for the demo's `jobs:` line.
+ * (met / missing items). Its jobs are the link jobs, completed when SUCCEEDED. The part starts the
+ * portal emulator and an S3-compatible object store (moto), unless OBJECT_STORE_ENDPOINT points at one.
  */
 import { randomUUID } from 'node:crypto';
 import type { PrismaClient } from '@prisma/client';
-import { createUserWithToken } from '../src/auth/tokens';
-import { seedSuwonGraduationRules } from '../src/services/portal/suwon-graduation-rules';
-import type { PortalEmulator } from '../test/support/portal-emulator';
-import { cloneStudent, SEEDED, type SeedStudent } from '../test/support/portal-seed';
+import { createUserWithToken } from '../../../src/auth/tokens';
+import { LOCAL_OBJECT_STORE_CREDENTIALS, startLocalObjectStore } from '../../../src/dev/object-store-server';
+import { seedSuwonGraduationRules } from '../../../src/services/portal/suwon-graduation-rules';
+import { createS3ObjectStore } from '../../../src/storage/s3';
+import { startPortalEmulator, type PortalEmulator } from '../../../test/support/portal-emulator';
+import { cloneStudent, SEEDED, type SeedStudent } from '../../../test/support/portal-seed';
+import { definePart } from '../part';
 
 interface JobView {
   jobId: string;
@@ -21,16 +25,43 @@ interface JobView {
   errorMessage: string | null;
 }
 
-/** Options of {@link runPoDemo}. */
-export interface PoDemoOptions {
-  apiUrl: string;
-  db: PrismaClient;
+/** What the part starts: the portal emulator, and the object store's environment when it started one. */
+interface PortalServers {
   emulator: PortalEmulator;
-  say: (line: string) => void;
+  objectStoreEnv: Record<string, string>;
 }
 
+/** The part. */
+export const part = definePart<PortalServers>({
+  async prepare({ say, onStop }) {
+    const emulator = await startPortalEmulator();
+    onStop('portal emulator', () => emulator.close());
+    let objectStoreEnv: Record<string, string> = {};
+    if (!process.env.OBJECT_STORE_ENDPOINT) {
+      const moto = await startLocalObjectStore();
+      onStop('object store (moto)', () => moto.stop());
+      objectStoreEnv = {
+        OBJECT_STORE_ENDPOINT: moto.endpoint,
+        OBJECT_STORE_ACCESS_KEY_ID: LOCAL_OBJECT_STORE_CREDENTIALS.accessKeyId,
+        OBJECT_STORE_SECRET_ACCESS_KEY: LOCAL_OBJECT_STORE_CREDENTIALS.secretAccessKey,
+        OBJECT_STORE_FORCE_PATH_STYLE: 'true',
+      };
+    }
+    say(`portal: emulator at ${emulator.url}, object store ${objectStoreEnv.OBJECT_STORE_ENDPOINT ?? process.env.OBJECT_STORE_ENDPOINT}`);
+    return { emulator, objectStoreEnv };
+  },
+  // The scraper calls the API back: the callback URL names the API's port.
+  env: (api, { emulator, objectStoreEnv }) => ({ ...objectStoreEnv, PORTAL_SUWON_BASE_URL: emulator.url, PORTAL_CALLBACK_URL: `http://${api.host}:${api.port}/internal/scrape-results` }),
+  async beforeWorkers(config) {
+    const bucket = createS3ObjectStore(config.objectStore);
+    await bucket.ensureBucket();
+    bucket.close();
+  },
+  run: ({ apiUrl, db, say }, { emulator }) => runPoDemo(apiUrl, db, emulator, say),
+});
+
 /** Runs the PO demo against the API at `apiUrl`. */
-export async function runPoDemo({ apiUrl, db, emulator, say }: PoDemoOptions): Promise<{ completed: number; total: number }> {
+async function runPoDemo(apiUrl: string, db: PrismaClient, emulator: PortalEmulator, say: (line: string) => void): Promise<{ completed: number; total: number }> {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   await seedSuwonGraduationRules(db); // idempotent: the emulator university's rules as data (PO-11)
   say(`Portal link: emulator at ${emulator.url} (the real portal's markup is not available here: the suwon adapter is written against this emulator)`);

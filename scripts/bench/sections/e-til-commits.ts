@@ -1,0 +1,68 @@
+/**
+ * (e) The TIL → GitHub commit chain per user: POST /til … TIL_GENERATION COMPLETED, then POST
+ * /til/{id}/github-commits … TIL_GITHUB_COMMIT COMPLETED on the local GitHub REST emulator through
+ * the real Octokit adapter, p50/p95, against `noopWorkflow` start → result.
+ */
+import { performance } from 'node:perf_hooks';
+import { createUserWithToken } from '../../../src/auth/tokens';
+import { elapsed, say } from '../lifecycle';
+import { drain, ms, pcts, pollStatus, ratio } from '../measure';
+import type { BenchSection } from '../section';
+
+/** Section (e). */
+export const sectionE: BenchSection = {
+  letter: 'e',
+  needs: 'stack',
+  async run(ctx) {
+    const { sizes, stack, docs, runId, noop } = ctx;
+    const { apiUrl, db, github } = stack;
+    say();
+    say(`## (e) TIL → GitHub commit chain: POST /til … TIL_GENERATION COMPLETED, POST /til/{id}/github-commits … TIL_GITHUB_COMMIT COMPLETED, ${sizes.chains} users ${elapsed()}`);
+    await drain(db, '(e) start');
+    const today = new Date().toISOString().slice(0, 10);
+    const waitJob = async (hdrs: Record<string, string>, jobId: string) => {
+      const status = await pollStatus(`${apiUrl}/async-jobs/${jobId}`, hdrs, ['COMPLETED', 'FAILED'], `(e) job ${jobId}`);
+      if (status === 'FAILED') throw new Error(`(e) job ${jobId} FAILED`);
+    };
+    const send = async (hdrs: Record<string, string>, method: string, url: string, body?: unknown) => {
+      const res = await fetch(`${apiUrl}${url}`, { method, headers: body === undefined ? { authorization: hdrs.authorization! } : hdrs, body: body === undefined ? undefined : JSON.stringify(body) });
+      const json = (await res.json()) as Record<string, unknown>;
+      if (!res.ok) throw new Error(`(e) ${method} ${url} → ${res.status} ${JSON.stringify(json)}`);
+      return json;
+    };
+    const chainLat: number[] = [];
+    const tilLat: number[] = [];
+    const commitLat: number[] = [];
+    for (let i = 0; i < sizes.chains; i++) {
+      const user = await createUserWithToken(db, `bench-til-${runId}-${i}`);
+      const hdrs = { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' };
+      const login = `bench-${runId}-${i}`;
+      const ghToken = github.addUser(login);
+      github.addRepo(login, 'til');
+      await send(hdrs, 'PUT', '/github/account', { accessToken: ghToken });
+      await send(hdrs, 'PUT', '/github/repository', { owner: login, name: 'til', directory: 'til' });
+      for (let k = 0; k < 3; k++) {
+        const r = await send(hdrs, 'POST', '/scraps', { content: `${docs[(i * 3 + k) % docs.length]}\n\nbench ${runId} e-${i}-${k}` });
+        await waitJob(hdrs, r.analysisJobId as string);
+      }
+      const t = performance.now();
+      const til = await send(hdrs, 'POST', '/til', { targetDate: today });
+      await waitJob(hdrs, til.jobId as string);
+      const t1 = performance.now();
+      const commit = await send(hdrs, 'POST', `/til/${String(til.summaryId)}/github-commits`);
+      await waitJob(hdrs, commit.jobId as string);
+      const t2 = performance.now();
+      tilLat.push(t1 - t);
+      commitLat.push(t2 - t1);
+      chainLat.push(t2 - t);
+    }
+    const chainBase = await noop.latencies(Math.max(8, sizes.chains * 2), 4);
+    const chain = pcts(chainLat);
+    const chainB = pcts(chainBase);
+    say(`TIL_GENERATION: p50 ${ms(pcts(tilLat).p50)}; TIL_GITHUB_COMMIT (API checks through GitHub + job): p50 ${ms(pcts(commitLat).p50)}`);
+    say(`chain POST /til → commit COMPLETED: p50 ${ms(chain.p50)}, p95 ${ms(chain.p95)} (n=${chain.n})`);
+    say(`baseline noopWorkflow start → result: p50 ${ms(chainB.p50)} (n=${chainB.n}); ratio p50 ${ratio(chain.p50 / chainB.p50)}`);
+    say(`GitHub emulator: ${github.requests('PUT /repos/{o}/{r}/contents/{path}')} contents PUTs for ${sizes.chains} commits`);
+    return [{ measure: '(e) POST /til → TIL committed to GitHub, p50', subject: ms(chain.p50), baseline: `${ms(chainB.p50)} noopWorkflow start → result`, ratio: ratio(chain.p50 / chainB.p50) }];
+  },
+};
