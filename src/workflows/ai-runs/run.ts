@@ -28,7 +28,7 @@ import {
   sleep,
 } from '@temporalio/workflow';
 import type { AiRunActivities } from '../../activities/ai-runs/runs';
-import type { AiRuntimeActivities } from '../../activities/ai-runs/runtime';
+import type { AiRuntimeActivities } from '../../activities/ai-runs/runtime-call';
 import { localProjectionOptions, projectionOptions } from '../../core/activity-options';
 import { localFirstActivities } from '../core/job-runner';
 import { failure } from '../../core/failures';
