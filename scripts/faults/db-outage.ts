@@ -6,7 +6,7 @@
  *   node --import tsx scripts/faults/db-outage.ts [--scraps 100] [--outage 30] [--delay 1500] [--settle 300]
  *
  * Own PostgreSQL 15 and Temporal dev server, API and workers in this process; `--scraps` scraps
- * (two jobs each) are submitted, the AI runtime answers after `--delay` ms (so jobs are in flight),
+ * (two jobs each) are submitted, the AI provider answers after `--delay` ms (so jobs are in flight),
  * and once a tenth of the jobs completed PostgreSQL is stopped for `--outage` seconds (fast
  * shutdown: sessions are cut) and started again on the same port and data. Then it waits up to
  * `--settle` seconds for every job to settle and prints the counts. Exit 0 only when all jobs
@@ -14,7 +14,7 @@
  * 2 × scraps jobs, deadline = outage + settle + 180 s.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { slowAiRuntime } from '../../test/support/slow-ai';
+import { slowAiProvider } from '../../test/support/slow-ai';
 import { intArg, jobCounts, mapLimit, runBounded, say, scrapTexts, startFaultEnv, waitForJobsSettled } from './harness';
 
 const scraps = intArg('scraps', 100);
@@ -24,7 +24,7 @@ const settleSeconds = intArg('settle', 300);
 
 runBounded('db-outage', (outageSeconds + settleSeconds + 180) * 1000, async () => {
   const { pg, stack } = await startFaultEnv({
-    ai: slowAiRuntime({ delayMs: (n) => delayMs / 2 + ((n * 7919) % delayMs) }),
+    ai: slowAiProvider({ delayMs: (n) => delayMs / 2 + ((n * 7919) % delayMs) }),
     env: { AI_ACTIVITY_CONCURRENCY: '16', LOG_LEVEL: 'error' },
   });
   const user = await stack.newUser('outage');

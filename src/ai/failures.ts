@@ -1,12 +1,12 @@
 /**
- * Failure types of the AI runtime boundary (SAN-7 … SAN-12): each {@link AiErrorCode} becomes the
- * Temporal failure type `AI_<code>`. The adapter throws AiRuntimeError; only activities map it, with
+ * Failure types of the AI provider boundary (SAN-7 … SAN-12): each {@link AiErrorCode} becomes the
+ * Temporal failure type `AI_<code>`. The adapter throws AiProviderError; only activities map it, with
  * {@link toAiFailure}. Workflow-safe catalogue.
  */
 import { defineFailures, failure, type FailureSpec } from '../core/failures';
-import { AiRuntimeError, type AiErrorCode } from './types';
+import { AiProviderError, type AiErrorCode } from './types';
 
-/** `AI_<code>` → retry class (the adapters set AiRuntimeError.retryable by the same rule). */
+/** `AI_<code>` → retry class (the adapters set AiProviderError.retryable by the same rule). */
 export const AI_FAILURES = defineFailures({
   AI_RATE_LIMITED: { retry: 'retryable', description: 'the provider asked to slow down (429); its Retry-After is the next delay' },
   AI_TIMEOUT: { retry: 'retryable', description: 'the provider did not answer in time' },
@@ -23,6 +23,6 @@ export const AI_FAILURES = defineFailures({
  * catalogue, the provider's Retry-After as next delay). Other errors are returned unchanged.
  */
 export function toAiFailure(err: unknown): unknown {
-  if (!(err instanceof AiRuntimeError)) return err;
+  if (!(err instanceof AiProviderError)) return err;
   return failure(AI_FAILURES, `AI_${err.code}`, err.message, { cause: err, nextRetryDelay: err.retryAfterMs });
 }

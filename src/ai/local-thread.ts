@@ -1,22 +1,14 @@
 /**
- * Worker-thread entry of the threaded `local` runtime (`./threaded`, SAN-7, SAN-8, SAN-9, SAN-11):
- * piscina calls the default export with one {@link LocalTask} and posts back its {@link LocalReply}.
- * Failures travel as data, because an error object crossing threads keeps only name and message.
+ * The module every worker thread of the `local` provider loads first (src/ai/threaded.ts) and the
+ * task module of the provider's own operation, `embed` (1536-d feature-hashed embeddings). The
+ * families' task modules are loaded by the threads when a task names them.
  */
-import { AiRuntimeError, type AiErrorCode } from './types';
-import { runLocalTask, type LocalTask } from './local';
+import { localEmbedding } from './extractive/embedding';
+import { localTaskEntry } from './local-tasks';
 
-/** A task's outcome as structured-cloneable data. */
-export type LocalReply =
-  | { ok: true; value: unknown }
-  | { ok: false; error: { code: AiErrorCode; message: string; retryable: boolean; retryAfterMs?: number } };
+/** The provider's own local tasks. */
+export const PROVIDER_TASKS = {
+  embed: (texts: string[]): number[][] => texts.map(localEmbedding),
+};
 
-/** Runs `task` with {@link runLocalTask}; its AiRuntimeError becomes `{ ok: false, error }`. */
-export default function runInThread(task: LocalTask): LocalReply {
-  try {
-    return { ok: true, value: runLocalTask(task) };
-  } catch (err) {
-    const e = err instanceof AiRuntimeError ? err : new AiRuntimeError('MALFORMED_OUTPUT', String(err), false);
-    return { ok: false, error: { code: e.code, message: e.message, retryable: e.retryable, retryAfterMs: e.retryAfterMs } };
-  }
-}
+export default localTaskEntry(PROVIDER_TASKS);

@@ -1,157 +1,55 @@
 /**
- * Offline, deterministic AI runtime (provider `local`, SAN-7, SAN-8, SAN-9, SAN-11): extractive title
- * and summary, keyword tags, lexicon-scored category, rule-based markdown clean-up, extractive TILs,
- * OX and cloze quizzes built from the cards' own sentences, and a feature-hashed TF-IDF embedding. No model weights, no network, no randomness: the same input always gives the same answer.
- *
- * The parts live in src/ai/extractive/ (tokens, embedding, markdown, card, refine, quiz-terms,
- * negation, quizzes, til); this module is the runtime over them and re-exports their public API.
+ * The offline, deterministic `local` provider in the calling thread: it runs the families' local
+ * tasks (the extractive toolkit of src/ai/extractive and each family's operations over it) and
+ * embeds with the feature-hashed TF-IDF embedding. No model weights, no network, no randomness:
+ * the same input always gives the same answer. Each call's CPU work blocks the event loop while it
+ * runs; services use the worker-thread provider (src/ai/threaded.ts), which answers the same.
  */
 import { LOCAL_EMBEDDING_MODEL } from './embedding-models';
-import { type AiRuntime, AiRuntimeError, type CardAnalysis, CardAnalysisSchema, type Quiz, QUIZ_TYPES, QuizSchema, type QuizTypeName, type RefineResult, RefineResultSchema, type ScrapText, type SourceCard, type TilResult } from './types';
-import { classify, extractSummary, extractTags, extractTitle, termWeights } from './extractive/card';
-import { localEmbedding } from './extractive/embedding';
-import { clip, sentences, structure } from './extractive/markdown';
-import { generateQuizzesLocally } from './extractive/quizzes';
-import { refineMarkdown } from './extractive/refine';
-import { generateTilLocally } from './extractive/til';
-import { contentTokens, isContent, words } from './extractive/tokens';
-import { explainStudyQuestionLocally, extractMemoCardsLocally } from './extractive/memo-cards';
-import type { MemoCardBatch, MemoCardExtractionInput } from '../domain/study/cards';
-import type { StudyExplanation, StudyExplanationInput } from '../domain/study/explanation';
+import { assertNotAborted, localOperations, replyValue, type LocalTaskEntry } from './local-tasks';
+import type { PROVIDER_TASKS } from './local-thread';
+import { AiProviderError, type LocalAiProvider, type LocalTask } from './types';
 
-export { localEmbedding } from './extractive/embedding';
-export { negateEnglish, negateKorean } from './extractive/negation';
-export { TIL_LIMITS } from './extractive/quiz-terms';
-export { generateQuizzesLocally } from './extractive/quizzes';
-export { refineMarkdown } from './extractive/refine';
-export { generateTilLocally } from './extractive/til';
-export { explainStudyQuestionLocally, extractMemoCardsLocally } from './extractive/memo-cards';
+/** The module of the provider's own tasks, which every worker thread loads first. */
+export const PROVIDER_TASK_MODULE = require.resolve('./local-thread');
 
-// ---------------------------------------------------------------------------------------------
-// The runtime
-// ---------------------------------------------------------------------------------------------
-
-/** The answer's fields except the embedding, which {@link localEmbedding} builds valid by construction. */
-const AnalysisFieldsSchema = CardAnalysisSchema.omit({ embedding: true });
-
-/** TIMEOUT (retryable) when the caller's signal is already aborted. */
-export function assertNotAborted(signal?: AbortSignal): void {
-  if (signal?.aborted) throw new AiRuntimeError('TIMEOUT', 'local AI call aborted by the caller', true);
-}
-
-function assertUsable(input: ScrapText): void {
-  if (!input.content.trim()) throw new AiRuntimeError('BAD_REQUEST', 'scrap content is empty', false);
-}
-
-/** BAD_REQUEST (not retryable) unless there are cards with UUID ids and at least one quiz type. */
-function assertQuizInput(input: { cards: readonly SourceCard[]; types: readonly QuizTypeName[] }): void {
-  if (input.cards.length === 0) throw new AiRuntimeError('BAD_REQUEST', 'no source cards for the quizzes', false);
-  if (!input.types.some((t) => QUIZ_TYPES.includes(t))) throw new AiRuntimeError('BAD_REQUEST', 'no quiz type requested', false);
-  const bad = input.cards.find((c) => !QuizSchema.shape.sourceCardId.safeParse(c.cardId).success);
-  if (bad) throw new AiRuntimeError('BAD_REQUEST', `card id is not a UUID: ${clip(bad.cardId, 60)}`, false);
-}
-
-/** Pure SAN-7 analysis used by {@link createLocalAiRuntime}; exported for tools such as the test emulator. Input is read as NFC. */
-export function analyzeLocally(raw: ScrapText): CardAnalysis {
-  const input = { ...raw, content: raw.content.normalize('NFC'), title: raw.title == null ? raw.title : raw.title.normalize('NFC') };
-  const s = structure(input.content);
-  const sents = sentences(s.blocks);
-  const allWords = words([...s.headings, ...s.blocks].join('\n'));
-  const tokens = allWords.filter(isContent);
-  const title = extractTitle(input, s, sents);
-  const summary = extractSummary(sents, termWeights(tokens), title);
-  const tags = extractTags(tokens, new Set(contentTokens(title)));
-  const category = classify(allWords);
-  const fields = AnalysisFieldsSchema.parse({ title, summary, tags, category });
-  return { ...fields, embedding: localEmbedding(input.content) };
-}
+const providerTask = localOperations<typeof PROVIDER_TASKS>(PROVIDER_TASK_MODULE);
 
 /**
- * One call of the local runtime as plain data (structured-cloneable), so that it can run in this
- * thread or in a worker thread with the same code: {@link runLocalTask}.
+ * The local provider over `runLocal`: name `local`, embeddings of the local model
+ * (`local:hash-tfidf-1536@1`) computed as one task.
  */
-export type LocalTask =
-  | { op: 'analyzeCard'; input: ScrapText }
-  | { op: 'refineScrap'; input: ScrapText }
-  | { op: 'generateTil'; input: { targetDate: string; cards: SourceCard[] } }
-  | { op: 'generateQuizzes'; input: { cards: SourceCard[]; types: QuizTypeName[] } }
-  | { op: 'embed'; input: string[] }
-  | { op: 'explainStudyQuestion'; input: StudyExplanationInput }
-  | { op: 'extractMemoCards'; input: MemoCardExtractionInput };
-
-/** What each {@link LocalTask} answers. */
-export interface LocalTaskResults {
-  analyzeCard: CardAnalysis;
-  refineScrap: RefineResult;
-  generateTil: TilResult;
-  generateQuizzes: Quiz[];
-  embed: number[][];
-  explainStudyQuestion: StudyExplanation;
-  extractMemoCards: MemoCardBatch;
-}
-
-/**
- * Runs one task synchronously (CPU only, no I/O). Rejects as the runtime does: BAD_REQUEST (not
- * retryable) for empty content, a TIL without cards, quizzes without cards or types or with a
- * non-UUID card id; any other failure (e.g. its own answer failing validation, which would fail
- * the same way on every attempt) becomes MALFORMED_OUTPUT, not retryable.
- * @throws AiRuntimeError only.
- */
-export function runLocalTask(task: LocalTask): LocalTaskResults[LocalTask['op']] {
-  try {
-    switch (task.op) {
-      case 'analyzeCard':
-        assertUsable(task.input);
-        return analyzeLocally(task.input);
-      case 'refineScrap':
-        assertUsable(task.input);
-        return RefineResultSchema.parse({ refinedContent: refineMarkdown(task.input.content) });
-      case 'generateTil':
-        return generateTilLocally(task.input);
-      case 'generateQuizzes':
-        assertQuizInput(task.input);
-        return generateQuizzesLocally(task.input);
-      case 'embed':
-        return task.input.map(localEmbedding);
-      case 'explainStudyQuestion':
-        if (!task.input.question.trim()) throw new AiRuntimeError('BAD_REQUEST', 'study question is empty', false);
-        return explainStudyQuestionLocally(task.input);
-      case 'extractMemoCards':
-        if (!task.input.explanation.trim()) throw new AiRuntimeError('BAD_REQUEST', 'explanation is empty', false);
-        return extractMemoCardsLocally(task.input);
-      default: {
-        const unknown: never = task;
-        throw new AiRuntimeError('BAD_REQUEST', `unknown local AI task: ${JSON.stringify((unknown as { op?: unknown }).op)}`, false);
-      }
-    }
-  } catch (err) {
-    if (err instanceof AiRuntimeError) throw err;
-    throw new AiRuntimeError('MALFORMED_OUTPUT', `local ${task.op} failed: ${err instanceof Error ? err.message : String(err)}`, false, undefined, { cause: err });
-  }
-}
-
-/**
- * Creates the offline `local` provider running in the calling thread (SAN-7, SAN-8, SAN-9, SAN-11).
- * Deterministic; embeddings are {@link localEmbedding} (1536-d, unit length); TILs are
- * {@link generateTilLocally}, quizzes {@link generateQuizzesLocally}. Each call's CPU work blocks
- * the event loop while it runs: services use the worker-thread runtime (`createThreadedLocalAiRuntime`
- * in `./threaded`), which answers the same. Methods reject with {@link AiRuntimeError} as
- * {@link runLocalTask} does, and TIMEOUT when the signal is already aborted.
- */
-export function createLocalAiRuntime(): AiRuntime {
-  const run = async <K extends LocalTask['op']>(task: Extract<LocalTask, { op: K }>, signal?: AbortSignal): Promise<LocalTaskResults[K]> => {
-    assertNotAborted(signal);
-    return runLocalTask(task) as LocalTaskResults[K];
-  };
-  return {
-    provider: 'local',
+export function localProviderOver(runLocal: LocalAiProvider['runLocal']): LocalAiProvider {
+  const provider: LocalAiProvider = {
+    kind: 'local',
+    name: 'local',
     embeddingModel: LOCAL_EMBEDDING_MODEL,
-    analyzeCard: (input, signal) => run({ op: 'analyzeCard', input }, signal),
-    refineScrap: (input, signal) => run({ op: 'refineScrap', input }, signal),
-    generateTil: (input, signal) => run({ op: 'generateTil', input }, signal),
-    generateQuizzes: (input, signal) => run({ op: 'generateQuizzes', input }, signal),
-    embed: (texts, signal) => run({ op: 'embed', input: texts }, signal),
-    explainStudyQuestion: (input, signal) => run({ op: 'explainStudyQuestion', input }, signal),
-    extractMemoCards: (input, signal) => run({ op: 'extractMemoCards', input }, signal),
+    runLocal,
+    embed: (texts, signal) => providerTask(provider, 'embed', texts, signal),
   };
+  return provider;
+}
+
+/** The task entry of `module`; UPSTREAM_UNAVAILABLE (retryable) when it cannot be loaded. */
+function entryOf(module: string): LocalTaskEntry {
+  let loaded: { default?: unknown };
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- a task names its module by path at run time
+    loaded = require(module) as { default?: unknown };
+  } catch (err) {
+    throw new AiProviderError('UPSTREAM_UNAVAILABLE', `local AI task module failed to load: ${err instanceof Error ? err.message : String(err)}`, true, undefined, { cause: err });
+  }
+  if (typeof loaded.default !== 'function') throw new AiProviderError('UPSTREAM_UNAVAILABLE', `no local task entry in ${module}`, true);
+  return loaded.default as LocalTaskEntry;
+}
+
+/**
+ * Creates the `local` provider running its tasks in the calling thread. Tasks reject as their
+ * handlers do ({@link localTaskEntry}), and with TIMEOUT (retryable) when the signal is already aborted.
+ */
+export function createLocalAiProvider(): LocalAiProvider {
+  return localProviderOver(async (task: LocalTask, signal?: AbortSignal) => {
+    assertNotAborted(signal);
+    return replyValue(entryOf(task.module)(task));
+  });
 }

@@ -1,5 +1,5 @@
 /**
- * Linear-time text scanners of the `local` AI runtime (SAN-7, SAN-8, SAN-9, SAN-11). Each one
+ * Linear-time text scanners of the extractive toolkit (src/ai/extractive). Each one
  * replaces a regular expression whose backtracking was quadratic on adversarial input (`![` × 50,000
  * took about 10 s of synchronous CPU): the same match rules, but every search for a closing
  * delimiter resumes where the previous one stopped, so no character is scanned more than a bounded
@@ -202,8 +202,8 @@ export function headingContent(rest: string): string {
 }
 
 /**
- * Markdown images removed with their alt text (issue 11: badges such as `[![Build Status](…)](…)`
- * are not prose): inline `![alt](dest)`, reference `![alt][ref]` and shortcut `![alt]` images. The
+ * Markdown images removed with their alt text (badges such as `[![Build Status](…)](…)` are not
+ * prose): inline `![alt](dest)`, reference `![alt][ref]` and shortcut `![alt]` images. The
  * alt text runs to the first `]`, an inline destination to the first `)`, a reference to the next
  * `]`. Linear: every closing search resumes where the previous one stopped.
  */
@@ -234,7 +234,7 @@ export function dropImages(s: string): string {
 }
 
 /**
- * Reference links to their text: `[text][ref]` → `text` (issue 11). The text runs to the first
+ * Reference links to their text: `[text][ref]` → `text`. The text runs to the first
  * `]`, which must be followed by `[`, the reference to the next `]`. Linear like {@link stripLinks}.
  */
 export function stripReferenceLinks(s: string): string {
@@ -260,7 +260,7 @@ export function stripReferenceLinks(s: string): string {
 
 /**
  * True for a markdown link reference definition line (`[label]: destination`, up to 3 spaces of
- * indentation), which carries no prose (issue 11: `[downloads-image]: https://…` made tags).
+ * indentation), which carries no prose (`[downloads-image]: https://…` would make keywords).
  */
 export function isLinkDefinition(line: string): boolean {
   let i = 0;

@@ -1,87 +1,13 @@
 /**
- * The AI runtime boundary (SAN-7, SAN-8): every provider implements {@link AiRuntime}; answers are
- * validated with zod before anything is stored. Workflow-safe types only (no I/O here).
+ * The AI provider boundary: what every provider offers the families' ports (src/ai/<family>),
+ * whatever answers behind it. A provider either runs CPU-bound local tasks (`local`: the extractive
+ * toolkit, off the event loop) or answers strict structured chat completions (`chat`: any
+ * OpenAI-compatible endpoint), and always embeds texts. Failures are {@link AiProviderError}s only.
+ * Workflow-safe types (no I/O here).
  */
-import { z } from 'zod';
-import type { MemoCardBatch, MemoCardExtractionInput } from '../domain/study/cards';
-import type { StudyExplanation, StudyExplanationInput } from '../domain/study/explanation';
 
-/** Embedding width for cards and TILs (SAN-7, SAN-9). */
+/** Width of every embedding a provider answers (narrower models are zero-padded to it). */
 export const EMBEDDING_DIMENSIONS = 1536;
-
-/** Fixed category taxonomy; providers must answer one of these. */
-export const CATEGORIES = [
-  'Programming',
-  'Web',
-  'Tooling',
-  'Testing',
-  'Infrastructure',
-  'Data',
-  'AI/ML',
-  'Security',
-  'Design',
-  'Product',
-  'Science',
-  'Business',
-  'Other',
-] as const;
-export type Category = (typeof CATEGORIES)[number];
-
-/** Validated result of a card analysis (SAN-7). `embedding` has exactly 1536 finite numbers. */
-export const CardAnalysisSchema = z.object({
-  title: z.string().trim().min(1).max(200),
-  summary: z.string().trim().min(1).max(2000),
-  tags: z.array(z.string().trim().toLowerCase().min(1).max(50)).min(1).max(10),
-  category: z.enum(CATEGORIES),
-  embedding: z.array(z.number().finite()).length(EMBEDDING_DIMENSIONS),
-  /** Identity of the model that produced `embedding` (issue 11); absent means the local one. */
-  embeddingModel: z.string().min(1).max(200).optional(),
-});
-export type CardAnalysis = z.infer<typeof CardAnalysisSchema>;
-
-/** Validated result of a scrap refinement (SAN-8). */
-export const RefineResultSchema = z.object({ refinedContent: z.string().min(1) });
-export type RefineResult = z.infer<typeof RefineResultSchema>;
-
-/** One knowledge card as source material for a TIL or quizzes (SAN-9, SAN-11). */
-export interface SourceCard {
-  cardId: string;
-  title: string;
-  summary: string;
-  /** The scrap's content (normalised; refined content when available). */
-  content: string;
-}
-
-/** Validated TIL of one day (SAN-9): markdown document and its 1536-d embedding. */
-export const TilResultSchema = z.object({
-  title: z.string().trim().min(1).max(200),
-  tilMarkdown: z.string().trim().min(1).max(100_000),
-  embedding: z.array(z.number().finite()).length(EMBEDDING_DIMENSIONS),
-  /** Identity of the model that produced `embedding` (issue 11); absent means the local one. */
-  embeddingModel: z.string().min(1).max(200).optional(),
-});
-export type TilResult = z.infer<typeof TilResultSchema>;
-
-/** SAN-11 quiz types: OX (true/false statement, answer `O` or `X`) and SHORT_ANSWER (cloze). */
-export const QUIZ_TYPES = ['OX', 'SHORT_ANSWER'] as const;
-export type QuizTypeName = (typeof QUIZ_TYPES)[number];
-
-/** One validated quiz; `sourceCardId` is one of the input cards. */
-export const QuizSchema = z.object({
-  type: z.enum(QUIZ_TYPES),
-  question: z.string().trim().min(1).max(2000),
-  answer: z.string().trim().min(1).max(500),
-  explanation: z.string().trim().min(1).max(2000),
-  sourceCardId: z.string().uuid(),
-});
-export type Quiz = z.infer<typeof QuizSchema>;
-
-/** Input of an analysis or refinement: the scrap's normalised content and optional metadata. */
-export interface ScrapText {
-  content: string;
-  title?: string | null;
-  sourceUrl?: string | null;
-}
 
 /** Stable error codes of the AI boundary. */
 export type AiErrorCode =
@@ -98,8 +24,8 @@ export type AiErrorCode =
  * Classified failure of an AI call. `retryable` tells the activity layer whether Temporal should
  * retry; `retryAfterMs` carries the provider's Retry-After when it gave one.
  */
-export class AiRuntimeError extends Error {
-  override readonly name = 'AiRuntimeError';
+export class AiProviderError extends Error {
+  override readonly name = 'AiProviderError';
   constructor(
     readonly code: AiErrorCode,
     message: string,
@@ -111,37 +37,54 @@ export class AiRuntimeError extends Error {
   }
 }
 
-/** A provider of AI answers. Methods reject with {@link AiRuntimeError} only. */
-export interface AiRuntime {
+/**
+ * One call of a family's local operations as plain (structured-cloneable) data: the module that
+ * handles it, by path (its default export is a `localTaskEntry`, src/ai/local-tasks.ts), the
+ * operation's name and its input. The same task runs in a worker thread or in the calling thread.
+ */
+export interface LocalTask {
+  module: string;
+  op: string;
+  input: unknown;
+}
+
+/** A strict structured-output request: the JSON schema's name and body, the instructions, the user message. */
+export interface ChatRequest {
+  schemaName: string;
+  schema: object;
+  instructions: string;
+  message: string;
+}
+
+/** Structured chat completions of an OpenAI-compatible endpoint. */
+export interface StructuredChat {
+  /** The parsed JSON content of the answer; rejects with {@link AiProviderError} (MALFORMED_OUTPUT for a refusal, truncation or non-JSON content). */
+  complete(request: ChatRequest, signal?: AbortSignal): Promise<unknown>;
+  /** An error of this provider, its message with the provider's secrets redacted. */
+  error(code: AiErrorCode, retryable: boolean, message: string): AiProviderError;
+}
+
+interface AiProviderBase {
   /** Provider name as configured (`local`, `openai`). */
-  readonly provider: string;
-  /** Identity of the model behind `embed` and the answers' embeddings (issue 11); absent means the local one. */
-  readonly embeddingModel?: string;
-  /** SAN-7: title, summary, tags, category and a 1536-d embedding of a scrap. */
-  analyzeCard(input: ScrapText, signal?: AbortSignal): Promise<CardAnalysis>;
-  /** SAN-8: cleaned-up content of a scrap (markdown and whitespace normalised). */
-  refineScrap(input: ScrapText, signal?: AbortSignal): Promise<RefineResult>;
-  /** SAN-9: title, markdown and 1536-d embedding of the TIL of `targetDate` (YYYY-MM-DD) from its cards. */
-  generateTil(input: { targetDate: string; cards: SourceCard[] }, signal?: AbortSignal): Promise<TilResult>;
-  /**
-   * SAN-11: quizzes of the requested types from the cards. OX answers are `O` or `X`; a
-   * SHORT_ANSWER's answer never appears in its question. Every quiz cites one input card.
-   */
-  generateQuizzes(input: { cards: SourceCard[]; types: QuizTypeName[] }, signal?: AbortSignal): Promise<Quiz[]>;
-  /**
-   * ST: a markdown explanation of a study question from the question, the user's answer and the
-   * given context ({@link StudyExplanationInput}); validated with `StudyExplanationSchema`.
-   * BAD_REQUEST (not retryable) for a blank question.
-   */
-  explainStudyQuestion(input: StudyExplanationInput, signal?: AbortSignal): Promise<StudyExplanation>;
-  /**
-   * ST-5: memo cards (basic cue → answer, cloze) from a question's explanation and context, each
-   * with evidence quotes copied from the named passages; validated with `MemoCardBatchSchema`
-   * (an invalid answer is MALFORMED_OUTPUT, the `parse_fail` class). At most `cardLimit(input)`
-   * cards; none is a valid answer. The card guards (src/domain/study/guards.ts) run after this.
-   * BAD_REQUEST (not retryable) for a blank explanation.
-   */
-  extractMemoCards(input: MemoCardExtractionInput, signal?: AbortSignal): Promise<MemoCardBatch>;
+  readonly name: string;
+  /** Identity of the model behind {@link embed}, stored with every vector. */
+  readonly embeddingModel: string;
   /** 1536-d embeddings, one per text, in order. */
   embed(texts: string[], signal?: AbortSignal): Promise<number[][]>;
 }
+
+/** A provider that answers by running the families' local tasks (deterministic, offline). */
+export interface LocalAiProvider extends AiProviderBase {
+  readonly kind: 'local';
+  /** Runs `task`; its answer, or the task's {@link AiProviderError}. TIMEOUT (retryable) when `signal` aborts. */
+  runLocal(task: LocalTask, signal?: AbortSignal): Promise<unknown>;
+}
+
+/** A provider that answers through structured chat completions. */
+export interface ChatAiProvider extends AiProviderBase {
+  readonly kind: 'chat';
+  readonly chat: StructuredChat;
+}
+
+/** A provider of AI answers, as the families' ports build on it. */
+export type AiProvider = LocalAiProvider | ChatAiProvider;

@@ -8,14 +8,14 @@
  */
 import { createAiRunActivities } from '../activities/ai-runs/runs';
 import { createAiRunReconcileActivities } from '../activities/ai-runs/reconcile';
-import { createAiRuntimeActivities } from '../activities/ai-runs/runtime';
+import { createAiRuntimeActivities } from '../activities/ai-runs/runtime-call';
 import { arRoutes } from '../api/routes/ai-runs';
 import { AR_DECISION_PROBLEM_CODES } from '../domain/ai-runs/decision-problem-codes';
 import { AR_FAILURES } from '../domain/ai-runs/failures';
 import { AR_PROBLEM_CODES } from '../domain/ai-runs/problem-codes';
-import { validateRuntimeAnswer } from '../services/ai-runs/answer';
+import { validateRuntimeAnswer } from '../services/ai-runs/answer-validation';
 import { inputBoxFromConfig } from '../services/ai-runs/input-box';
-import { arRuntimeOf, classifyRuntimeError, runtimeClientFromConfig } from '../services/ai-runs/runtime-adapter';
+import { aiRuntimeCallerOf, classifyRuntimeError, runtimeClientFromConfig } from '../services/ai-runs/runtime-caller';
 import { createTemporalAiRunStarter } from '../services/ai-runs/starter';
 import { AI_RUNS_QUEUE } from '../domain/ai-runs/contracts';
 import type { FamilyManifest } from './manifest';
@@ -38,7 +38,7 @@ export const ar = {
     {
       name: AI_RUNS_QUEUE,
       activities: ({ config }) =>
-        createAiRuntimeActivities({ runtime: arRuntimeOf(runtimeClientFromConfig(config), config.aiRuns.callTimeoutMs), classify: classifyRuntimeError }),
+        createAiRuntimeActivities({ caller: aiRuntimeCallerOf(runtimeClientFromConfig(config), config.aiRuns.callTimeoutMs), classify: classifyRuntimeError }),
       concurrency: (config) => config.aiRuns.activityConcurrency,
     },
   ],

@@ -7,7 +7,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Client } from '@temporalio/client';
 import type { PrismaClient } from '@prisma/client';
-import type { AiRuntime } from '../ai/types';
+import type { AiProvider } from '../ai/types';
 import type { ApiDeps } from '../api/deps';
 import type { Config } from '../config';
 import type { JobType, JobWorkflowInput, JobWorkflowResult, QueueName } from '../core/contracts';
@@ -40,7 +40,7 @@ export interface JobsQueueContext {
 export interface AiQueueContext {
   config: Config;
   db: PrismaClient;
-  ai: AiRuntime;
+  ai: AiProvider;
 }
 
 /** What the `github` worker hands a family's activity factory. */

@@ -4,6 +4,7 @@
  * recovery schedules. Adding a SAN job type touches the family's folders and one line below.
  */
 import { AI_FAILURES } from '../ai/failures';
+import { createScrapsAi } from '../ai/scraps';
 import { createAiActivities } from '../activities/scraps/ai';
 import { createCardActivities } from '../activities/scraps/cards';
 import { createGithubActivities } from '../activities/scraps/github';
@@ -44,7 +45,7 @@ export const san = {
       ...createGithubCommitActivities({ db }),
       ...createSanRecoveryActivities({ db, starter }),
     }),
-    ai: ({ db, ai }) => createAiActivities({ ai, db }),
+    ai: ({ db, ai }) => createAiActivities({ ai: createScrapsAi(ai), db }),
     github: ({ db, tokens, github }) => ({
       ...createGithubActivities({ db, tokens, github }),
       ...createGithubStarActivities({ db, tokens, github }),

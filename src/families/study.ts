@@ -7,7 +7,8 @@
  * Extraction jobs are not async_jobs jobs: their projection is study_memo_card_jobs (ST-1).
  */
 import { AI_FAILURES } from '../ai/failures';
-import { createAiRuntime } from '../ai';
+import { createAiProvider } from '../ai';
+import { createStudyAi } from '../ai/study';
 import { createStudyCardActivities } from '../activities/study/cards';
 import { createStudyExplanationActivities, createStudyExplanationAiActivities } from '../activities/study/explanation';
 import { stRoutes } from '../api/routes/study';
@@ -29,7 +30,7 @@ export const st = {
   routes: stRoutes,
   activities: {
     jobs: ({ db }) => createStudyExplanationActivities({ db }),
-    ai: ({ db, ai, config }) => createStudyExplanationAiActivities({ ai, db, config }),
+    ai: ({ db, ai, config }) => createStudyExplanationAiActivities({ ai: createStudyAi(ai), db, config }),
   },
   schedules: [],
   queues: ['ai'],
@@ -38,7 +39,7 @@ export const st = {
       name: STUDY_CARDS_QUEUE,
       workflows: true,
       activities: ({ config, db }) => ({
-        ...createStudyCardActivities({ db, config, ai: createAiRuntime(config.ai) }),
+        ...createStudyCardActivities({ db, config, ai: createStudyAi(createAiProvider(config.ai)) }),
         ...createStudyReminderActivities({ db, batchSize: config.studyReminders.batchSize }),
       }),
       concurrency: (config) => config.study.activityConcurrency,

@@ -1,6 +1,6 @@
 /**
  * Entry point of the `study-cards` task queue (ST-6, DC-2): the study family's memo-card poller and
- * extraction workflows and their activities (context gathering, the AI runtime's memo-card call,
+ * extraction workflows and their activities (context gathering, the AI provider's memo-card call,
  * the guards, the supersede) only, with ST_ACTIVITY_CONCURRENCY, isolated from the explanation jobs
  * on `ai` and every other queue. At start-up it creates the poller's Schedule (ST-3, idempotent).
  * `npm run worker:study-cards`.

@@ -5,7 +5,7 @@
  * requestId (AR-8 tests assert one call per attempt).
  *
  * ```ts
- * const emu = await startArRuntimeEmulator();          // 127.0.0.1, random port
+ * const emu = await startAiRuntimeEmulator();          // 127.0.0.1, random port
  * const client = createHttpAiRuntimeClient({ baseUrl: emu.url });
  * emu.failNext(1, '429', { retryAfter: '2' });         // the next call answers 429, Retry-After: 2
  * emu.setMode('timeout');                              // every call hangs until setMode('ok')
@@ -22,12 +22,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CONTRACT_VERSION, CONTRACT_VERSION_HEADER, RuntimeRequestSchema, type RuntimeRequest } from '../../src/domain/ai-runs/contract';
-import { AiRuntimeCallError } from '../../src/services/ai-runs/runtime/client';
-import { DEFAULT_ANALYZE_PATH } from '../../src/services/ai-runs/runtime/http';
-import { analyzeLocally } from '../../src/services/ai-runs/runtime/local';
+import { AiRuntimeCallError } from '../../src/services/ai-runs/runtime-client/client';
+import { DEFAULT_ANALYZE_PATH } from '../../src/services/ai-runs/runtime-client/http';
+import { analyzeLocally } from '../../src/services/ai-runs/runtime-client/local';
 
 /** Injectable faults of one call. */
-export type ArRuntimeFault =
+export type AiRuntimeFault =
   /** 200 with a body that is not JSON. */
   | 'malformed-json'
   /** 200 with JSON that breaks the contract (unknown task type, slot of the wrong type, bad confidence). */
@@ -53,7 +53,7 @@ export type ArRuntimeFault =
   | 'oversized';
 
 /** Options of a fault. */
-export interface ArFaultOptions {
+export interface AiRuntimeFaultOptions {
   /** `429`: raw Retry-After value (delta-seconds or HTTP date); default `'1'`; null sends none. */
   retryAfter?: string | null;
   /** `slow`: delay before the answer, in milliseconds. */
@@ -61,33 +61,33 @@ export interface ArFaultOptions {
 }
 
 /** One received call. */
-export interface ArEmulatorCall {
+export interface AiRuntimeEmulatorCall {
   requestId: string | undefined;
   contractVersion: string | undefined;
   traceparent: string | undefined;
   /** The parsed body (test data only: the emulator is never fed real personal data). */
   body: unknown;
-  fault: ArRuntimeFault | undefined;
+  fault: AiRuntimeFault | undefined;
 }
 
 /** Handle of a running emulator. */
-export interface ArRuntimeEmulator {
+export interface AiRuntimeEmulator {
   /** Base URL for the HTTP adapter (`baseUrl`), without a trailing slash. */
   readonly url: string;
   /** Every call received, in order. */
-  readonly calls: readonly ArEmulatorCall[];
+  readonly calls: readonly AiRuntimeEmulatorCall[];
   /** Calls received for `requestId` (X-Request-Id, else the body's requestId). */
   callsFor(requestId: string): number;
   /** Makes the next `n` calls fail with `kind`. */
-  failNext(n: number, kind: ArRuntimeFault, options?: ArFaultOptions): void;
+  failNext(n: number, kind: AiRuntimeFault, options?: AiRuntimeFaultOptions): void;
   /** Makes every call fail with `kind` until `setMode('ok')`. */
-  setMode(kind: ArRuntimeFault | 'ok', options?: ArFaultOptions): void;
+  setMode(kind: AiRuntimeFault | 'ok', options?: AiRuntimeFaultOptions): void;
   /**
    * Per-call faults chosen from the request: `pick(request, n)` gets the parsed request and the
    * number of earlier calls with its requestId; a fault kind (or `[kind, options]`) fails the call,
    * undefined answers normally. `null` removes the picker.
    */
-  failWhen(pick: ((request: RuntimeRequest, earlierCalls: number) => ArRuntimeFault | [ArRuntimeFault, ArFaultOptions] | undefined) | null): void;
+  failWhen(pick: ((request: RuntimeRequest, earlierCalls: number) => AiRuntimeFault | [AiRuntimeFault, AiRuntimeFaultOptions] | undefined) | null): void;
   /** Clears faults, mode, picker, counters and the call log. */
   reset(): void;
   /** Stops the server, dropping hung calls. */
@@ -116,11 +116,11 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 /** Starts an emulator on 127.0.0.1 with a random port; `now` is the reference time of requests without `referenceTime`. */
-export async function startArRuntimeEmulator(options: { now?: () => Date } = {}): Promise<ArRuntimeEmulator> {
-  let queue: { kind: ArRuntimeFault; left: number; options: ArFaultOptions }[] = [];
-  let mode: { kind: ArRuntimeFault; options: ArFaultOptions } | null = null;
-  let picker: Parameters<ArRuntimeEmulator['failWhen']>[0] = null;
-  let calls: ArEmulatorCall[] = [];
+export async function startAiRuntimeEmulator(options: { now?: () => Date } = {}): Promise<AiRuntimeEmulator> {
+  let queue: { kind: AiRuntimeFault; left: number; options: AiRuntimeFaultOptions }[] = [];
+  let mode: { kind: AiRuntimeFault; options: AiRuntimeFaultOptions } | null = null;
+  let picker: Parameters<AiRuntimeEmulator['failWhen']>[0] = null;
+  let calls: AiRuntimeEmulatorCall[] = [];
   let perRequest = new Map<string, number>();
   const timers = new Set<NodeJS.Timeout>();
 
@@ -130,7 +130,7 @@ export async function startArRuntimeEmulator(options: { now?: () => Date } = {})
     });
   });
 
-  function takeFault(request: RuntimeRequest, earlier: number): { kind: ArRuntimeFault; options: ArFaultOptions } | null {
+  function takeFault(request: RuntimeRequest, earlier: number): { kind: AiRuntimeFault; options: AiRuntimeFaultOptions } | null {
     const picked = picker?.(request, earlier);
     if (picked) return Array.isArray(picked) ? { kind: picked[0], options: picked[1] } : { kind: picked, options: {} };
     const queued = queue[0];
@@ -156,7 +156,7 @@ export async function startArRuntimeEmulator(options: { now?: () => Date } = {})
       return Array.isArray(v) ? v[0] : v;
     };
     const requestId = header('x-request-id') ?? (typeof (body as { requestId?: unknown } | null)?.requestId === 'string' ? (body as { requestId: string }).requestId : undefined);
-    const call: ArEmulatorCall = { requestId, contractVersion: header(CONTRACT_VERSION_HEADER), traceparent: header('traceparent'), body, fault: undefined };
+    const call: AiRuntimeEmulatorCall = { requestId, contractVersion: header(CONTRACT_VERSION_HEADER), traceparent: header('traceparent'), body, fault: undefined };
     calls.push(call);
     const earlier = requestId === undefined ? 0 : (perRequest.get(requestId) ?? 0);
     if (requestId !== undefined) perRequest.set(requestId, earlier + 1);

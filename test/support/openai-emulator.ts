@@ -1,9 +1,9 @@
 /**
  * A local OpenAI-compatible HTTP server for tests (SAN-7, SAN-8, SAN-9, SAN-11):
  * `POST /v1/chat/completions` and `POST /v1/embeddings`, bearer-key checked, answers derived
- * deterministically from the prompt by the offline `local` runtime, plus fault injection.
+ * deterministically from the prompt by the offline `local` provider's operations, plus fault injection.
  * `card_analysis` and `scrap_refinement` answer from the `<scrap>` text; `til_generation` and
- * `recall_quizzes` from the `<cards>` JSON block of the prompt (the format of the `openai` adapter),
+ * `recall_quizzes` from the `<cards>` JSON block of the prompt (the format of the scraps port's prompts),
  * so quizzes cite real input card ids; `memo_cards` and `study_explanation` (ST) from the `<material>`
  * block; any other schema gets a synthesised valid instance.
  *
@@ -23,8 +23,16 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { analyzeLocally, explainStudyQuestionLocally, extractMemoCardsLocally, generateQuizzesLocally, generateTilLocally, localEmbedding, refineMarkdown } from '../../src/ai/local';
-import { EMBEDDING_DIMENSIONS, QUIZ_TYPES, type QuizTypeName, type SourceCard } from '../../src/ai/types';
+import { localEmbedding } from '../../src/ai/extractive/embedding';
+import type { SourceCard } from '../../src/ai/scraps/answers';
+import { analyzeScrapLocally } from '../../src/ai/scraps/extractive/analysis';
+import { generateQuizzesLocally } from '../../src/ai/scraps/extractive/quizzes';
+import { refineMarkdown } from '../../src/ai/scraps/extractive/refine';
+import { generateTilLocally } from '../../src/ai/scraps/extractive/til';
+import { explainStudyQuestionLocally } from '../../src/ai/study/extractive/explanation';
+import { extractMemoCardsLocally } from '../../src/ai/study/extractive/memo-cards';
+import { EMBEDDING_DIMENSIONS } from '../../src/ai/types';
+import { QUIZ_TYPES, type QuizTypeName } from '../../src/domain/scraps/quizzes';
 
 /** Injectable failures. */
 export type EmulatorFault =
@@ -180,7 +188,7 @@ export async function startOpenAiEmulator(options: { apiKey?: string } = {}): Pr
       content = null;
       refusal = 'I cannot help with that request.';
     } else {
-      const answer = name ? answerFor(name, format?.json_schema?.schema, prompt) : analyzeLocally({ content: prompt || '-' }).summary;
+      const answer = name ? answerFor(name, format?.json_schema?.schema, prompt) : analyzeScrapLocally({ content: prompt || '-' }).summary;
       content = typeof answer === 'string' ? answer : JSON.stringify(answer);
       if (fault === 'truncated') {
         content = content.slice(0, Math.max(1, Math.floor(content.length / 2)));
@@ -203,7 +211,7 @@ export async function startOpenAiEmulator(options: { apiKey?: string } = {}): Pr
     if (custom) return custom(prompt);
     const text = prompt.trim() || '(empty)';
     if (name === 'card_analysis') {
-      const a = analyzeLocally({ content: text });
+      const a = analyzeScrapLocally({ content: text });
       return { title: a.title, summary: a.summary, tags: a.tags, category: a.category };
     }
     if (name === 'scrap_refinement') return { refinedContent: refineMarkdown(text) };
@@ -214,7 +222,7 @@ export async function startOpenAiEmulator(options: { apiKey?: string } = {}): Pr
     }
     if (request) return { quizzes: generateQuizzesLocally({ cards: request.cards, types: request.types }) };
     if (name === 'memo_cards' || name === 'study_explanation') return studyAnswer(name, prompt);
-    return synthesize(schema, '', analyzeLocally({ content: text }));
+    return synthesize(schema, '', analyzeScrapLocally({ content: text }));
   }
 
   function embeddings(body: Record<string, unknown>, fault: EmulatorFault | undefined): unknown {
@@ -317,7 +325,7 @@ function cardsRequest(prompt: string): { targetDate: string; types: QuizTypeName
 }
 
 /**
- * ST answers from the `<material>` JSON block and the head lines of the `openai` adapter's study
+ * ST answers from the `<material>` JSON block and the head lines of the study port's
  * messages: `memo_cards` as the local extraction of the `explanation` passage (limit from
  * "At most N cards."), `study_explanation` as the local explanation of "Question: …".
  */

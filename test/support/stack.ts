@@ -17,7 +17,7 @@ import { createPrisma } from '../../src/db/client';
 import { createJobStarter } from '../../src/families';
 import type { JobStarter } from '../../src/core/starter';
 import { jobWorkflowId, taskQueues, type TaskQueues } from '../../src/core/contracts';
-import type { AiRuntime } from '../../src/ai/types';
+import type { AiProvider } from '../../src/ai/types';
 import { createAiWorker } from '../../src/workers/ai';
 import { createJobsWorker, createMaintenanceWorker } from '../../src/workers/jobs';
 import { createGithubWorker } from '../../src/workers/github';
@@ -44,8 +44,8 @@ try {
 export interface StackOptions {
   /** Extra environment for loadConfig (e.g. AI_PROVIDER=openai). */
   env?: Record<string, string>;
-  /** AI runtime injected into the in-process `ai` worker. */
-  ai?: AiRuntime;
+  /** AI provider injected into the in-process `ai` worker. */
+  ai?: AiProvider;
   /** Replaces the API's workflow starter (crash simulation). */
   apiStarter?: JobStarter;
   /** Start the in-process `ai` worker (default true). */
@@ -71,7 +71,7 @@ export interface Stack {
   app: FastifyInstance;
   dbUrl: string;
   /** Starts the `ai` worker (if it was not started, or after `stopAiWorker`). */
-  startAiWorker(ai?: AiRuntime): Promise<void>;
+  startAiWorker(ai?: AiProvider): Promise<void>;
   stopAiWorker(): Promise<void>;
   /** Starts the in-process `ai-runs` worker (if it is not running); `activities` replace the declared ones. */
   startAiRunsWorker(activities?: object): Promise<void>;

@@ -5,9 +5,11 @@ import { encodeEmbedding } from '../../src/db/vectors';
 import type { JobActivities } from '../../src/activities/core/jobs';
 import type { CardActivities } from '../../src/activities/scraps/cards';
 import type { TilActivities } from '../../src/activities/scraps/til';
-import { EMBEDDING_DIMENSIONS, type CardAnalysis, type Quiz, type TilResult } from '../../src/ai/types';
+import type { CardAnalysis, TilResult } from '../../src/ai/scraps/answers';
+import { EMBEDDING_DIMENSIONS } from '../../src/ai/types';
+import type { Quiz } from '../../src/domain/scraps/quizzes';
 
-/** A valid analysis, as the AI runtime would answer. */
+/** A valid analysis, as the AI provider would answer. */
 export const ANALYSIS: CardAnalysis = {
   title: 'B-tree indexes',
   summary: 'PostgreSQL creates B-tree indexes by default.',

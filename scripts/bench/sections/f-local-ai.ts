@@ -1,20 +1,22 @@
 /**
  * (f) The `local` AI runtime's text processing (no server needed).
  *
- * - One pass of the runtime (analyzeCard, refineScrap, a one-card TIL and its quizzes, all in this
+ * - One pass of the scraps family's local tasks (analyzeCard, refineScrap, a one-card TIL and its quizzes, all in this
  *   thread) over adversarial inputs that would make naive regular expressions quadratic, against
  *   ordinary prose (README texts) of the same length; then the slowest of them at twice the length
  *   against itself, which is about 2× for linear work (about 4× for quadratic work).
  * - The longest event-loop stall while the TIL of a day of 170 README-sized cards and two scraps of
- *   the API's maximum size are generated at once: with the runtime in worker threads (what
- *   `createAiRuntime` returns) against the same calls in this thread.
+ *   the API's maximum size are generated at once: with the provider in worker threads (what
+ *   `createAiProvider` returns) against the same calls in this thread.
  *
  * Wall times are medians of `runs` repetitions; as everywhere in the benchmark, read the ratios.
  */
 import { performance } from 'node:perf_hooks';
-import { createLocalAiRuntime, runLocalTask } from '../../../src/ai/local';
-import { createThreadedLocalAiRuntime } from '../../../src/ai/threaded';
-import type { SourceCard } from '../../../src/ai/types';
+import { createLocalAiProvider } from '../../../src/ai/local';
+import { createScrapsAi } from '../../../src/ai/scraps';
+import type { SourceCard } from '../../../src/ai/scraps/answers';
+import { SCRAPS_LOCAL_TASKS as tasks } from '../../../src/ai/scraps/local-tasks';
+import { createThreadedLocalAiProvider } from '../../../src/ai/threaded';
 import { readmeCorpus } from '../corpus';
 import { elapsed, say } from '../lifecycle';
 import { median, ms, ratio } from '../measure';
@@ -35,14 +37,14 @@ const ADVERSARIAL: [string, (n: number) => string][] = [
   ['closing quotes after a full stop', (n) => `a.${'"'.repeat(n - 4)} b`],
 ];
 
-/** One pass of the local runtime over `content`, in this thread; returns its wall time in ms. */
+/** One pass of the local tasks over `content`, in this thread; returns its wall time in ms. */
 function pass(content: string): number {
   const card: SourceCard = { cardId: '0b000000-0000-4000-8000-000000000001', title: 'Bench card', summary: 'A card for the benchmark.', content };
   const t0 = performance.now();
-  runLocalTask({ op: 'analyzeCard', input: { content } });
-  runLocalTask({ op: 'refineScrap', input: { content } });
-  runLocalTask({ op: 'generateTil', input: { targetDate: '2026-12-01', cards: [card] } });
-  runLocalTask({ op: 'generateQuizzes', input: { cards: [card], types: ['OX', 'SHORT_ANSWER'] } });
+  tasks.analyzeCard({ content });
+  tasks.refineScrap({ content });
+  tasks.generateTil({ targetDate: '2026-12-01', cards: [card] });
+  tasks.generateQuizzes({ cards: [card], types: ['OX', 'SHORT_ANSWER'] });
   return performance.now() - t0;
 }
 
@@ -103,8 +105,9 @@ async function benchLocalAi(chars: number, runs: number, prose: string): Promise
     const content = ordinary(prose.slice((i * 1009) % prose.length) + prose, 8_000);
     return { cardId: `0b000000-0000-4000-8000-${String(i + 2).padStart(12, '0')}`, title: `Card ${i + 1}`, summary: content.slice(0, 300), content };
   });
-  const threaded = createThreadedLocalAiRuntime();
-  const inProcess = createLocalAiRuntime();
+  const threadedProvider = createThreadedLocalAiProvider();
+  const threaded = createScrapsAi(threadedProvider);
+  const inProcess = createScrapsAi(createLocalAiProvider());
   const busy = (ai: typeof inProcess) =>
     Promise.all([
       ai.generateTil({ targetDate: '2026-12-01', cards: day }),
@@ -116,14 +119,14 @@ async function benchLocalAi(chars: number, runs: number, prose: string): Promise
     await busy(inProcess); // warm-up of this thread's JIT, unmeasured
     const stallThreaded = await longestStall(() => busy(threaded));
     const stallInProcess = await longestStall(() => busy(inProcess));
-    say(`longest gap between 5 ms timer ticks while a TIL of 170 cards and 2 scraps of ${chars} characters are generated at once: worker threads (${threaded.execution}) ${ms(stallThreaded)}, in this thread ${ms(stallInProcess)}`);
+    say(`longest gap between 5 ms timer ticks while a TIL of 170 cards and 2 scraps of ${chars} characters are generated at once: worker threads (${threadedProvider.execution}) ${ms(stallThreaded)}, in this thread ${ms(stallInProcess)}`);
     return [
       { measure: `(f) local AI pass, ${chars} chars: slowest adversarial input`, subject: `${ms(worst.t)} ${worst.name}`, baseline: `${ms(base)} ordinary prose`, ratio: ratio(worst.t / base) },
       { measure: `(f) the same input at ${2 * chars} chars`, subject: ms(worstTwice), baseline: `${ms(worst.t)} at ${chars} chars`, ratio: ratio(worstTwice / worst.t) },
       { measure: '(f) longest event-loop stall (5 ms ticks), TIL of 170 cards + 2 scraps at once', subject: `${ms(stallThreaded)} worker threads`, baseline: `${ms(stallInProcess)} in the event-loop thread`, ratio: ratio(stallThreaded / stallInProcess) },
     ];
   } finally {
-    await threaded.close();
+    await threadedProvider.close();
   }
 }
 
@@ -133,7 +136,7 @@ export const sectionF: BenchSection = {
   needs: 'nothing',
   async run({ sizes }) {
     say();
-    say(`## (f) local AI runtime: adversarial vs ordinary input of ${sizes.aiChars} characters, and the event loop ${elapsed()}`);
+    say(`## (f) local AI provider: adversarial vs ordinary input of ${sizes.aiChars} characters, and the event loop ${elapsed()}`);
     const prose = (await readmeCorpus(24)).join('\n\n');
     return benchLocalAi(sizes.aiChars, sizes.aiRuns, prose);
   },

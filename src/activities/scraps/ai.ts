@@ -1,12 +1,13 @@
 /**
  * AI activities on the `ai` task queue (DC-2, SAN-7, SAN-8). They read the scrap, call the AI
- * runtime and return its validated answer; nothing is written here. AiRuntimeError is mapped to
+ * provider and return its validated answer; nothing is written here. AiProviderError is mapped to
  * Temporal's retry classes: retryable (with the provider's Retry-After as next delay) or not.
  */
 import { log as activityLog } from '@temporalio/activity';
 import type { PrismaClient } from '@prisma/client';
-import { type AiRuntime, type CardAnalysis, type RefineResult, type ScrapText } from '../../ai/types';
-import type { Quiz, QuizTypeName, TilResult } from '../../ai/types';
+import type { ScrapsAi } from '../../ai/scraps';
+import type { CardAnalysis, RefineResult, ScrapText, TilResult } from '../../ai/scraps/answers';
+import type { Quiz, QuizTypeName } from '../../domain/scraps/quizzes';
 import { acceptQuizzes } from '../../domain/scraps/quizzes';
 import { loadSourceCards } from '../../services/scraps/til-sources';
 import { matchStarredRepos } from './github-stars';
@@ -31,7 +32,7 @@ export function analysisEmbedding(analysis: CardAnalysis | CardAnalysisResult): 
 
 /** Dependencies of the AI activities. */
 export interface AiActivityDeps {
-  ai: AiRuntime;
+  ai: ScrapsAi;
   db: PrismaClient;
 }
 
@@ -95,7 +96,7 @@ export function createAiActivities({ ai, db }: AiActivityDeps) {
     },
 
     /**
-     * SAN-12: embeds the starred repositories' texts (name, description, topics) with the runtime's
+     * SAN-12: embeds the starred repositories' texts (name, description, topics) with the provider's
      * `embed`, in batches, and returns each one's best-matching knowledge cards of `userId`. Reads
      * only. Retry class from the provider.
      */

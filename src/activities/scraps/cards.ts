@@ -6,7 +6,7 @@
 import { log as activityLog } from '@temporalio/activity';
 import { randomUUID } from 'node:crypto';
 import { Prisma, type PrismaClient } from '@prisma/client';
-import type { CardAnalysis } from '../../ai/types';
+import type { CardAnalysis } from '../../ai/scraps/answers';
 import { LOCAL_EMBEDDING_MODEL } from '../../ai/embedding-models';
 import { encodeEmbedding } from '../../db/vectors';
 import { analysisEmbedding, type CardAnalysisResult } from './ai';

@@ -8,8 +8,7 @@
  */
 import { Context, log as activityLog } from '@temporalio/activity';
 import type { Prisma, PrismaClient } from '@prisma/client';
-import type { AiRuntime } from '../../ai/types';
-import { embeddingModelOf } from '../../ai/embedding-models';
+import type { ScrapsAi } from '../../ai/scraps';
 import { cutToLength } from '../../core/text';
 import type { TokenBox } from '../../crypto/token-box';
 import { decodeEmbedding } from '../../db/vectors';
@@ -73,25 +72,25 @@ export function createGithubStarActivities({ db, tokens, github }: GithubStarAct
 /** Type of the SAN-12 `github` activities, for `proxyActivities` in workflows. */
 export type GithubStarActivities = ReturnType<typeof createGithubStarActivities>;
 
-/** Texts embedded per AI runtime call. */
+/** Texts embedded per AI call. */
 const EMBED_BATCH = 64;
 
 /**
  * SAN-12 AI step (runs inside the `ai` activity `matchStarredRepos`): embeds `texts` in batches
- * with the runtime's `embed` and reduces each to its best-matching knowledge cards of `userId`
+ * with the provider's `embed` and reduces each to its best-matching knowledge cards of `userId`
  * (cosine similarity, see `src/domain/star-ranking.ts`). Returns one {@link RepoMatch} per text, in
  * order; only card ids and numbers cross the workflow history. Reads only; `heartbeat` is called
  * between batches.
  */
 export async function matchStarredRepos(
-  deps: { ai: AiRuntime; db: PrismaClient },
+  deps: { ai: Pick<ScrapsAi, 'embed' | 'embeddingModel'>; db: PrismaClient },
   args: { userId: string; texts: string[] },
   signal: AbortSignal,
   heartbeat: (progress: number) => void = () => undefined,
 ): Promise<RepoMatch[]> {
-  // Issue 11: only cards embedded by the runtime's own model are comparable with its vectors.
+  // Only cards embedded by the provider's own model are comparable with its vectors.
   const rows = await deps.db.knowledgeCard.findMany({
-    where: { userId: args.userId, embeddingModel: embeddingModelOf(deps.ai) },
+    where: { userId: args.userId, embeddingModel: deps.ai.embeddingModel },
     select: { id: true, embedding: true },
   });
   const cards = prepareCards(rows.map((r) => ({ cardId: r.id, embedding: decodeEmbedding(r.embedding) })));

@@ -6,7 +6,8 @@
  */
 import { log as activityLog } from '@temporalio/activity';
 import type { PrismaClient } from '@prisma/client';
-import { QUIZ_TYPES, type Quiz, type QuizTypeName, type TilResult } from '../../ai/types';
+import type { TilResult } from '../../ai/scraps/answers';
+import { QUIZ_TYPES, type Quiz, type QuizTypeName } from '../../domain/scraps/quizzes';
 import { LOCAL_EMBEDDING_MODEL } from '../../ai/embedding-models';
 import type { DbClient } from '../../db/client';
 import { encodeEmbedding } from '../../db/vectors';

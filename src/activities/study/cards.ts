@@ -1,12 +1,12 @@
 /**
  * Activities of the study family's own `study-cards` task queue (ST-3 … ST-6): the poll, the
  * extraction job's bookkeeping (guarded writes of study_memo_card_jobs), the extraction call
- * (context gathering, the AI runtime, the card guards) and the supersede. Nothing here is shared
+ * (context gathering, the AI provider, the card guards) and the supersede. Nothing here is shared
  * with the `ai` queue of the explanation jobs, so neither can starve the other.
  */
 import { log as activityLog } from '@temporalio/activity';
 import type { PrismaClient } from '@prisma/client';
-import type { AiRuntime } from '../../ai/types';
+import type { StudyAi } from '../../ai/study';
 import { toAiFailure } from '../../ai/failures';
 import type { Config } from '../../config';
 import { failure } from '../../core/failures';
@@ -26,8 +26,8 @@ import { STUDY_CARD_EXTRACT_JOB_TYPE, type StudyCardExtractInput, type StudyCard
 /** Dependencies of the `study-cards` activities. */
 export interface StudyCardActivityDeps {
   db: PrismaClient;
-  /** The AI runtime's embedding and memo-card methods (src/ai, both providers). */
-  ai: Pick<AiRuntime, 'embed' | 'extractMemoCards'>;
+  /** The study port's embedding and memo-card methods (src/ai/study, either provider). */
+  ai: Pick<StudyAi, 'embed' | 'extractMemoCards'>;
   config: Config;
 }
 
@@ -112,7 +112,7 @@ export function createStudyCardActivities({ db, ai, config }: StudyCardActivityD
     /**
      * ST-5 one extraction call (heartbeating): gathers the context (the source's explanation,
      * question and answer, and the ST_RETRIEVAL_LIMIT nearest of the user's other questions and
-     * knowledge cards by embedding), asks the AI runtime for cards, and runs the card guards
+     * knowledge cards by embedding), asks the AI provider for cards, and runs the card guards
      * (numbers in evidence, no answer leak, no duplicate in the batch or of the user's live cards of
      * other sources). Reads only. AI errors become `AI_<code>` failures (the workflow maps them to
      * ST-4 codes); a source no longer ready fails STUDY_EXTRACTION_ATTEMPT_FAILED `no_ready_explanation`.

@@ -1,12 +1,12 @@
 /**
  * The STUDY_EXPLANATION job's activities (issue 10 §1): the AI call on the `ai` queue (through the
- * AI runtime boundary, read-only) and the store on the `jobs` queue (the explanation, its new
+ * AI provider boundary, read-only) and the store on the `jobs` queue (the explanation, its new
  * version and the job's COMPLETED in one transaction).
  */
 import { log as activityLog } from '@temporalio/activity';
 import type { PrismaClient } from '@prisma/client';
 import { toAiFailure } from '../../ai/failures';
-import type { AiRuntime } from '../../ai/types';
+import type { StudyAi } from '../../ai/study';
 import type { Config } from '../../config';
 import { failure } from '../../core/failures';
 import { withHeartbeat } from '../../core/heartbeat';
@@ -17,7 +17,7 @@ import { completeWith } from '../core/jobs';
 
 /** Dependencies of the `ai`-queue explanation activity. */
 export interface StudyExplanationAiDeps {
-  ai: Pick<AiRuntime, 'explainStudyQuestion' | 'embed'>;
+  ai: Pick<StudyAi, 'explainStudyQuestion' | 'embed'>;
   db: PrismaClient;
   /** Read when the activity runs: the retrieval limits `study.extract.retrievalLimit` / `retrievalScanLimit` (ST_RETRIEVAL_*). */
   config: Pick<Config, 'study'>;

@@ -1,6 +1,6 @@
 /**
- * The local embedding (SAN-7, SAN-9): signed feature hashing of sublinear-tf weighted features.
- * Part of the `local` runtime (src/ai/local.ts); no I/O.
+ * The local embedding (model `local:hash-tfidf-1536@1`): signed feature hashing of sublinear-tf
+ * weighted features. Part of the extractive toolkit; no I/O.
  */
 import { EMBEDDING_DIMENSIONS } from '../types';
 import { contentTokens, stem } from './tokens';
@@ -86,7 +86,7 @@ export function addGroup(vec: Float64Array, counts: HashCounter, group: Group): 
 }
 
 /**
- * 1536-d, L2-normalised embedding of `text` (SAN-7, SAN-9): word unigrams, adjacent word bigrams and
+ * 1536-d, L2-normalised embedding of `text`: word unigrams, adjacent word bigrams and
  * character 3-grams of content words (padded with `<`/`>`, so Korean works without a segmenter),
  * sublinear tf, stopwords as the idf proxy, signed FNV-1a hashing. Each family is normalised and
  * weighted before the sum. Text with no content words gets the unit vector e0. Pure and synchronous.

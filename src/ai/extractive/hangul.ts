@@ -1,6 +1,6 @@
 /**
- * Hangul syllable helpers shared by the local quizzes and negation (SAN-11).
- * Part of the `local` runtime (src/ai/local.ts); no I/O.
+ * Hangul syllable helpers (final consonants) for particles and negation.
+ * Part of the extractive toolkit; no I/O.
  */
 
 /** One Hangul syllable (or any Hangul character). */

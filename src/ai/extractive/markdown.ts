@@ -1,6 +1,6 @@
 /**
- * Markdown structure for the local AI runtime: headings, code fences, sentences, clipping.
- * Part of the `local` runtime (src/ai/local.ts); no I/O.
+ * Markdown structure: headings, code fences, prose blocks, sentences, clipping.
+ * Part of the extractive toolkit; no I/O.
  */
 import { clipText, isSpaceCode } from '../../core/text';
 import { dropImages, headingContent, isLinkDefinition, splitSentences, stripEmphasis, stripLinks, stripReferenceLinks, stripTags, trimEndWhere } from '../plain-text';
@@ -28,8 +28,8 @@ export interface Structure {
 }
 
 /**
- * Sections that are boilerplate of a README rather than its topic (issue 11: licence and security
- * contact text made a card about string helpers "Security"); their headings and blocks are left out.
+ * Sections that are boilerplate of a README rather than its topic (licence and security contact
+ * text would make a note on string helpers about "Security"); their headings and blocks are left out.
  */
 export const BOILERPLATE_SECTION_RE =
   /^(?:licen[cs]e|licen[cs]ing|copyright|security|security policy|security contact information|contributing|contribute|contributors|maintainers?|authors?|sponsors?|backers|support|funding|acknowledg(?:e)?ments?|credits|changelog|change log|release notes|code of conduct|thanks|tidelift|enterprise|for enterprise|tests|running tests|running the tests)$/;

@@ -1,6 +1,6 @@
 /**
- * Negation of English and Korean statements for the local OX quizzes (SAN-11).
- * Part of the `local` runtime (src/ai/local.ts); no I/O.
+ * Negation of English and Korean statements (a false statement made from a true one).
+ * Part of the extractive toolkit; no I/O.
  */
 import { isSpaceCode } from '../../core/text';
 import { trimEndWhere } from '../plain-text';

@@ -1,6 +1,6 @@
 /**
- * Tokenisation of the local AI runtime (SAN-7): words, Korean particles, stop words, stems.
- * Part of the `local` runtime (src/ai/local.ts); no I/O.
+ * Tokenisation: words, Korean particles, stop words, stems.
+ * Part of the extractive toolkit; no I/O.
  */
 
 export const EN_STOPWORDS = new Set(

@@ -10,7 +10,8 @@
  */
 import { WORKFLOW_CATALOG, findWorkflow, type SlotType, type WorkflowCatalog } from './catalog';
 import { DEFAULT_TIME_ZONE, type RuntimeCandidate, type SlotValue } from './contract';
-import { extractKeyValues, requestDay, workingDays, daysBetween, type KeyValues } from './extract';
+import { daysBetween, requestDay, workingDays } from './calendar';
+import { extractKeyValues, type KeyValues } from './extract';
 import { findSensitive, type SensitiveKind } from './sensitive';
 
 /** Stable finding codes. */

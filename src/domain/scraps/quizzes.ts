@@ -1,7 +1,22 @@
 /**
- * SAN-11 server-side re-validation of generated quizzes, before anything is stored. Pure, no I/O.
+ * SAN-11 recall quizzes: their types and schema, and the server-side re-validation of generated
+ * quizzes before anything is stored. Pure, no I/O.
  */
-import type { Quiz, QuizTypeName } from '../../ai/types';
+import { z } from 'zod';
+
+/** SAN-11 quiz types: OX (true/false statement, answer `O` or `X`) and SHORT_ANSWER (cloze). */
+export const QUIZ_TYPES = ['OX', 'SHORT_ANSWER'] as const;
+export type QuizTypeName = (typeof QUIZ_TYPES)[number];
+
+/** One validated quiz; `sourceCardId` is one of the input cards. */
+export const QuizSchema = z.object({
+  type: z.enum(QUIZ_TYPES),
+  question: z.string().trim().min(1).max(2000),
+  answer: z.string().trim().min(1).max(500),
+  explanation: z.string().trim().min(1).max(2000),
+  sourceCardId: z.string().uuid(),
+});
+export type Quiz = z.infer<typeof QuizSchema>;
 
 /** Why a quiz was rejected. */
 export type QuizRejection = 'TYPE_NOT_REQUESTED' | 'UNKNOWN_SOURCE_CARD' | 'OX_ANSWER_NOT_O_OR_X' | 'ANSWER_IN_QUESTION';

@@ -1,6 +1,6 @@
 /**
  * The re-embedding path of a model switch (issue 11; SAN-7 cards, SAN-9 TILs): every stored vector
- * whose `embedding_model` is not the runtime's model is embedded again from its source text (a
+ * whose `embedding_model` is not the provider's model is embedded again from its source text (a
  * card from its scrap's content, as `analyzeCard` embeds it; a TIL from its markdown) and written
  * with the new identity (and the pgvector column) in one statement per row.
  *
@@ -11,8 +11,7 @@
  * meanwhile keeps its newer vector. Until a pass finishes, similar cards compare only cards of one
  * model, so old and new vectors are never mixed.
  */
-import type { AiRuntime } from '../../ai/types';
-import { embeddingModelOf } from '../../ai/embedding-models';
+import type { ScrapsAi } from '../../ai/scraps';
 import type { Db } from '../../db/client';
 import { encodeEmbedding } from '../../db/vectors';
 import { storeCardVector } from './similarity';
@@ -39,10 +38,10 @@ export interface ReembedOptions {
 /**
  * Re-embeds, with `ai.embed`, every card and generated TIL not yet of `ai`'s embedding model.
  * Returns how many rows it rewrote (0 when everything is already on the model).
- * @throws AiRuntimeError from the runtime; database errors. Rows written before stay written.
+ * @throws AiProviderError from the provider; database errors. Rows written before stay written.
  */
-export async function reembed(db: Db, ai: AiRuntime, opts: ReembedOptions = {}): Promise<ReembedProgress> {
-  const model = embeddingModelOf(ai);
+export async function reembed(db: Db, ai: Pick<ScrapsAi, 'embed' | 'embeddingModel'>, opts: ReembedOptions = {}): Promise<ReembedProgress> {
+  const model = ai.embeddingModel;
   const batchSize = opts.batchSize ?? 16;
   const budget = opts.maxRows ?? Number.POSITIVE_INFINITY;
   const progress: ReembedProgress = { model, cards: 0, tils: 0 };

@@ -1,10 +1,10 @@
 /**
  * SAN-9 / SAN-11 source material: which knowledge cards belong to a user's local calendar day, and
- * their text for the AI runtime. The user's IANA time zone (users.time_zone) decides the day; the
+ * their text for the AI provider. The user's IANA time zone (users.time_zone) decides the day; the
  * conversion is PostgreSQL's (`AT TIME ZONE`), so "today" and the card window agree exactly.
  */
 import type { DbClient } from '../../db/client';
-import type { SourceCard } from '../../ai/types';
+import type { SourceCard } from '../../ai/scraps/answers';
 import { cutToLength } from '../../core/text';
 
 /** Characters of scrap content sent per card; bounds the prompt of a day with many long scraps. */

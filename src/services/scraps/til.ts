@@ -7,7 +7,7 @@ import { DomainError } from '../../core/domain-error';
 import type { DbClient } from '../../db/client';
 import { enqueueAndStart, type EnqueueDeps } from '../../core/enqueue';
 import { ASYNC_JOB_STATES } from '../../core/job-state';
-import type { QuizTypeName } from '../../ai/types';
+import type { QuizTypeName } from '../../domain/scraps/quizzes';
 import { cardIdsForLocalDate, dateValue, userToday, type IsoDate } from './til-sources';
 
 /** Dependencies of the request services. */

@@ -31,7 +31,7 @@ export interface SupersedeInput {
   jobId: string;
   attempt: number;
   cards: CardToStore[];
-  /** Cards the runtime returned, before the guards. */
+  /** Cards the provider returned, before the guards. */
   returned: number;
   /** Drops by reason (the guards'); `duplicate_of_live` may grow here. */
   dropped: Record<string, number>;

@@ -17,7 +17,7 @@
  */
 import { CancellationScope, condition, isCancellation, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { AiRunActivities } from '../../activities/ai-runs/runs';
-import type { AiRuntimeActivities } from '../../activities/ai-runs/runtime';
+import type { AiRuntimeActivities } from '../../activities/ai-runs/runtime-call';
 import { localProjectionOptions, projectionOptions } from '../../core/activity-options';
 import { runAttempts, type FailedAttempt, type FailureVocabulary } from '../../core/attempts';
 import { localFirstActivities } from '../core/job-runner';

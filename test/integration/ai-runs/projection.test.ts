@@ -11,8 +11,8 @@ import { createUserWithToken } from '../../../src/auth/tokens';
 import { ensureCompany } from '../../../src/core/companies';
 import { createPrisma } from '../../../src/db/client';
 import { WORKFLOW_CATALOG_VERSION } from '../../../src/domain/ai-runs/catalog';
-import { validateRuntimeAnswer } from '../../../src/services/ai-runs/answer';
-import { analyzeLocally } from '../../../src/services/ai-runs/runtime/local';
+import { validateRuntimeAnswer } from '../../../src/services/ai-runs/answer-validation';
+import { analyzeLocally } from '../../../src/services/ai-runs/runtime-client/local';
 import { createTestDatabase } from '../../support/postgres';
 
 let db: PrismaClient;

@@ -20,18 +20,18 @@ import {
   createAiRuntimeClient,
   type AiRuntimeClient,
   type RuntimeErrorCode,
-} from '../../../src/services/ai-runs/runtime';
-import { startArRuntimeEmulator, type ArRuntimeEmulator, type ArRuntimeFault } from '../../support/ai-runtime-emulator';
+} from '../../../src/services/ai-runs/runtime-client';
+import { startAiRuntimeEmulator, type AiRuntimeEmulator, type AiRuntimeFault } from '../../support/ai-runtime-emulator';
 
 const TEXT = 'I need an employment certificate for my visa by Friday, my phone is 010-1234-5678';
 const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 
-let emu: ArRuntimeEmulator;
+let emu: AiRuntimeEmulator;
 let client: AiRuntimeClient;
 let seq = 0;
 
 beforeAll(async () => {
-  emu = await startArRuntimeEmulator();
+  emu = await startAiRuntimeEmulator();
   client = createAiRuntimeClient({ kind: 'http', baseUrl: emu.url });
 });
 afterAll(async () => {
@@ -71,7 +71,7 @@ describe('HTTP AI runtime adapter against the emulator', () => {
     expect(parsed.answer.candidates[0]).toMatchObject({ taskType: 'EMPLOYMENT_CERTIFICATE', slots: { purpose: 'VISA', dueDate: '2026-12-04' }, missingSlots: [] });
   });
 
-  it.each<[ArRuntimeFault, RuntimeErrorCode, boolean, new (...args: never[]) => AiRuntimeCallError]>([
+  it.each<[AiRuntimeFault, RuntimeErrorCode, boolean, new (...args: never[]) => AiRuntimeCallError]>([
     ['malformed-json', 'MALFORMED_RESPONSE', false, MalformedResponseError],
     ['oversized', 'MALFORMED_RESPONSE', false, MalformedResponseError],
     ['wrong-contract-version', 'CONTRACT_VERSION_MISMATCH', false, ContractVersionMismatchError],

@@ -7,19 +7,19 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { startArRuntimeEmulator, type ArRuntimeEmulator } from '../../support/ai-runtime-emulator';
+import { startAiRuntimeEmulator, type AiRuntimeEmulator } from '../../support/ai-runtime-emulator';
 import { pollUntil } from '../../support/poll';
 import { startStack, type Stack } from '../../support/stack';
 import { companyWithMembers, postRun, waitForRun } from './support';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
-let emulator: ArRuntimeEmulator;
+let emulator: AiRuntimeEmulator;
 let stack: Stack;
 let env: Record<string, string>;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  emulator = await startArRuntimeEmulator();
+  emulator = await startAiRuntimeEmulator();
   const runtime = { AI_RUNTIME: 'http', AI_RUNTIME_URL: emulator.url, AI_RUNTIME_HEARTBEAT_TIMEOUT_MS: '3000', AI_RUN_RETRY_INITIAL_MS: '100' };
   stack = await startStack({ aiWorker: false, aiRunsWorker: false, env: runtime });
   env = {

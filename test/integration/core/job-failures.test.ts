@@ -1,40 +1,30 @@
 import { WorkflowFailedError, ActivityFailure, ApplicationFailure } from '@temporalio/client';
-import { createLocalAiRuntime } from '../../../src/ai/local';
-import { AiRuntimeError, type AiRuntime } from '../../../src/ai/types';
+import type { ScrapText } from '../../../src/ai/scraps/answers';
+import { AiProviderError, type LocalAiProvider } from '../../../src/ai/types';
+import { localProviderWith } from '../../support/ai-provider';
 import { jobWorkflowId } from '../../../src/core/contracts';
 import { PG_INDEXES, SOURDOUGH } from '../../fixtures/texts';
 import { startStack, waitForJob, type Stack } from '../../support/stack';
 
-/** Local runtime whose card analysis fails with a retryable error while `failuresLeft` > 0. */
-function flakyRuntime(): AiRuntime & { failuresLeft: Map<string, number>; calls: number } {
-  const local = createLocalAiRuntime();
+/** Local provider whose card analysis fails with a retryable error while `failuresLeft` > 0. */
+function flakyProvider(): LocalAiProvider & { failuresLeft: Map<string, number>; calls: number } {
   const failuresLeft = new Map<string, number>();
-  const rt = {
-    provider: 'flaky',
-    failuresLeft,
-    calls: 0,
-    async analyzeCard(input: Parameters<AiRuntime['analyzeCard']>[0], signal?: AbortSignal) {
-      rt.calls += 1;
-      const key = input.content.slice(0, 40);
-      const left = failuresLeft.get(key) ?? 0;
-      if (left > 0) {
-        failuresLeft.set(key, left - 1);
-        throw new AiRuntimeError('UPSTREAM_UNAVAILABLE', 'provider answered 503', true);
-      }
-      if (left < 0) throw new AiRuntimeError('MALFORMED_OUTPUT', 'model answered invalid JSON: Unexpected token }', true);
-      return local.analyzeCard(input, signal);
-    },
-    refineScrap: local.refineScrap.bind(local),
-    embed: local.embed.bind(local),
-    generateTil: local.generateTil.bind(local),
-    generateQuizzes: local.generateQuizzes.bind(local),
-    explainStudyQuestion: local.explainStudyQuestion.bind(local),
-    extractMemoCards: local.extractMemoCards.bind(local),
-  };
-  return rt;
+  const provider: LocalAiProvider & { failuresLeft: Map<string, number>; calls: number } = Object.assign(localProviderWith('flaky', async (call) => {
+    if (call.op !== 'analyzeCard') return call.answer();
+    provider.calls += 1;
+    const key = (call.input as ScrapText).content.slice(0, 40);
+    const left = failuresLeft.get(key) ?? 0;
+    if (left > 0) {
+      failuresLeft.set(key, left - 1);
+      throw new AiProviderError('UPSTREAM_UNAVAILABLE', 'provider answered 503', true);
+    }
+    if (left < 0) throw new AiProviderError('MALFORMED_OUTPUT', 'model answered invalid JSON: Unexpected token }', true);
+    return call.answer();
+  }), { failuresLeft, calls: 0 });
+  return provider;
 }
 
-const ai = flakyRuntime();
+const ai = flakyProvider();
 let stack: Stack;
 let user: Awaited<ReturnType<Stack['newUser']>>;
 beforeAll(async () => {
@@ -88,17 +78,13 @@ it('malformed AI output on every attempt → FAILED with the cause chain; the re
 
 it('a non-retryable AI error fails the job on the first attempt', async () => {
   const content = `${PG_INDEXES}\nnon-retryable probe`;
-  const local = createLocalAiRuntime();
   await stack.stopAiWorker();
-  await stack.startAiWorker({
-    ...local,
-    provider: 'broken',
-    analyzeCard: async () => {
-      throw new AiRuntimeError('INVALID_EMBEDDING', 'embedding has 768 dimensions, expected 1536', false);
-    },
-    refineScrap: (i, s) => local.refineScrap(i, s),
-    embed: (t, s) => local.embed(t, s),
-  });
+  await stack.startAiWorker(
+    localProviderWith('broken', async (call) => {
+      if (call.op === 'analyzeCard') throw new AiProviderError('INVALID_EMBEDDING', 'embedding has 768 dimensions, expected 1536', false);
+      return call.answer();
+    }),
+  );
   try {
     const ids = (await stack.app.inject({ method: 'POST', url: '/scraps', headers: user.auth, payload: { content } })).json();
     const job = await waitForJob(stack, ids.analysisJobId, user.auth);

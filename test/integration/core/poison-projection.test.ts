@@ -1,5 +1,5 @@
 /**
- * A job that can never finish FAILS with its cause instead of retrying forever: the AI runtime
+ * A job that can never finish FAILS with its cause instead of retrying forever: the AI provider
  * returns a card that PostgreSQL refuses (a NUL, a lone UTF-16 surrogate), so the projection write
  * fails deterministically; and a projection write that keeps failing for a reason nobody
  * classified is found by the stale-jobs recovery as `stuck`, failed with the last failure, and
@@ -7,43 +7,37 @@
  */
 import { randomUUID } from 'node:crypto';
 import { temporal } from '@temporalio/proto';
-import { createLocalAiRuntime } from '../../../src/ai/local';
-import type { AiRuntime, CardAnalysis, ScrapText } from '../../../src/ai/types';
+import type { CardAnalysis, ScrapText } from '../../../src/ai/scraps/answers';
+import type { AiProvider } from '../../../src/ai/types';
+import { localProviderWith } from '../../support/ai-provider';
 import type { RecoveryReport } from '../../../src/activities/core/recovery';
 import { jobWorkflowId } from '../../../src/core/contracts';
 import { PG_INDEXES, PG_PARTIAL, SOURDOUGH } from '../../fixtures/texts';
 import { pollUntil } from '../../support/poll';
 import { startStack, waitForJob, type Stack } from '../../support/stack';
 
-/** Markers in a scrap's content that make the fake runtime poison its title. */
+/** Markers in a scrap's content that make the fake provider poison its title. */
 const POISON: Record<string, (title: string) => string> = {
   'poison:nul': (t) => `${t}\u0000tail`,
   'poison:lone-surrogate': (t) => `${t} \ud83d`,
   'poison:trigger': (t) => `${t} [rejected by trigger]`,
 };
 
-/** The local runtime, except that marked scraps get a title PostgreSQL will not store. */
-function poisoningRuntime(): AiRuntime {
-  const local = createLocalAiRuntime();
-  return {
-    ...local,
-    provider: 'poisoning',
-    async analyzeCard(input: ScrapText, signal?: AbortSignal): Promise<CardAnalysis> {
-      const analysis = await local.analyzeCard(input, signal);
-      const marker = Object.keys(POISON).find((m) => input.content.includes(m));
-      return marker ? { ...analysis, title: POISON[marker]!(analysis.title) } : analysis;
-    },
-    refineScrap: (i, s) => local.refineScrap(i, s),
-    embed: (t, s) => local.embed(t, s),
-    generateTil: (i, s) => local.generateTil(i, s),
-    generateQuizzes: (i, s) => local.generateQuizzes(i, s),
-  };
+/** The local provider, except that marked scraps get a title PostgreSQL will not store. */
+function poisoningProvider(): AiProvider {
+  return localProviderWith('poisoning', async (call) => {
+    if (call.op !== 'analyzeCard') return call.answer();
+    const input = call.input as ScrapText;
+    const analysis = (await call.answer()) as CardAnalysis;
+    const marker = Object.keys(POISON).find((m) => input.content.includes(m));
+    return marker ? { ...analysis, title: POISON[marker]!(analysis.title) } : analysis;
+  });
 }
 
 let stack: Stack;
 let user: Awaited<ReturnType<Stack['newUser']>>;
 beforeAll(async () => {
-  stack = await startStack({ ai: poisoningRuntime() });
+  stack = await startStack({ ai: poisoningProvider() });
   user = await stack.newUser();
 });
 afterAll(async () => stack?.stop());

@@ -4,9 +4,11 @@ import { DefaultLogger } from '@temporalio/worker';
 import type { PrismaClient } from '@prisma/client';
 import { createJobActivities } from '../../../src/activities/core/jobs';
 import { createCardActivities } from '../../../src/activities/scraps/cards';
-import { analyzeLocally, createLocalAiRuntime } from '../../../src/ai/local';
+import { createLocalAiProvider } from '../../../src/ai/local';
+import { createScrapsAi } from '../../../src/ai/scraps';
+import { analyzeScrapLocally } from '../../../src/ai/scraps/extractive/analysis';
 import { analysisEmbedding, createAiActivities, type CardAnalysisResult } from '../../../src/activities/scraps/ai';
-import type { CardAnalysis } from '../../../src/ai/types';
+import type { CardAnalysis } from '../../../src/ai/scraps/answers';
 import { createUserWithToken } from '../../../src/auth/tokens';
 import { createPrisma } from '../../../src/db/client';
 import { enqueueIfNoneActive, transitionJob } from '../../../src/core/projection';
@@ -75,7 +77,7 @@ it('SAN-2: a second active job for the same target is refused by the partial uni
  */
 function analysisWithOwnTags(content: string): CardAnalysis {
   const suffix = randomUUID().slice(0, 8);
-  const base = analyzeLocally({ content });
+  const base = analyzeScrapLocally({ content });
   const tags = base.tags.map((t) => `${t}-${suffix}`);
   return { ...base, tags: [...tags, tags[0]!] };
 }
@@ -190,7 +192,7 @@ it('SAN-7: twelve concurrent first cards of one category and new tags listed in 
   const suffix = randomUUID().slice(0, 8);
   const names = ['alpha', 'beta', 'gamma', 'delta', 'epsilon'].map((n) => `${n}-${suffix}`);
   const jobs = await Promise.all(Array.from({ length: 12 }, (_, i) => newScrapWithJob(`${PG_INDEXES} order ${i} ${suffix}`)));
-  const base = analyzeLocally({ content: PG_INDEXES });
+  const base = analyzeScrapLocally({ content: PG_INDEXES });
   const cardIds = await Promise.all(jobs.map(async ({ scrap, job }, i) => {
     await transitionJob(db, job.jobId, 'PROCESSING');
     // Each card's tags in another order (rotated, every other one reversed), three or more of the five.
@@ -208,14 +210,14 @@ it('SAN-7: twelve concurrent first cards of one category and new tags listed in 
 });
 
 it('SAN-7: analyzeScrap returns the embedding as float32 base64 when asked (plain numbers otherwise); storeCard stores the same bytes from it as from the plain numbers of older histories', async () => {
-  const ai = createAiActivities({ ai: createLocalAiRuntime(), db });
+  const ai = createAiActivities({ ai: createScrapsAi(createLocalAiProvider()), db });
   const [a, b] = await Promise.all([newScrapWithJob(`${PG_INDEXES} f32 a ${randomUUID()}`), newScrapWithJob(`${PG_INDEXES} f32 b ${randomUUID()}`)]);
   const answered = await env.run(ai.analyzeScrap, { scrapId: a.scrap.id, embedding: 'f32' as const });
   const result = answered as CardAnalysisResult;
   expect(result).not.toHaveProperty('embedding');
   // Asked without `embedding: 'f32'` (an older workflow), the plain numbers its storeCard expects.
   expect(await env.run(ai.analyzeScrap, { scrapId: a.scrap.id })).toMatchObject({ embedding: expect.any(Array) });
-  const plain = analyzeLocally({ content: a.scrap.content });
+  const plain = analyzeScrapLocally({ content: a.scrap.content });
   expect(Array.from(analysisEmbedding(result))).toEqual(Array.from(Float32Array.from(plain.embedding)));
   expect(Buffer.from(result.embeddingF32, 'base64').byteLength).toBe(plain.embedding.length * 4);
   for (const { job } of [a, b]) await transitionJob(db, job.jobId, 'PROCESSING');

@@ -2,8 +2,9 @@
  * SAN-11 through the API on the real servers: POST /recall-quizzes → RECALL_QUIZ_GENERATION → the
  * stored quizzes and their properties; the generation's status follows its job, also on failure.
  */
-import { createLocalAiRuntime } from '../../../src/ai/local';
-import { AiRuntimeError, type AiRuntime } from '../../../src/ai/types';
+import type { SourceCard } from '../../../src/ai/scraps/answers';
+import { AiProviderError, type LocalAiProvider } from '../../../src/ai/types';
+import { localProviderWith } from '../../support/ai-provider';
 import { GIT_REBASE, HTTP_CACHING, TEMPORAL_RETRIES, TS_NARROWING } from '../../fixtures/learning-texts';
 import { PG_INDEXES } from '../../fixtures/texts';
 import { addCard, addDays, todayIn } from '../../support/learning';
@@ -11,29 +12,22 @@ import { startStack, waitForJob, type Stack } from '../../support/stack';
 
 jest.setTimeout(120_000);
 
-/** The local runtime; quiz generation for a card titled like `failTitle` fails non-retryably. */
-function switchableRuntime(): AiRuntime & { failTitle: string | null } {
-  const local = createLocalAiRuntime();
-  const rt = {
-    provider: 'local-switchable',
-    failTitle: null as string | null,
-    analyzeCard: local.analyzeCard.bind(local),
-    refineScrap: local.refineScrap.bind(local),
-    embed: local.embed.bind(local),
-    generateTil: local.generateTil.bind(local),
-    explainStudyQuestion: local.explainStudyQuestion.bind(local),
-    extractMemoCards: local.extractMemoCards.bind(local),
-    async generateQuizzes(input: Parameters<AiRuntime['generateQuizzes']>[0], signal?: AbortSignal) {
-      if (rt.failTitle && input.cards.some((c) => c.title === rt.failTitle)) {
-        throw new AiRuntimeError('UNAUTHORIZED', 'provider answered 401: invalid API key', false);
+/** The local provider; quiz generation for a card titled like `failTitle` fails non-retryably. */
+function switchableProvider(): LocalAiProvider & { failTitle: string | null } {
+  const provider: LocalAiProvider & { failTitle: string | null } = Object.assign(
+    localProviderWith('local-switchable', async (call) => {
+      const input = call.input as { cards: SourceCard[] };
+      if (call.op === 'generateQuizzes' && provider.failTitle && input.cards.some((c) => c.title === provider.failTitle)) {
+        throw new AiProviderError('UNAUTHORIZED', 'provider answered 401: invalid API key', false);
       }
-      return local.generateQuizzes(input, signal);
-    },
-  };
-  return rt;
+      return call.answer();
+    }),
+    { failTitle: null as string | null },
+  );
+  return provider;
 }
 
-const ai = switchableRuntime();
+const ai = switchableProvider();
 let stack: Stack;
 type User = Awaited<ReturnType<Stack['newUser']>>;
 let alice: User;

@@ -1,11 +1,12 @@
 /**
- * Issue 11 (SAN-7, SAN-9): switching embedding models. Similar cards compare only vectors of the
+ * SAN-7, SAN-9: switching embedding models. Similar cards compare only vectors of the
  * query's model, and the re-embedding pass (src/services/scraps/reembed.ts, `npm run reembed`) moves
- * every card and TIL to the runtime's model; an interrupted pass continues where it stopped. Real
+ * every card and TIL to the provider's model; an interrupted pass continues where it stopped. Real
  * PostgreSQL 15 (bytea strategy).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { createLocalAiRuntime, LOCAL_EMBEDDING_MODEL, localEmbedding, withEmbeddings, zeroPad } from '../../../src/ai';
+import { createLocalAiProvider, LOCAL_EMBEDDING_MODEL, localEmbedding, withEmbeddings, zeroPad } from '../../../src/ai';
+import { createScrapsAi } from '../../../src/ai/scraps';
 import { createPrisma, type Db } from '../../../src/db/client';
 import { decodeEmbedding, encodeEmbedding } from '../../../src/db/vectors';
 import { reembed } from '../../../src/services/scraps/reembed';
@@ -18,7 +19,7 @@ jest.setTimeout(120_000);
 const NEW_MODEL = 'test-e5@1';
 /** A stand-in for another model: a different (but deterministic) 384-d vector of the same text. */
 const newVector = (text: string) => zeroPad(localEmbedding(`${text} 🌳`).slice(0, 384));
-const newRuntime = () => withEmbeddings(createLocalAiRuntime(), { model: NEW_MODEL, embed: async (texts) => texts.map(newVector) });
+const newModelAi = () => createScrapsAi(withEmbeddings(createLocalAiProvider(), { model: NEW_MODEL, embed: async (texts) => texts.map(newVector) }));
 
 let server: TestPostgres | undefined;
 let database: TestDatabase;
@@ -77,11 +78,11 @@ test('re-embedding moves every card and TIL to the new model, resumes after an i
 
   // An interrupted pass: it stops after 2 rows; those are on the new model, the rest untouched.
   const before = await onOther();
-  const first = await reembed(db, newRuntime(), { batchSize: 2, maxRows: 2 });
+  const first = await reembed(db, newModelAi(), { batchSize: 2, maxRows: 2 });
   expect(first.cards + first.tils).toBe(2);
   expect(await onOther()).toBe(before - 2);
 
-  const rest = await reembed(db, newRuntime(), { batchSize: 2 });
+  const rest = await reembed(db, newModelAi(), { batchSize: 2 });
   expect(rest.cards + rest.tils).toBe(before - 2);
   expect(await onOther()).toBe(0);
   for (const c of await mine()) {
@@ -92,6 +93,6 @@ test('re-embedding moves every card and TIL to the new model, resumes after an i
   expect(til.embeddingModel).toBe(NEW_MODEL);
   expect(Array.from(decodeEmbedding(til.embedding as Uint8Array))).toEqual(Array.from(Float32Array.from(newVector(til.tilMarkdown ?? ''))));
 
-  expect(await reembed(db, newRuntime())).toEqual({ model: NEW_MODEL, cards: 0, tils: 0 });
+  expect(await reembed(db, newModelAi())).toEqual({ model: NEW_MODEL, cards: 0, tils: 0 });
   expect(cardIds).toHaveLength(texts.length);
 });

@@ -1,7 +1,7 @@
 /**
  * SAN-12 GITHUB_STAR_RECOMMENDATION end to end: the HTTP API, the real `jobs`, `ai` and `github`
  * workers on the real Temporal dev server and PostgreSQL, the Octokit adapter against the local
- * GitHub emulator (Link pagination), and the local AI runtime's embeddings.
+ * GitHub emulator (Link pagination), and the local AI provider's embeddings.
  */
 import { jobWorkflowId, SA_JOB_TYPE, SA_USER_ID } from '../../../src/core/contracts';
 import { PG_INDEXES, PG_PARTIAL } from '../../fixtures/texts';

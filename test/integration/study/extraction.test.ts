@@ -2,12 +2,13 @@
  * ST-4 … ST-6 against the real Temporal dev server and PostgreSQL: the extraction workflow on the
  * family's own `study-cards` queue, each ST-4 code with its retry behaviour (attempts as the row
  * shows them), supersede with identity keeping, the poller workflow, and the explanation job
- * through the REST API. The AI runtime is the local one, scripted per question (a marker in the
+ * through the REST API. The AI is the study port over the local provider, scripted per question (a marker in the
  * question text says how its memo-card calls fail).
  */
 import { WorkflowFailedError } from '@temporalio/client';
-import { createLocalAiRuntime } from '../../../src/ai/local';
-import { AiRuntimeError, type AiRuntime } from '../../../src/ai/types';
+import { createLocalAiProvider } from '../../../src/ai/local';
+import { createStudyAi, type StudyAi } from '../../../src/ai/study';
+import { AiProviderError } from '../../../src/ai/types';
 import { createStudyCardActivities } from '../../../src/activities/study/cards';
 import { enqueueExtraction, pollSources } from '../../../src/services/study/enqueue';
 import { writeExplanation } from '../../../src/services/study/questions';
@@ -18,13 +19,12 @@ import { startStack, waitForJob, type Stack } from '../../support/stack';
 
 type Behaviour = 'ok' | 'parse_fail' | 'timeout' | 'crash' | 'outage' | 'bad_numbers' | 'none';
 
-/** The local runtime whose extractMemoCards follows the script `#script:a,b,…` in the question text (one step per call; the last repeats). */
-function scriptedAi(): AiRuntime & { extractCalls: Map<string, number> } {
-  const local = createLocalAiRuntime();
+/** The local study port whose extractMemoCards follows the script `#script:a,b,…` in the question text (one step per call; the last repeats). */
+function scriptedAi(): StudyAi & { extractCalls: Map<string, number> } {
+  const local = createStudyAi(createLocalAiProvider());
   const extractCalls = new Map<string, number>();
   return {
     ...local,
-    provider: 'scripted-local',
     extractCalls,
     async extractMemoCards(input, signal) {
       const m = /#script:([a-z_,]+)/.exec(input.question);
@@ -33,10 +33,10 @@ function scriptedAi(): AiRuntime & { extractCalls: Map<string, number> } {
       extractCalls.set(input.question, n);
       const step = steps[Math.min(n, steps.length) - 1]!;
       switch (step) {
-        case 'parse_fail': throw new AiRuntimeError('MALFORMED_OUTPUT', 'the answer is not a card batch', true);
-        case 'timeout': throw new AiRuntimeError('TIMEOUT', 'the provider did not answer in time', true);
+        case 'parse_fail': throw new AiProviderError('MALFORMED_OUTPUT', 'the answer is not a card batch', true);
+        case 'timeout': throw new AiProviderError('TIMEOUT', 'the provider did not answer in time', true);
         case 'crash': throw new Error('an unexpected provider bug');
-        case 'outage': throw new AiRuntimeError('UPSTREAM_UNAVAILABLE', 'provider answered 503', true, 10);
+        case 'outage': throw new AiProviderError('UPSTREAM_UNAVAILABLE', 'provider answered 503', true, 10);
         case 'none': return { cards: [] };
         case 'bad_numbers':
           return {

@@ -9,7 +9,8 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createStudyCardActivities } from '../../../src/activities/study/cards';
-import { createLocalAiRuntime } from '../../../src/ai/local';
+import { createLocalAiProvider } from '../../../src/ai/local';
+import { createStudyAi } from '../../../src/ai/study';
 import { enqueueExtraction } from '../../../src/services/study/enqueue';
 import { writeExplanation } from '../../../src/services/study/questions';
 import { startExtraction } from '../../../src/services/study/start';
@@ -72,7 +73,7 @@ test('SIGKILL mid-extraction: attempt 1 ends unknown, attempt 2 on another worke
 
   first.kill('SIGKILL'); // no graceful shutdown: the heartbeats just stop
   expect(await exited(first)).toBeNull();
-  const stop = await stack.startOwnQueueWorker(STUDY_CARDS_QUEUE, createStudyCardActivities({ db: stack.db, config: stack.config, ai: createLocalAiRuntime() }));
+  const stop = await stack.startOwnQueueWorker(STUDY_CARDS_QUEUE, createStudyCardActivities({ db: stack.db, config: stack.config, ai: createStudyAi(createLocalAiProvider()) }));
   try {
     await stack.client.workflow.getHandle(r.job.workflowId).result();
   } finally {

@@ -5,7 +5,7 @@
  */
 import { WORKFLOW_CATALOG_VERSION } from '../../../src/domain/ai-runs/catalog';
 import { CONTRACT_VERSION, RuntimeRequestSchema, parseRuntimeAnswer } from '../../../src/domain/ai-runs/contract';
-import { analyzeLocally } from '../../../src/services/ai-runs/runtime/local';
+import { analyzeLocally } from '../../../src/services/ai-runs/runtime-client/local';
 import { request } from './fixtures';
 
 const SECRET = '010-9876-5432';

@@ -1,6 +1,6 @@
 /** AR-2/AR-3/AR-9: raw answer → validated, guarded candidates and the outcome, or the attempt's validation error. */
 import { evaluateRuntimeAnswer } from '../../../src/domain/ai-runs/evaluate';
-import { analyzeLocally } from '../../../src/services/ai-runs/runtime/local';
+import { analyzeLocally } from '../../../src/services/ai-runs/runtime-client/local';
 import { REFERENCE_TIME, request } from './fixtures';
 
 describe('evaluateRuntimeAnswer', () => {

@@ -3,7 +3,8 @@
  * relative dates in Korean and English, ranges, months, amounts in ₩/원/$ and counts, resolved
  * against Tuesday 2026-12-01.
  */
-import { extractKeyValues, resolveWeekday, workingDayRange } from '../../../src/domain/ai-runs/extract';
+import { resolveWeekday } from '../../../src/domain/ai-runs/calendar';
+import { extractKeyValues } from '../../../src/domain/ai-runs/extract';
 
 const TODAY = '2026-12-01'; // a Tuesday
 const kv = (text: string, today = TODAY) => extractKeyValues(text, today);
@@ -156,13 +157,5 @@ describe('extractKeyValues: sensitive data and mixed text', () => {
     ]);
     expect(r.counts.map((c) => c.value)).toEqual([2]);
     expect(text.slice(r.amounts[0]?.start, r.amounts[0]?.end)).toBe('35,000원');
-  });
-});
-
-describe('workingDayRange', () => {
-  it('counts working days and skips weekends', () => {
-    expect(workingDayRange('2026-12-07', 3)).toEqual({ startDate: '2026-12-07', endDate: '2026-12-09' });
-    expect(workingDayRange('2026-12-04', 2)).toEqual({ startDate: '2026-12-04', endDate: '2026-12-07' });
-    expect(workingDayRange('2026-12-05', 1)).toEqual({ startDate: '2026-12-07', endDate: '2026-12-07' });
   });
 });

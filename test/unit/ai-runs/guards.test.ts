@@ -5,7 +5,7 @@
 import { parseRuntimeAnswer, type RuntimeCandidate } from '../../../src/domain/ai-runs/contract';
 import { guardCandidate, guardCandidates } from '../../../src/domain/ai-runs/guards';
 import { analysisOutcome } from '../../../src/domain/ai-runs/outcome';
-import { analyzeLocally } from '../../../src/services/ai-runs/runtime/local';
+import { analyzeLocally } from '../../../src/services/ai-runs/runtime-client/local';
 import { REFERENCE_TIME, request } from './fixtures';
 
 const input = (text: string) => ({ text, referenceTime: REFERENCE_TIME });

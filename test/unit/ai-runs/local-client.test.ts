@@ -14,7 +14,7 @@ import {
   isRetryableRuntimeError,
   parseRetryAfter,
   textContains,
-} from '../../../src/services/ai-runs/runtime';
+} from '../../../src/services/ai-runs/runtime-client';
 import { request } from './fixtures';
 
 const call = (extra: Partial<{ deadlineMs: number; signal: AbortSignal }> = {}) => ({ requestId: 'req-x', deadlineMs: 5_000, ...extra });

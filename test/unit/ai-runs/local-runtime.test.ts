@@ -6,7 +6,7 @@
 import { WORKFLOW_CATALOG, requiredSlots } from '../../../src/domain/ai-runs/catalog';
 import { CONTRACT_VERSION, parseRuntimeAnswer } from '../../../src/domain/ai-runs/contract';
 import { analysisOutcome } from '../../../src/domain/ai-runs/outcome';
-import { analyzeLocally } from '../../../src/services/ai-runs/runtime/local';
+import { analyzeLocally } from '../../../src/services/ai-runs/runtime-client/local';
 import { request } from './fixtures';
 
 interface Case {

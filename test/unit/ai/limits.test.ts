@@ -1,5 +1,5 @@
 /**
- * The local runtime at the edges of its input (SAN-7, SAN-8, SAN-9, SAN-11): astral-plane and
+ * The scraps port over the local provider at the edges of its input (SAN-7, SAN-8, SAN-9, SAN-11): astral-plane and
  * emoji-heavy text gives well-formed output (PostgreSQL rejects lone surrogates), adversarial
  * markdown gives the right answer (the text processing is linear, see the bench's (f) in
  * scripts/bench/sections/f-local-ai.ts for its speed), and a day of 170 README-sized cards gives
@@ -8,18 +8,15 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { glob } from 'tinyglobby';
-import {
-  CardAnalysisSchema,
-  QuizSchema,
-  RefineResultSchema,
-  TilResultSchema,
-  createLocalAiRuntime,
-  type SourceCard,
-} from '../../../src/ai';
-import { TIL_LIMITS, analyzeLocally } from '../../../src/ai/local';
+import { createLocalAiProvider } from '../../../src/ai';
+import { createScrapsAi } from '../../../src/ai/scraps';
+import { CardAnalysisSchema, RefineResultSchema, TilResultSchema, type SourceCard } from '../../../src/ai/scraps/answers';
+import { analyzeScrapLocally } from '../../../src/ai/scraps/extractive/analysis';
+import { TIL_LIMITS } from '../../../src/ai/scraps/extractive/til';
+import { QuizSchema } from '../../../src/domain/scraps/quizzes';
 import { PG_INDEX_A, OS_SCHED_KO } from './corpus';
 
-const ai = createLocalAiRuntime();
+const ai = createScrapsAi(createLocalAiProvider());
 const GRIN = '😀';
 const uuid = (n: number) => `0e000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
@@ -59,7 +56,7 @@ describe('astral-plane and emoji-heavy input gives well-formed, valid output', (
 
   test('TIL markdown and quizzes from such cards are well-formed and valid', async () => {
     const cards: SourceCard[] = inputs.map(([, input], i) => {
-      const { title, summary } = analyzeLocally(input);
+      const { title, summary } = analyzeScrapLocally(input);
       return { cardId: uuid(i + 1), title: input.title ?? title, summary, content: input.content };
     });
     for (const subset of [cards.slice(0, 1), cards.slice(1, 2), cards]) {
@@ -140,7 +137,7 @@ describe('SAN-9: a TIL of a day with many cards stays within its limits', () => 
     expect(texts).toHaveLength(170);
     // As the job builds them: the analysis' title and summary, content cut as loadSourceCards does.
     cards = texts.map((content, i) => {
-      const { title, summary } = analyzeLocally({ content });
+      const { title, summary } = analyzeScrapLocally({ content });
       return { cardId: uuid(i + 1), title, summary, content: content.slice(0, 8_000) };
     });
   });
@@ -168,7 +165,7 @@ describe('SAN-9: a TIL of a day with many cards stays within its limits', () => 
   });
 
   test('the same day twice gives the same TIL (deterministic)', async () => {
-    const again = await createLocalAiRuntime().generateTil({ targetDate: '2026-12-01', cards: cards.slice(0, 60) });
+    const again = await createScrapsAi(createLocalAiProvider()).generateTil({ targetDate: '2026-12-01', cards: cards.slice(0, 60) });
     expect(await ai.generateTil({ targetDate: '2026-12-01', cards: cards.slice(0, 60) })).toEqual(again);
   });
 

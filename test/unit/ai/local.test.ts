@@ -1,23 +1,26 @@
-/** SAN-7, SAN-8: the offline `local` AI runtime on realistic English and Korean texts. */
-import { AiRuntimeError, CardAnalysisSchema, EMBEDDING_DIMENSIONS, createLocalAiRuntime, localEmbedding, refineMarkdown } from '../../../src/ai';
+/** SAN-7, SAN-8: the scraps port over the offline `local` AI provider on realistic English and Korean texts. */
+import { AiProviderError, EMBEDDING_DIMENSIONS, createLocalAiProvider, localEmbedding } from '../../../src/ai';
+import { createScrapsAi } from '../../../src/ai/scraps';
+import { CardAnalysisSchema } from '../../../src/ai/scraps/answers';
+import { refineMarkdown } from '../../../src/ai/scraps/extractive/refine';
 import { BREAD, COOKING_KO, OS_SCHED_KO, OS_SCHED_KO_B, PG_INDEX_A, PG_INDEX_B, TLS } from './corpus';
 
 const CORPUS = { PG_INDEX_A, PG_INDEX_B, BREAD, TLS, OS_SCHED_KO, OS_SCHED_KO_B, COOKING_KO };
 const ALL = Object.entries(CORPUS);
 
-const ai = createLocalAiRuntime();
+const ai = createScrapsAi(createLocalAiProvider());
 const norm = (v: number[]) => Math.sqrt(v.reduce((s, x) => s + x * x, 0));
 const cosineDistance = (a: number[], b: number[]) => 1 - a.reduce((s, x, i) => s + x * (b[i] as number), 0) / (norm(a) * norm(b));
 const distance = (a: string, b: string) => cosineDistance(localEmbedding(a), localEmbedding(b));
 const flat = (s: string) => s.replace(/\s+/g, ' ').trim();
 
-async function rejection(p: Promise<unknown>): Promise<AiRuntimeError> {
+async function rejection(p: Promise<unknown>): Promise<AiProviderError> {
   const err = await p.then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(AiRuntimeError);
-  return err as AiRuntimeError;
+  expect(err).toBeInstanceOf(AiProviderError);
+  return err as AiProviderError;
 }
 
 describe('local embeddings', () => {
@@ -30,8 +33,8 @@ describe('local embeddings', () => {
     expect(v.filter((x) => x !== 0).length).toBeGreaterThan(50);
   });
 
-  test('deterministic across calls and runtime instances', async () => {
-    const again = await createLocalAiRuntime().embed([PG_INDEX_A, OS_SCHED_KO]);
+  test('deterministic across calls and provider instances', async () => {
+    const again = await createScrapsAi(createLocalAiProvider()).embed([PG_INDEX_A, OS_SCHED_KO]);
     expect(again).toEqual([localEmbedding(PG_INDEX_A), localEmbedding(OS_SCHED_KO)]);
     expect((await ai.analyzeCard({ content: COOKING_KO })).embedding).toEqual(localEmbedding(COOKING_KO));
   });

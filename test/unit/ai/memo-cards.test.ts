@@ -2,9 +2,12 @@
  * ST-5 local AI: memo-card extraction and study explanations on real texts (English and Korean):
  * definitions, "X is Y" statements, enumerations and numeric facts become cards with their sentences
  * as evidence; every card passes the card guards; answers are deterministic and schema-valid; the
- * threaded runtime answers the same.
+ * threaded provider answers the same.
  */
-import { createLocalAiRuntime, createThreadedLocalAiRuntime, AiRuntimeError, explainStudyQuestionLocally, extractMemoCardsLocally } from '../../../src/ai';
+import { AiProviderError, createLocalAiProvider, createThreadedLocalAiProvider } from '../../../src/ai';
+import { createStudyAi } from '../../../src/ai/study';
+import { explainStudyQuestionLocally } from '../../../src/ai/study/extractive/explanation';
+import { extractMemoCardsLocally } from '../../../src/ai/study/extractive/memo-cards';
 import { MemoCardBatchSchema, extractionPassages, type MemoCard, type MemoCardExtractionInput } from '../../../src/domain/study/cards';
 import { guardMemoCards } from '../../../src/domain/study/guards';
 
@@ -80,7 +83,7 @@ describe('extractMemoCardsLocally', () => {
   test('deterministic, and an explanation without facts gives no cards rather than junk', async () => {
     expect(extractMemoCardsLocally(input(EN))).toEqual(extractMemoCardsLocally(input(EN)));
     expect(extractMemoCardsLocally(input('Hmm.')).cards).toEqual([]);
-    await expect(createLocalAiRuntime().extractMemoCards(input('   '))).rejects.toMatchObject({ code: 'BAD_REQUEST', retryable: false });
+    await expect(createStudyAi(createLocalAiProvider()).extractMemoCards(input('   '))).rejects.toMatchObject({ code: 'BAD_REQUEST', retryable: false });
   });
 });
 
@@ -109,22 +112,23 @@ describe('explainStudyQuestionLocally', () => {
     // the "no material" explanation is no material for cards: no card is made of it
     expect(extractMemoCardsLocally(input(none)).cards).toEqual([]);
     expect(extractMemoCardsLocally(input(explainStudyQuestionLocally({ question: '교착 상태란?' }).explanation)).cards).toEqual([]);
-    const err = await createLocalAiRuntime().explainStudyQuestion({ question: ' ' }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(AiRuntimeError);
+    const err = await createStudyAi(createLocalAiProvider()).explainStudyQuestion({ question: ' ' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AiProviderError);
     expect(err).toMatchObject({ code: 'BAD_REQUEST', retryable: false });
   });
 });
 
-test('the threaded local runtime answers exactly as the in-process one', async () => {
-  const threaded = createThreadedLocalAiRuntime({ threads: 1 });
+test('the threaded local provider answers exactly as the in-process one', async () => {
+  const pool = createThreadedLocalAiProvider({ threads: 1 });
+  const threaded = createStudyAi(pool);
   try {
-    const local = createLocalAiRuntime();
+    const local = createStudyAi(createLocalAiProvider());
     expect(await threaded.extractMemoCards(input(KO))).toEqual(await local.extractMemoCards(input(KO)));
     const q = { question: 'What is a partial index?', related: [{ ref: 'r', text: EN }] };
     expect(await threaded.explainStudyQuestion(q)).toEqual(await local.explainStudyQuestion(q));
     await expect(threaded.extractMemoCards(input(''))).rejects.toMatchObject({ code: 'BAD_REQUEST' });
   } finally {
-    await threaded.close();
+    await pool.close();
   }
 });
 

@@ -1,24 +1,24 @@
 /**
- * Issue 11 §3 (SAN-7): the local runtime discriminates on real README files: titles without
+ * SAN-7: the local analysis discriminates on real README files: titles without
  * badges, images, links or HTML; tags a reader would pick (no badge reference names, no licence
  * boilerplate); categories that split a set of package READMEs instead of one bucket for all.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { analyzeLocally } from '../../../src/ai/local';
+import { analyzeScrapLocally } from '../../../src/ai/scraps/extractive/analysis';
 import { README_TOPICS } from '../../../scripts/lib/embedding-eval';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const readme = (pkg: string) => readFileSync(path.join(ROOT, 'node_modules', pkg, 'README.md'), 'utf8');
 
 test('a badge-laden heading gives a clean title, and badge references give no tags', () => {
-  const a = analyzeLocally({ content: readme('es-errors') });
+  const a = analyzeScrapLocally({ content: readme('es-errors') });
   expect(a.title).toBe('es-errors');
   for (const t of a.tags) expect(t).not.toMatch(/-(?:image|url|svg)$|^(?:npm|license|coverage|downloads)$/);
 });
 
 test('setext headings, linked images and HTML are not title text', () => {
-  expect(analyzeLocally({ content: readme('@protobufjs/codegen') }).title).toBe('@protobufjs/codegen');
+  expect(analyzeScrapLocally({ content: readme('@protobufjs/codegen') }).title).toBe('@protobufjs/codegen');
   const md = [
     '<p align="center"><img src="logo.png" alt="logo"></p>',
     '',
@@ -35,7 +35,7 @@ test('setext headings, linked images and HTML are not title text', () => {
     '[downloads-image]: https://img.shields.io/npm/dm/events.svg',
     '[codecov-image]: https://codecov.io/events.svg',
   ].join('\n');
-  const a = analyzeLocally({ content: md });
+  const a = analyzeScrapLocally({ content: md });
   expect(a.title).toBe('events');
   expect(a.tags).toEqual(expect.arrayContaining(['events']));
   expect(a.tags.filter((t) => /image|url|codecov|downloads|copyright|maintainers/.test(t))).toEqual([]);
@@ -44,7 +44,7 @@ test('setext headings, linked images and HTML are not title text', () => {
 });
 
 test('a generic first heading ("Install") is not the title', () => {
-  const a = analyzeLocally({ content: '## Install\n\n```sh\nnpm i heap-lib\n```\n\nA binary heap keeps the smallest element on top for a priority queue.\n\n## Usage\n\nPush and pop.' });
+  const a = analyzeScrapLocally({ content: '## Install\n\n```sh\nnpm i heap-lib\n```\n\nA binary heap keeps the smallest element on top for a priority queue.\n\n## Usage\n\nPush and pop.' });
   expect(a.title).toBe('A binary heap keeps the smallest element on top for a priority queue');
 });
 
@@ -58,16 +58,16 @@ test('the categories split the README files of the evaluation set', () => {
     } catch {
       continue; // not installed
     }
-    const c = analyzeLocally({ content }).category;
+    const c = analyzeScrapLocally({ content }).category;
     counts.set(c, (counts.get(c) ?? 0) + 1);
   }
   const total = [...counts.values()].reduce((a, b) => a + b, 0);
   expect(total).toBeGreaterThanOrEqual(40);
   expect(counts.size).toBeGreaterThanOrEqual(5);
-  // No single bucket holds more than half of them (before issue 11, Programming held nearly all).
+  // No single bucket holds more than half of them.
   expect(Math.max(...counts.values())).toBeLessThanOrEqual(total / 2);
   // Topics land where a reader would file them.
-  expect(analyzeLocally({ content: readme('pg') }).category).toBe('Data');
-  expect(analyzeLocally({ content: readme('fastify') }).category).toBe('Web');
-  expect(analyzeLocally({ content: readme('pino') }).category).toBe('Infrastructure');
+  expect(analyzeScrapLocally({ content: readme('pg') }).category).toBe('Data');
+  expect(analyzeScrapLocally({ content: readme('fastify') }).category).toBe('Web');
+  expect(analyzeScrapLocally({ content: readme('pino') }).category).toBe('Infrastructure');
 });

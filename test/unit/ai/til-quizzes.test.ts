@@ -1,15 +1,10 @@
-/** SAN-9, SAN-11: TILs and recall quizzes of the offline `local` runtime on real English and Korean cards. */
-import {
-  AiRuntimeError,
-  QuizSchema,
-  TilResultSchema,
-  createLocalAiRuntime,
-  localEmbedding,
-  type Quiz,
-  type QuizTypeName,
-  type SourceCard,
-} from '../../../src/ai';
-import { analyzeLocally, negateEnglish, negateKorean } from '../../../src/ai/local';
+/** SAN-9, SAN-11: TILs and recall quizzes of the scraps port over the offline `local` provider on real English and Korean cards. */
+import { AiProviderError, createLocalAiProvider, localEmbedding } from '../../../src/ai';
+import { negateEnglish, negateKorean } from '../../../src/ai/extractive/negation';
+import { createScrapsAi } from '../../../src/ai/scraps';
+import { TilResultSchema, type SourceCard } from '../../../src/ai/scraps/answers';
+import { analyzeScrapLocally } from '../../../src/ai/scraps/extractive/analysis';
+import { QuizSchema, type Quiz, type QuizTypeName } from '../../../src/domain/scraps/quizzes';
 import { BREAD, COOKING_KO, OS_SCHED_KO, OS_SCHED_KO_B, PG_INDEX_A, PG_INDEX_B, TLS } from './corpus';
 
 const CORPUS = { PG_INDEX_A, PG_INDEX_B, BREAD, TLS, OS_SCHED_KO, OS_SCHED_KO_B, COOKING_KO };
@@ -18,7 +13,7 @@ type Name = keyof typeof CORPUS;
 /** A card as the TIL job builds it: the scrap's content with the title and summary of its analysis. */
 function card(name: Name): SourceCard {
   const content = CORPUS[name];
-  const { title, summary } = analyzeLocally({ content });
+  const { title, summary } = analyzeScrapLocally({ content });
   const n = Object.keys(CORPUS).indexOf(name) + 1;
   return { cardId: `5a1e0000-0000-4000-8000-${String(n).padStart(12, '0')}`, title, summary, content };
 }
@@ -26,18 +21,18 @@ const cards = (...names: Name[]) => names.map(card);
 const ALL_CARDS = cards(...(Object.keys(CORPUS) as Name[]));
 const BOTH: QuizTypeName[] = ['OX', 'SHORT_ANSWER'];
 
-const ai = createLocalAiRuntime();
+const ai = createScrapsAi(createLocalAiProvider());
 const flat = (s: string) => s.replace(/\s+/g, ' ').trim();
 const dist = (a: number[], b: number[]) => 1 - a.reduce((s, x, i) => s + x * (b[i] as number), 0);
 const distTo = (v: number[], name: Name) => dist(v, localEmbedding(CORPUS[name]));
 
-async function rejection(p: Promise<unknown>): Promise<AiRuntimeError> {
+async function rejection(p: Promise<unknown>): Promise<AiProviderError> {
   const err = await p.then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(AiRuntimeError);
-  return err as AiRuntimeError;
+  expect(err).toBeInstanceOf(AiProviderError);
+  return err as AiProviderError;
 }
 
 /** True when `statement` is the negation of `source`, allowing the statement's trimmed leading connective. */
@@ -120,9 +115,9 @@ describe('local TIL (SAN-9)', () => {
     expect((recall[1]?.d ?? 1) + 0.2).toBeLessThan(recall[2]?.d ?? 0);
   });
 
-  test('deterministic across calls and runtime instances', async () => {
+  test('deterministic across calls and provider instances', async () => {
     const input = { targetDate: '2026-11-30', cards: cards('TLS', 'OS_SCHED_KO_B') };
-    expect(await createLocalAiRuntime().generateTil(input)).toEqual(await ai.generateTil(input));
+    expect(await createScrapsAi(createLocalAiProvider()).generateTil(input)).toEqual(await ai.generateTil(input));
   });
 
   test('a long title is clipped to 120 characters; a card with only a title still gets a section', async () => {
@@ -263,8 +258,8 @@ describe('local quizzes (SAN-11)', () => {
     expect(new Set((await ai.generateQuizzes({ cards: input, types: ['SHORT_ANSWER'] })).map((q) => q.type))).toEqual(new Set(['SHORT_ANSWER']));
   });
 
-  test('deterministic across calls and runtime instances', async () => {
-    const again = await createLocalAiRuntime().generateQuizzes({ cards: ALL_CARDS, types: BOTH });
+  test('deterministic across calls and provider instances', async () => {
+    const again = await createScrapsAi(createLocalAiProvider()).generateQuizzes({ cards: ALL_CARDS, types: BOTH });
     expect(again).toEqual(quizzes);
   });
 

@@ -1,4 +1,5 @@
-import { createAiRuntime } from '../../../src/ai';
+import { createAiProvider } from '../../../src/ai';
+import { createScrapsAi } from '../../../src/ai/scraps';
 import {
   cosineSimilarity,
   matchRepo,
@@ -71,8 +72,8 @@ describe('SAN-12 star ranking', () => {
     expect(() => rankRecommendations([repo('a/b', 1)], [], new Map())).toThrow(/1 repositories but 0 matches/);
   });
 
-  it('with the local AI runtime, a PostgreSQL repository outranks a cooking one for PostgreSQL cards', async () => {
-    const ai = createAiRuntime(loadConfig({}).ai);
+  it('with the local AI provider, a PostgreSQL repository outranks a cooking one for PostgreSQL cards', async () => {
+    const ai = createScrapsAi(createAiProvider(loadConfig({}).ai));
     const [c1, c2] = await ai.embed([PG_INDEXES, PG_PARTIAL]);
     const cards = prepareCards([{ cardId: 'pg1', embedding: c1! }, { cardId: 'pg2', embedding: c2! }]);
     const repos = [

@@ -1,4 +1,4 @@
-import type { Quiz } from '../../../src/ai/types';
+import type { Quiz } from '../../../src/domain/scraps/quizzes';
 import { acceptQuizzes } from '../../../src/domain/scraps/quizzes';
 
 const A = '00000000-0000-4000-8000-0000000000c1';

@@ -1,7 +1,7 @@
 /** `POST /recall-quizzes`, `GET /recall-quizzes/{generationId}`, `GET /recall-quizzes?date=` (SAN-11). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { QUIZ_TYPES } from '../../../ai/types';
+import { QUIZ_TYPES } from '../../../domain/scraps/quizzes';
 import { JOB_STATUSES } from '../../../core/contracts';
 import { requestRecallQuiz } from '../../../services/scraps/til';
 import { dateValue, isoDate } from '../../../services/scraps/til-sources';

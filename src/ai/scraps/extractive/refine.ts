@@ -1,10 +1,10 @@
 /**
- * Local scrap refinement (SAN-8): rule-based markdown clean-up.
- * Part of the `local` runtime (src/ai/local.ts); no I/O.
+ * Local scrap refinement (SAN-8): rule-based markdown clean-up. No I/O.
  */
-import { trimEndWhere } from '../plain-text';
-import { FENCE_RE } from './markdown';
+import { FENCE_RE } from '../../extractive/markdown';
+import { trimEndWhere } from '../../plain-text';
 
+/** Trailing white space a refinement strips: space, tab, no-break space, ideographic space. */
 export const isRefineTrailingSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0xa0 || c === 0x3000;
 
 /**

@@ -17,7 +17,8 @@
 import { performance } from 'node:perf_hooks';
 import { WORKFLOW_CATALOG, type Cues, type SlotSpec, type WorkflowCatalog, type WorkflowSpec } from '../../../domain/ai-runs/catalog';
 import { CONTRACT_VERSION, DEFAULT_TIME_ZONE, MAX_TEXT_SLOT, RuntimeRequestSchema, type AmbiguityReason, type RuntimeRequest, type RuntimeVersions, type SlotValue } from '../../../domain/ai-runs/contract';
-import { requestDay, extractKeyValues, workingDayRange, type KeyValues } from '../../../domain/ai-runs/extract';
+import { requestDay, workingDayRange } from '../../../domain/ai-runs/calendar';
+import { extractKeyValues, type KeyValues } from '../../../domain/ai-runs/extract';
 import { blankSensitive } from '../../../domain/ai-runs/sensitive';
 import { cutToLength } from '../../../core/text';
 import {

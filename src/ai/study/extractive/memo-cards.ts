@@ -1,29 +1,28 @@
 /**
- * Local memo-card extraction (ST-5) and study-question explanations: deterministic, offline cards
+ * Local memo-card extraction (ST-5): deterministic, offline cards
  * from an explanation's own sentences, Korean and English:
  * - definitions and "X is Y" statements → basic cards ("What is X?" → Y; "X란 무엇인가?" → Y), or a
  *   cloze on the subject when the predicate is no definition;
  * - enumerations (a lead-in line ending in `:` followed by 2-8 list items; English "X include A, B
  *   and C") → a basic card asking for the items;
  * - numeric facts (a sentence with a number) → a cloze on the number;
- * - then, to fill up, clozes on a sentence's key term (as the SAN-11 quizzes choose them).
+ * - then, to fill up, clozes on a sentence's key term (src/ai/extractive/key-terms.ts).
  * Each card cites the sentence(s) it comes from as evidence (`ref: explanation`) and passes the
- * card guards before it is returned (the runtime never answers a card its own guards would drop).
+ * card guards before it is returned (the provider never answers a card its own guards would drop).
  * Scanning is linear: sentences come from the shared markdown scanners, patterns are found with
- * `indexOf` and token loops, regular expressions cannot backtrack.
- * Part of the `local` runtime (src/ai/local.ts); no I/O.
+ * `indexOf` and token loops, regular expressions cannot backtrack. No I/O.
  */
-import { cardLimit, type MemoCard, type MemoCardBatch, MemoCardBatchSchema, MemoCardSchema, type MemoCardExtractionInput, MEMO_CARD_LIMITS, PASSAGE_REFS, extractionPassages } from '../../domain/study/cards';
-import { type StudyExplanation, type StudyExplanationInput, StudyExplanationSchema, EXPLANATION_MAX } from '../../domain/study/explanation';
-import { cardProblem } from '../../domain/study/guards';
-import { memoCardKey } from '../../domain/study/keys';
-import { findNumbers } from '../../domain/study/numbers';
-import { cutToLength } from '../../core/text';
-import { finalConsonant } from './hangul';
-import { BULLET_RE, FENCE_RE, inlinePlain } from './markdown';
-import { BLANK, isKoreanText, isStatement, prepareCards, textSentences } from './quiz-terms';
-import { cloze as keyTermCloze, quizSentences } from './quizzes';
-import { contentTokens, isHangul } from './tokens';
+import { cardLimit, type MemoCard, type MemoCardBatch, MemoCardBatchSchema, MemoCardSchema, type MemoCardExtractionInput, MEMO_CARD_LIMITS, PASSAGE_REFS, extractionPassages } from '../../../domain/study/cards';
+import { cardProblem } from '../../../domain/study/guards';
+import { memoCardKey } from '../../../domain/study/keys';
+import { findNumbers } from '../../../domain/study/numbers';
+import { cutToLength } from '../../../core/text';
+import { finalConsonant } from '../../extractive/hangul';
+import { blankKeyTerm, isKoreanText, prepareTexts, statementSentences, textSentences } from '../../extractive/key-terms';
+import { BULLET_RE, FENCE_RE, inlinePlain } from '../../extractive/markdown';
+import { BLANK } from '../../extractive/term-matching';
+import { contentTokens, isHangul } from '../../extractive/tokens';
+import { NO_MATERIAL_SENTENCES, SENTENCE_MAX } from './explanation';
 
 /** Pronouns, connectives and prepositions that cannot open the subject of a definition. */
 const EN_NON_SUBJECT = new Set(
@@ -35,7 +34,6 @@ const KO_NON_SUBJECT = new Set(['이는', '이것은', '그것은', '이런', '�
 const SUBJECT_MAX_WORDS = 6;
 /** Fill-up key-term clozes: at most this share of the limit. */
 const FILL_SHARE = 0.34;
-const SENTENCE_MAX = 400;
 
 type Group = 'definition' | 'enumeration' | 'numeric' | 'statement' | 'fill';
 interface Candidate {
@@ -262,12 +260,12 @@ export function extractMemoCardsLocally(raw: MemoCardExtractionInput): MemoCardB
   enumerations(input.explanation).forEach((e, order) => add('enumeration', order, enumerationCard(e.lead, e.items, e.quote, korean)));
 
   const limit = cardLimit(input);
-  const [prepared] = prepareCards([{ cardId: 'explanation', title: input.topic?.trim() || input.question, summary: '', content: input.explanation }]);
+  const [prepared] = prepareTexts([{ id: 'explanation', title: input.topic?.trim() || input.question, summary: '', content: input.explanation }]);
   if (prepared) {
     const used = new Set<string>();
-    quizSentences(prepared).forEach((sentence, order) => {
+    statementSentences(prepared).forEach((sentence, order) => {
       if (NO_MATERIAL_SENTENCES.has(sentence.text)) return;
-      const q = keyTermCloze(prepared, sentence, used);
+      const q = blankKeyTerm(prepared, sentence, used);
       if (q && q.question.indexOf(BLANK) === q.question.lastIndexOf(BLANK) && isFillTerm(q.answer)) add('fill', order, { kind: 'cloze', clozeText: q.question.replaceAll(BLANK, `{{c1::${q.answer}}}`), evidence: evidence(sentence.text) });
     });
   }
@@ -290,59 +288,4 @@ export function extractMemoCardsLocally(raw: MemoCardExtractionInput): MemoCardB
     cards.push(parsed.data);
   }
   return MemoCardBatchSchema.parse({ cards });
-}
-
-/** The explanation when no material matches; its sentences are no facts to make cards of. */
-export const NO_MATERIAL = {
-  en: 'None of your material covers this question yet. Check your answer against your textbook.',
-  ko: '이 질문을 다루는 자료가 아직 없습니다. 답을 교재와 대조해 보세요.',
-} as const;
-const NO_MATERIAL_SENTENCES = new Set([...textSentences(NO_MATERIAL.en), ...textSentences(NO_MATERIAL.ko)]);
-
-/** Sentences of an explanation at most. */
-const EXPLAIN_SENTENCES = 8;
-
-/**
- * Local study explanation: the sentences of the given context (the user's own material) that share
- * the most key terms with the topic and question (at most 8, each once, verbatim, in their order,
- * as one paragraph per context passage); the user's answer is used the same way only when no
- * context sentence matches (the answer may be wrong, the material is the reference). Without any
- * matching sentence it says so. Deterministic; the question's language decides that message's.
- */
-export function explainStudyQuestionLocally(raw: StudyExplanationInput): StudyExplanation {
-  const question = raw.question.normalize('NFC').trim();
-  const korean = isKoreanText(`${raw.topic ?? ''} ${question}`);
-  const wanted = new Set(contentTokens(`${raw.topic ?? ''} ${question}`));
-  const pick = (texts: readonly string[]) => {
-    const pool: { text: string; score: number; source: number; order: number }[] = [];
-    const seen = new Set<string>();
-    texts.forEach((text, source) => {
-      textSentences(text.normalize('NFC')).forEach((s, order) => {
-        const key = s.toLowerCase();
-        if (seen.has(key) || s.length > SENTENCE_MAX || s.includes(BLANK) || !isStatement(s)) return;
-        seen.add(key);
-        const tokens = new Set(contentTokens(s));
-        let hits = 0;
-        for (const t of tokens) if (wanted.has(t)) hits += 1;
-        if (hits > 0) pool.push({ text: s, score: hits / Math.sqrt(tokens.size + 1), source, order });
-      });
-    });
-    return pool
-      .sort((a, b) => b.score - a.score || a.source - b.source || a.order - b.order)
-      .slice(0, EXPLAIN_SENTENCES)
-      .sort((a, b) => a.source - b.source || a.order - b.order);
-  };
-  let chosen = pick((raw.related ?? []).map((p) => p.text));
-  if (chosen.length === 0 && raw.userAnswer?.trim()) chosen = pick([raw.userAnswer]);
-  if (chosen.length === 0) {
-    return StudyExplanationSchema.parse({ explanation: korean ? NO_MATERIAL.ko : NO_MATERIAL.en });
-  }
-  const paragraphs: string[] = [];
-  let last = -1;
-  for (const c of chosen) {
-    if (c.source !== last) paragraphs.push(c.text);
-    else paragraphs[paragraphs.length - 1] += ` ${c.text}`;
-    last = c.source;
-  }
-  return StudyExplanationSchema.parse({ explanation: cutToLength(paragraphs.join('\n\n'), EXPLANATION_MAX) });
 }

@@ -1,19 +1,56 @@
 /**
- * The runtime activity's view of the AI runtime client (AR-2, AR-8): builds the configured
- * AiRuntimeClient (`local` or `http`, src/services/ai-runs/runtime), makes one `analyze` call per attempt
- * with the per-call deadline, and classifies what it throws: retryable or terminal, the stable code,
- * Retry-After, and whether it is an outage (unreachable / 5xx: waited out, not charged).
+ * The runtime activity's port to the AI runtime (AR-2, AR-8), {@link AiRuntimeCaller}: one call per
+ * attempt, no retries of its own, cancellable; and the classification of what a call throws
+ * (retryable or terminal, a stable code, the runtime's Retry-After, and whether it is an outage:
+ * unreachable / 5xx, waited out and not charged). Built here over the configured
+ * {@link AiRuntimeClient} (`local` or `http`, src/services/ai-runs/runtime-client).
  */
 import type { Config } from '../../config';
 import { WORKFLOW_CATALOG_VERSION } from '../../domain/ai-runs/catalog';
+import type { AttemptVersions } from '../../domain/ai-runs/contracts';
+import type { RuntimeFailureDetails } from '../../domain/ai-runs/failures';
 import {
   AiRuntimeCallError,
   createAiRuntimeClient,
   RuntimeRejectedError,
   textContains,
   type AiRuntimeClient,
-} from './runtime';
-import type { ArRuntime, RuntimeErrorClassifier } from './runtime-port';
+} from './runtime-client';
+
+/** One call's request. `text` is the raw input (it never leaves the workflow payloads and this call). */
+export interface RuntimeCallRequest {
+  runId: string;
+  attemptId: string;
+  requestId: string;
+  /** The run's attempt number (1-based). */
+  attempt: number;
+  text: string;
+  locale: string | null;
+  /** Anchor of relative dates (ISO 8601), the run's creation. */
+  referenceTime: string;
+}
+
+/** One call's unvalidated answer and what the runtime said about itself. */
+export interface RuntimeCallAnswer {
+  answer: unknown;
+  versions?: AttemptVersions;
+  traceId?: string;
+}
+
+/** The AI runtime as the runtime activity calls it: once per attempt. */
+export interface AiRuntimeCaller {
+  /** @throws the client's own errors (classified by {@link RuntimeErrorClassifier}). */
+  call(req: RuntimeCallRequest, signal: AbortSignal): Promise<RuntimeCallAnswer>;
+}
+
+/** A classified call error. */
+export interface RuntimeErrorInfo extends RuntimeFailureDetails {
+  retryable: boolean;
+  message: string;
+}
+
+/** Classifies what {@link AiRuntimeCaller.call} threw. */
+export type RuntimeErrorClassifier = (err: unknown) => RuntimeErrorInfo;
 
 /** The runtime client of `config.aiRuns` (demo faults of the local runtime applied). */
 export function runtimeClientFromConfig(config: Config): AiRuntimeClient {
@@ -36,8 +73,8 @@ export function runtimeClientFromConfig(config: Config): AiRuntimeClient {
   };
 }
 
-/** {@link ArRuntime} over an AiRuntimeClient: one `analyze` per call, deadline `callTimeoutMs`. */
-export function arRuntimeOf(client: AiRuntimeClient, callTimeoutMs: number): ArRuntime {
+/** {@link AiRuntimeCaller} over an AiRuntimeClient: one `analyze` per call, deadline `callTimeoutMs`. */
+export function aiRuntimeCallerOf(client: AiRuntimeClient, callTimeoutMs: number): AiRuntimeCaller {
   return {
     async call(req, signal) {
       const result = await client.analyze(

@@ -1,25 +1,25 @@
 /**
  * The runtime call of one attempt on the `ai-runs` queue (AR-2, AR-8, DC-2): heartbeats while the
  * call runs (a killed worker's attempt ends LEASE_EXPIRED at the heartbeat timeout), hands the
- * runtime the activity's cancellation signal, and maps the adapter's errors to catalogued failures
+ * runtime the activity's cancellation signal, and maps the client's errors to catalogued failures
  * whose details carry the attempt's code. Scheduled with `maximumAttempts: 1`: one call per attempt.
  */
 import { failure } from '../../core/failures';
 import { withHeartbeat } from '../../core/heartbeat';
 import { AR_FAILURES, type RuntimeFailureDetails } from '../../domain/ai-runs/failures';
-import type { ArRuntime, RuntimeCallRequest, RuntimeErrorClassifier } from '../../services/ai-runs/runtime-port';
+import type { AiRuntimeCaller, RuntimeCallRequest, RuntimeErrorClassifier } from '../../services/ai-runs/runtime-caller';
 import type { RuntimeCallResult } from '../../domain/ai-runs/contracts';
 
 /** Dependencies of {@link createAiRuntimeActivities}. */
 export interface AiRuntimeActivityDeps {
-  runtime: ArRuntime;
+  caller: AiRuntimeCaller;
   classify: RuntimeErrorClassifier;
   /** Heartbeat period in ms (default 1000; the heartbeat timeout is AI_RUNTIME_HEARTBEAT_TIMEOUT_MS). */
   heartbeatEveryMs?: number;
 }
 
 /** The AR runtime activity. */
-export function createAiRuntimeActivities({ runtime, classify, heartbeatEveryMs = 1000 }: AiRuntimeActivityDeps) {
+export function createAiRuntimeActivities({ caller, classify, heartbeatEveryMs = 1000 }: AiRuntimeActivityDeps) {
   return {
     /**
      * AR-2/AR-8: calls the AI runtime once for attempt `attemptId` and returns the unvalidated
@@ -41,7 +41,7 @@ export function createAiRuntimeActivities({ runtime, classify, heartbeatEveryMs 
           details: [details],
         });
       };
-      const answer = await withHeartbeat((signal) => runtime.call(req, signal), mapError, heartbeatEveryMs);
+      const answer = await withHeartbeat((signal) => caller.call(req, signal), mapError, heartbeatEveryMs);
       return {
         answer: answer.answer,
         latencyMs: Math.round(performance.now() - t0),

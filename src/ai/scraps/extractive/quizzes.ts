@@ -1,75 +1,44 @@
 /**
  * Local recall quizzes (SAN-11): OX and cloze quizzes from the cards' own sentences and key terms.
- * Part of the `local` runtime (src/ai/local.ts); no I/O.
+ * No I/O.
  */
-import { type Quiz, QUIZ_TYPES, QuizSchema, type QuizTypeName, type SourceCard } from '../types';
-import { fnv1a, localEmbedding } from './embedding';
-import { clip } from './markdown';
-import { negateEnglish, negateKorean } from './negation';
-import { BLANK, CardSentence, CONNECTIVE_RE, CONTEXT_OPENER_RE, isKoreanText, isStatement, mix, prepareCards, PreparedCard, QUIZ_SENTENCE_MAX, QUIZ_SENTENCE_MIN_TOKENS, replaceTerm, surface, SWAP_CHOICES, SWAP_TERMS_PER_CARD } from './quiz-terms';
-import { contentTokens, isHangul, stem } from './tokens';
+import { type Quiz, QUIZ_TYPES, QuizSchema, type QuizTypeName } from '../../../domain/scraps/quizzes';
+import { fnv1a, localEmbedding } from '../../extractive/embedding';
+import { blankKeyTerm, isKoreanText, mix, prepareTexts, type PreparedText, statement, statementSentences, termsIn, type TextSentence } from '../../extractive/key-terms';
+import { clip } from '../../extractive/markdown';
+import { negateEnglish, negateKorean } from '../../extractive/negation';
+import { replaceTerm, surface } from '../../extractive/term-matching';
+import { isHangul } from '../../extractive/tokens';
+import type { SourceCard } from '../answers';
+
+/** OX term swaps draw from the top terms of the other cards, nearest card first, choosing among the first few. */
+export const SWAP_TERMS_PER_CARD = 8;
+export const SWAP_CHOICES = 4;
+
+/** The cards as texts to prepare (the card id is the text's id). */
+export function prepareCards(cards: readonly SourceCard[]): PreparedText[] {
+  return prepareTexts(cards.map((c) => ({ id: c.cardId, title: c.title, summary: c.summary, content: c.content })));
+}
 
 /** Quote of a source sentence for an explanation. */
 export function quote(s: string): string {
   return `"${s}"`;
 }
 
-/** Statement form of a sentence: a leading connective removed (the next word then capitalised), trimmed. */
-export function statement(s: string): string {
-  const t = s.replace(CONNECTIVE_RE, '').trim();
-  if (!t) return s.trim();
-  return t.length < s.trim().length ? t.charAt(0).toUpperCase() + t.slice(1) : t;
-}
-
-/** Sentences usable as quiz statements, best first (key-term weight per length, context openers last). */
-export function quizSentences(p: PreparedCard): CardSentence[] {
-  const weight = new Map(p.keywords.map((k) => [k.term, k.score]));
-  return p.sentences
-    .filter(
-      (s) =>
-        s.text.length <= QUIZ_SENTENCE_MAX &&
-        s.tokens.length >= QUIZ_SENTENCE_MIN_TOKENS &&
-        isStatement(s.text) &&
-        !s.text.includes(BLANK) &&
-        s.text.toLowerCase() !== p.title.toLowerCase(),
-    )
-    .map((s) => {
-      let sum = 0;
-      for (const t of new Set(s.tokens)) sum += weight.get(t) ?? 0;
-      const opener = CONTEXT_OPENER_RE.test(s.text) ? 0.5 : 1;
-      return { s, score: (sum / Math.sqrt(s.tokens.length)) * opener };
-    })
-    .sort((a, b) => b.score - a.score || a.s.index - b.s.index)
-    .map((x) => x.s);
-}
-
-/** Key terms of `p` that occur in `sentence`, best first. */
-export function termsIn(p: PreparedCard, sentence: CardSentence): string[] {
-  const present = new Set(sentence.tokens);
-  return p.keywords.map((k) => k.term).filter((t) => present.has(t) && !p.verbish.has(t) && surface(sentence.text, t) !== undefined);
-}
-
 /**
  * SAN-11 cloze: `sentence` with its best key term not yet in `used` (stems) blanked, the term absent
  * from the question; undefined when none fits.
  */
-export function cloze(p: PreparedCard, sentence: CardSentence, used: Set<string>): Quiz | undefined {
-  for (const term of termsIn(p, sentence)) {
-    if (used.has(stem(term))) continue;
-    const answer = surface(sentence.text, term);
-    if (!answer) continue;
-    const question = replaceTerm(statement(sentence.text), term, BLANK);
-    if (!question.includes(BLANK) || question.toLowerCase().includes(answer.toLowerCase())) continue;
-    if (contentTokens(question.replaceAll(BLANK, ' ')).length < 3) continue;
-    used.add(stem(term));
-    const explanation = p.korean ? `${answer} — 카드 원문: ${quote(sentence.text)}` : `${answer} — the card says: ${quote(sentence.text)}`;
-    return { type: 'SHORT_ANSWER', question, answer, explanation, sourceCardId: p.card.cardId };
-  }
-  return undefined;
+export function cloze(p: PreparedText, sentence: TextSentence, used: Set<string>): Quiz | undefined {
+  const blanked = blankKeyTerm(p, sentence, used);
+  if (!blanked) return undefined;
+  const { question, answer } = blanked;
+  const explanation = p.korean ? `${answer} — 카드 원문: ${quote(sentence.text)}` : `${answer} — the card says: ${quote(sentence.text)}`;
+  return { type: 'SHORT_ANSWER', question, answer, explanation, sourceCardId: p.source.id };
 }
 
 /** A false OX statement from `sentence`: a key term swapped for one of another card, or a negation; undefined when neither applies. */
-export function falsify(p: PreparedCard, sentence: CardSentence, others: PreparedCard[], h: number): Quiz | undefined {
+export function falsify(p: PreparedText, sentence: TextSentence, others: PreparedText[], h: number): Quiz | undefined {
   const source = statement(sentence.text);
   const candidates: { question: string; why: string }[] = [];
   const term = termsIn(p, sentence)[0];
@@ -100,18 +69,19 @@ export function falsify(p: PreparedCard, sentence: CardSentence, others: Prepare
   const explanation = p.korean
     ? `X — 카드 원문: ${quote(sentence.text)} (${chosen.why})`
     : `X — the card says: ${quote(sentence.text)} (${chosen.why})`;
-  return { type: 'OX', question: clip(chosen.question, 2000), answer: 'X', explanation, sourceCardId: p.card.cardId };
+  return { type: 'OX', question: clip(chosen.question, 2000), answer: 'X', explanation, sourceCardId: p.source.id };
 }
 
-export function trueStatement(p: PreparedCard, sentence: CardSentence): Quiz {
+/** A true OX statement: `sentence` in its statement form, answer `O`. */
+export function trueStatement(p: PreparedText, sentence: TextSentence): Quiz {
   const explanation = p.korean ? `O — 카드 원문: ${quote(sentence.text)}` : `O — the card states: ${quote(sentence.text)}`;
-  return { type: 'OX', question: statement(sentence.text), answer: 'O', explanation, sourceCardId: p.card.cardId };
+  return { type: 'OX', question: statement(sentence.text), answer: 'O', explanation, sourceCardId: p.source.id };
 }
 
 /** The cards other than `p`, most similar (by {@link localEmbedding} of their text) first, ties in input order. */
-export function nearestFirst(p: PreparedCard, prepared: PreparedCard[], vectors: Map<PreparedCard, number[]>): PreparedCard[] {
+export function nearestFirst(p: PreparedText, prepared: PreparedText[], vectors: Map<PreparedText, number[]>): PreparedText[] {
   const own = vectors.get(p);
-  const sim = (o: PreparedCard) => {
+  const sim = (o: PreparedText) => {
     const v = vectors.get(o);
     if (!own || !v) return 0;
     let sum = 0;
@@ -126,7 +96,7 @@ export function nearestFirst(p: PreparedCard, prepared: PreparedCard[], vectors:
 }
 
 /**
- * Pure SAN-11 quiz generation used by {@link createLocalAiRuntime} (and the test emulator). Per card
+ * Pure SAN-11 quiz generation of the local provider (and the test emulator). Per card
  * and requested type, 1 quiz (2 when the card has 3 or more usable sentences): OX statements are
  * source sentences, true (`O`, lightly trimmed) or falsified (`X`: a key term swapped for a term of
  * another card, or a negation); SHORT_ANSWER questions are cloze sentences whose key term is
@@ -140,7 +110,7 @@ export function generateQuizzesLocally(input: { cards: readonly SourceCard[]; ty
   const vectors = new Map(types.includes('OX') && prepared.length > 1 ? prepared.map((p) => [p, localEmbedding(p.haystack)]) : []);
   const out: Quiz[] = [];
   for (const p of prepared) {
-    const ranked = quizSentences(p);
+    const ranked = statementSentences(p);
     const perType = ranked.length >= 3 ? 2 : 1;
     const others = nearestFirst(p, prepared, vectors);
     const made: Record<QuizTypeName, Quiz[]> = { OX: [], SHORT_ANSWER: [] };
@@ -159,7 +129,7 @@ export function generateQuizzesLocally(input: { cards: readonly SourceCard[]; ty
     if (types.includes('OX')) {
       // Sentences the cloze did not use come first; the first statement's truth is hashed, the next one alternates.
       const pool = [...ranked.filter((s) => !taken.has(s.index)), ...ranked.filter((s) => taken.has(s.index))];
-      const seed = mix(fnv1a(`${p.card.cardId}\u0000OX`));
+      const seed = mix(fnv1a(`${p.source.id}\u0000OX`));
       let wantFalse = (seed & 1) === 1;
       for (const s of pool) {
         if (made.OX.length >= perType) break;

@@ -1,17 +1,18 @@
 /**
- * Local card analysis (SAN-7): extractive title and summary, keyword tags, lexicon-scored category.
- * Part of the `local` runtime (src/ai/local.ts); no I/O.
+ * Local card analysis (SAN-7): extractive title and summary, keyword tags, lexicon-scored category,
+ * and the local embedding of the content. No I/O.
  */
-import { type Category, type ScrapText } from '../types';
-import { count } from './embedding';
-import { clip, stripFinalPunctuation, Structure } from './markdown';
-import { contentTokens, isHangul, stem } from './tokens';
+import { count, localEmbedding } from '../../extractive/embedding';
+import { KEYWORD_STOPWORDS, KO_VERB_ENDING_RE, TITLE_MAX } from '../../extractive/key-terms';
+import { clip, sentences, stripFinalPunctuation, structure, Structure } from '../../extractive/markdown';
+import { contentTokens, isContent, isHangul, stem, words } from '../../extractive/tokens';
+import { type CardAnalysis, CardAnalysisSchema, type Category, type ScrapText } from '../answers';
 
-export const TITLE_MAX = 120;
 export const SUMMARY_MAX = 600;
 export const TAGS_MIN = 3;
 export const TAGS_MAX = 8;
 
+/** Sublinear term weights (1 + ln tf) of `tokens`. */
 export function termWeights(tokens: string[]): Map<string, number> {
   const tf = new Map<string, number>();
   for (const t of tokens) count(tf, t);
@@ -21,8 +22,8 @@ export function termWeights(tokens: string[]): Map<string, number> {
 }
 
 /**
- * Headings that name a part of a document rather than its topic (issue 11: a README's first
- * heading is often "Install"); the title skips them.
+ * Headings that name a part of a document rather than its topic (a README's first heading is often
+ * "Install"); the title skips them.
  */
 export const GENERIC_HEADINGS = new Set(
   (
@@ -42,7 +43,7 @@ function trimLeadingSymbols(s: string): string {
 /**
  * SAN-7 local title: the given title, else the first heading that names a topic (not one of
  * {@link GENERIC_HEADINGS}), else the first sentence, else the first block. Headings and sentences
- * come from {@link Structure} (badges, images, links, HTML already stripped, issue 11).
+ * come from {@link Structure} (badges, images, links, HTML already stripped).
  */
 export function extractTitle(input: ScrapText, s: Structure, sents: string[]): string {
   const given = input.title?.trim();
@@ -56,6 +57,7 @@ export function extractTitle(input: ScrapText, s: Structure, sents: string[]): s
   return clip(stripFinalPunctuation(first), TITLE_MAX);
 }
 
+/** SAN-7 local summary: the 1–3 best-weighted sentences in text order, at most {@link SUMMARY_MAX}; `fallback` when there is no sentence. */
 export function extractSummary(sents: string[], weights: Map<string, number>, fallback: string): string {
   if (sents.length === 0) return clip(fallback, SUMMARY_MAX);
   const k = sents.length <= 2 ? sents.length : sents.length <= 4 ? 2 : 3;
@@ -74,39 +76,15 @@ export function extractSummary(sents: string[], weights: Map<string, number>, fa
   return clip(join(chosen), SUMMARY_MAX);
 }
 
-/** Words that are content for retrieval but make poor tags. */
-export const TAG_STOPWORDS = new Set(
-  (
-    'minute minutes hour hours day days week weeks month months year years time times second seconds first ' +
-    'third fourth simple good great best better large small big high low part parts example examples number ' +
-    'numbers lot lots tip tips note notes thirty twenty forty fifty hundred thousand three four five six seven ' +
-    'eight nine ten today yesterday tomorrow whole able true false end start short long describe describes ' +
-    'described explain explains explained show shows shown allow allows help helps work works provide provides ' +
-    'include includes create creates run runs based different important old various main real easy hard yes ' +
-    // Issue 11: README boilerplate and API filler a reader would not pick as a topic.
-    'copyright software license licensed licence mit isc bsd apache permission warranty liability provided including ' +
-    'included following conditions notice please support tidelift maintainer maintainers sponsor sponsors backers ' +
-    'contributor contributors contributing dist nbsp str return returns set value values object objects string strings ' +
-    'option options default defaults true false null undefined package packages module modules version versions npm ' +
-    'install installation usage readme changelog documentation docs name names check checks argument arguments ' +
-    'parameter parameters param params callback instance input output result results implementation implementations ' +
-    'code js javascript node node.js available supported support specifies specified change changes feature features ' +
-    'method methods function functions property properties type types array arrays number boolean require import ' +
-    'export const var let new see link links badge badges status build downloads coverage codecov travis github'
-  ).split(/\s+/),
-);
-
 /** Tokens that name a badge, image or link reference of a README, not a topic (`downloads-image`, `npm-url`). */
 export const REFERENCE_TOKEN_RE = /-(?:image|img|url|svg|badge|link|href)$/;
 
-/** Korean verb/adjective endings; a Hangul token ending in one is not a tag (2-syllable 어/아 forms too). */
-export const KO_VERB_ENDING_RE = /(?:다|고|며|면|서|게|니|도록|지만|는데|려고)$|^\p{Script=Hangul}[어아]$/u;
-
+/** SAN-7 local tags: 3–8 keyword tags (most frequent surface form per stem), `note` when there is none. */
 export function extractTags(tokens: string[], titleTokens: Set<string>): string[] {
   // Group surface forms by stem; the most frequent (then shortest) surface form names the tag.
   const groups = new Map<string, { n: number; forms: Map<string, number> }>();
   for (const t of tokens) {
-    if (t.length > 50 || /^\d/.test(t) || TAG_STOPWORDS.has(t) || REFERENCE_TOKEN_RE.test(t)) continue;
+    if (t.length > 50 || /^\d/.test(t) || KEYWORD_STOPWORDS.has(t) || REFERENCE_TOKEN_RE.test(t)) continue;
     if (isHangul(t) && KO_VERB_ENDING_RE.test(t)) continue;
     const key = stem(t);
     const g = groups.get(key) ?? { n: 0, forms: new Map<string, number>() };
@@ -135,7 +113,7 @@ export function extractTags(tokens: string[], titleTokens: Set<string>): string[
 
 /** Category keyword lexicon; weight 1 for specific terms, 0.5 for generic ones. Hangul entries match as prefixes. */
 export const LEXICON: Record<Exclude<Category, 'Other'>, Record<string, number>> = {
-  // Issue 11: words every package README shares (javascript, npm, library, function …) are weak or
+  // Words every package README shares (javascript, npm, library, function …) are weak or
   // absent, so the categories split a set of READMEs instead of filing all of them as Programming.
   Programming: kw(
     'programming coding typescript python java rust golang kotlin swift compiler compilers refactoring refactor ' +
@@ -227,6 +205,7 @@ export const LEXICON_ENTRIES = Object.entries(LEXICON).map(([cat, terms]) => ({
 /** Score a category needs before it wins over `Other`: one specific term, or two generic ones. */
 export const CATEGORY_MIN_SCORE = 1;
 
+/** SAN-7 local category: the best-scoring lexicon category, `Other` below {@link CATEGORY_MIN_SCORE}. */
 export function classify(allWords: string[]): Category {
   const tf = new Map<string, number>();
   for (let i = 0; i < allWords.length; i++) {
@@ -252,4 +231,22 @@ export function classify(allWords: string[]): Category {
     }
   }
   return bestScore >= CATEGORY_MIN_SCORE ? best : 'Other';
+}
+
+/** The answer's fields except the embedding, which {@link localEmbedding} builds valid by construction. */
+const AnalysisFieldsSchema = CardAnalysisSchema.omit({ embedding: true });
+
+/** Pure SAN-7 analysis of the local provider (and the test emulator). Input is read as NFC. */
+export function analyzeScrapLocally(raw: ScrapText): CardAnalysis {
+  const input = { ...raw, content: raw.content.normalize('NFC'), title: raw.title == null ? raw.title : raw.title.normalize('NFC') };
+  const s = structure(input.content);
+  const sents = sentences(s.blocks);
+  const allWords = words([...s.headings, ...s.blocks].join('\n'));
+  const tokens = allWords.filter(isContent);
+  const title = extractTitle(input, s, sents);
+  const summary = extractSummary(sents, termWeights(tokens), title);
+  const tags = extractTags(tokens, new Set(contentTokens(title)));
+  const category = classify(allWords);
+  const fields = AnalysisFieldsSchema.parse({ title, summary, tags, category });
+  return { ...fields, embedding: localEmbedding(input.content) };
 }

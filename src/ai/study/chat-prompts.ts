@@ -1,13 +1,13 @@
 /**
- * Study prompts of the OpenAI-compatible runtime (ST-5): the explanation of a study question and the
- * memo-card extraction — strict JSON schemas, instructions, the material message, and the answer
- * checks (zod, `MemoCardBatchSchema`; a mismatch is MALFORMED_OUTPUT, the `parse_fail` class).
- * Part of the `openai` runtime (src/ai/openai.ts); no I/O.
+ * The study family's prompts for a chat provider (ST-5): the explanation of a study question and
+ * the memo-card extraction — strict JSON schemas, instructions, the material message, and the
+ * answer checks (zod, `MemoCardBatchSchema`; a mismatch is MALFORMED_OUTPUT, the `parse_fail`
+ * class). No I/O.
  */
 import { cardLimit, extractionPassages, type MemoCardBatch, MemoCardBatchSchema, type MemoCardExtractionInput, MEMO_CARD_LIMITS, type StudySourcePassage } from '../../domain/study/cards';
 import { type StudyExplanation, type StudyExplanationInput, StudyExplanationSchema } from '../../domain/study/explanation';
-import { clipToTokens } from './prompts';
-import { zodIssues } from './answers';
+import { zodIssues } from '../openai-compatible/responses';
+import { clipToTokens } from '../openai-compatible/tokens';
 
 /** `json_schema.name` of the explanation and the memo-card chat completions. */
 export const STUDY_EXPLANATION_SCHEMA_NAME = 'study_explanation';

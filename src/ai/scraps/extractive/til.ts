@@ -1,19 +1,28 @@
 /**
- * Local TIL generation (SAN-9): extractive, from the cards' own sentences and key terms.
- * Part of the `local` runtime (src/ai/local.ts); no I/O.
+ * Local TIL generation (SAN-9): extractive, from the cards' own sentences and key terms. No I/O.
  */
-import { AiRuntimeError, type SourceCard, type TilResult, TilResultSchema } from '../types';
-import { TITLE_MAX } from './card';
-import { count, localEmbedding } from './embedding';
-import { clip, FENCE_RE } from './markdown';
-import { CARD_KEYWORDS, prepareCards, PreparedCard, QUIZ_SENTENCE_MAX, TIL_BULLETS_MAX, TIL_BULLETS_MIN, TIL_KEYWORDS, TIL_LIMITS } from './quiz-terms';
-import { quizSentences } from './quizzes';
+import { count, localEmbedding } from '../../extractive/embedding';
+import { KEYWORDS_PER_TEXT, type PreparedText, STATEMENT_MAX, statementSentences, TITLE_MAX } from '../../extractive/key-terms';
+import { clip, FENCE_RE } from '../../extractive/markdown';
+import { AiProviderError } from '../../types';
+import { type SourceCard, type TilResult, TilResultSchema } from '../answers';
+import { prepareCards } from './quizzes';
+
+export const TIL_KEYWORDS = 3;
+export const TIL_BULLETS_MIN = 2;
+export const TIL_BULLETS_MAX = 4;
+/**
+ * SAN-9 size bounds of a local TIL, in UTF-16 code units (the schema allows 100,000): the whole
+ * markdown, one card's section, and the `## Sources` list. A day whose sections do not all fit gets
+ * sections for its first cards (card order) and lists every card under Sources.
+ */
+export const TIL_LIMITS = { markdownMax: 60_000, sectionMax: 1_500, sourcesMax: 20_000 } as const;
 
 /** The top `n` keywords over all cards, one per card in turn (card order), as written in the cards. */
-export function tilKeywords(prepared: PreparedCard[], n: number): string[] {
+export function tilKeywords(prepared: PreparedText[], n: number): string[] {
   const picked: string[] = [];
   const shown: string[] = [];
-  for (let rank = 0; picked.length < n && rank < CARD_KEYWORDS; rank++) {
+  for (let rank = 0; picked.length < n && rank < KEYWORDS_PER_TEXT; rank++) {
     for (const p of prepared) {
       const k = p.keywords[rank];
       if (!k || picked.includes(k.term) || picked.length >= n) continue;
@@ -25,24 +34,25 @@ export function tilKeywords(prepared: PreparedCard[], n: number): string[] {
 }
 
 /** Key sentences of a card for its TIL section: the best 2–4 not already in the summary, in text order. */
-export function keySentences(p: PreparedCard): string[] {
-  const ranked = quizSentences(p);
+export function keySentences(p: PreparedText): string[] {
+  const ranked = statementSentences(p);
   const all = ranked.length > 0 ? ranked : p.sentences;
-  const summary = p.card.summary.replace(/\s+/g, ' ');
+  const summary = p.source.summary.replace(/\s+/g, ' ');
   const fresh = all.filter((s) => !summary.includes(s.text));
   const want = Math.min(TIL_BULLETS_MAX, Math.max(TIL_BULLETS_MIN, Math.ceil(p.sentences.length / 3)));
   const chosen = [...fresh.slice(0, want)];
   for (const s of all) if (chosen.length < Math.min(want, TIL_BULLETS_MIN) && !chosen.includes(s)) chosen.push(s);
-  return chosen.sort((a, b) => a.index - b.index).map((s) => clip(s.text, QUIZ_SENTENCE_MAX));
+  return chosen.sort((a, b) => a.index - b.index).map((s) => clip(s.text, STATEMENT_MAX));
 }
 
+/** `a, b and c` (English) or `a, b, c` (Korean). */
 export function listJoin(items: string[], korean: boolean): string {
   if (korean || items.length <= 1) return items.join(', ');
   return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
 }
 
 /**
- * Pure SAN-9 TIL used by {@link createLocalAiRuntime} (and the test emulator). Title
+ * Pure SAN-9 TIL of the local provider (and the test emulator). Title
  * `TIL <targetDate>: <first card title>` for one card, else `TIL <targetDate>: <top keywords>` (≤ 120
  * characters). Markdown: `# <title>`, an overview paragraph, one `## <card title>` section per card
  * (its summary and 2–4 key sentences as bullets), then `## Sources` listing the card titles.
@@ -50,11 +60,11 @@ export function listJoin(items: string[], korean: boolean): string {
  * overview then names how many are summarised), each section capped, Sources cut with
  * `… and N more cards`; linear in the cards' total length.
  * Embedding: {@link localEmbedding} of the markdown, so the TIL is near its cards and their topic.
- * @throws AiRuntimeError BAD_REQUEST when no card has a title, summary or content.
+ * @throws AiProviderError BAD_REQUEST when no card has a title, summary or content.
  */
 export function generateTilLocally(input: { targetDate: string; cards: readonly SourceCard[] }): TilResult {
   const cards = input.cards.filter((c) => c.title.trim() || c.summary.trim() || c.content.trim());
-  if (cards.length === 0) throw new AiRuntimeError('BAD_REQUEST', 'no source cards for the TIL', false);
+  if (cards.length === 0) throw new AiProviderError('BAD_REQUEST', 'no source cards for the TIL', false);
   const prepared = prepareCards(cards);
   const korean = prepared.filter((p) => p.korean).length * 2 > prepared.length;
   const keywords = tilKeywords(prepared, TIL_KEYWORDS);
@@ -96,9 +106,9 @@ export function proseLine(s: string): string {
  * One card's TIL section, at most {@link TIL_LIMITS}.sectionMax: `## title`, the summary, 2–4 key
  * sentences as bullets; bullets are dropped from the end, then the summary clipped, until it fits.
  */
-export function tilSection(p: PreparedCard): string {
+export function tilSection(p: PreparedText): string {
   const heading = `## ${clip(p.title, TITLE_MAX)}`;
-  let summary = proseLine(p.card.summary.trim().replace(/\s+/g, ' '));
+  let summary = proseLine(p.source.summary.trim().replace(/\s+/g, ' '));
   const bullets = keySentences(p).map((s) => `- ${s}`);
   const render = () => [heading, summary, bullets.join('\n')].filter(Boolean).join('\n\n');
   let section = render();
@@ -114,7 +124,7 @@ export function tilSection(p: PreparedCard): string {
 }
 
 /** `## Sources`: every card's title, one per line, at most {@link TIL_LIMITS}.sourcesMax (then `… and N more`). */
-export function sourcesList(prepared: readonly PreparedCard[], korean: boolean): string {
+export function sourcesList(prepared: readonly PreparedText[], korean: boolean): string {
   const lines: string[] = [];
   let used = 0;
   for (const [i, p] of prepared.entries()) {
