@@ -6,7 +6,7 @@
  */
 import { failure } from '../../core/failures';
 import { withHeartbeat } from '../../core/heartbeat';
-import { AR_FAILURES, type RuntimeFailureDetails } from '../../domain/ai-runs/failures';
+import { AR_FAILURES, type RuntimeFailureDetails } from '../../domain/ai-runs/errors';
 import type { ArRuntime, RuntimeCallRequest, RuntimeErrorClassifier } from '../../services/ai-runs/runtime-port';
 import type { RuntimeCallResult } from '../../domain/ai-runs/contracts';
 

@@ -12,7 +12,8 @@ import type { JobStarter, StartableJob, StartOutcome } from '../../core/starter'
 import { jobWorkflowId, type JobStatus, type JobType } from '../../core/contracts';
 import { ACTIVE_STATUSES } from '../../core/job-state';
 import { storableText } from '../../core/cause-chain';
-import { CORE_FAILURES, failure } from '../../core/failures';
+import { CORE_FAILURES } from '../../core/errors';
+import { failure } from '../../core/failures';
 import { jobMetrics } from '../../core/metrics';
 import { hooksOf, type TargetHookRegistry } from '../../core/target-hooks';
 

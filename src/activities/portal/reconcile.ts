@@ -10,7 +10,7 @@
  */
 import { Context, log as activityLog } from '@temporalio/activity';
 import type { PrismaClient } from '@prisma/client';
-import { PORTAL_JOB_ERROR_CODES } from '../../domain/portal/error-codes';
+import { PORTAL_JOB_ERROR_CODES } from '../../domain/portal/errors';
 import { ACTIVE_PORTAL_LINK_JOB_STATUSES } from '../../domain/portal/job-state';
 import type { PortalLinkStarter } from '../../services/portal/starter';
 import { failPortalLinkJob } from './jobs';

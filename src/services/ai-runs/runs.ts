@@ -12,12 +12,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { AiAttempt, AiCandidate, AiRun, CompanyRole, PrismaClient } from '@prisma/client';
 import type { Config } from '../../config';
-import { domainError } from '../../core/domain-error';
 import type { WarnLog } from '../../core/enqueue';
 import { claimIdempotencyKey, recordIdempotentAnswer } from '../../core/idempotency';
 import { requireMembership } from '../../core/tenancy';
 import { failActiveRun } from './run-projection';
-import { RUN_ERROR_CODES } from '../../domain/ai-runs/failures';
+import { AR_ERRORS, RUN_ERROR_CODES } from '../../domain/ai-runs/errors';
 import { ACTIVE_RUN_STATUSES } from '../../domain/ai-runs/run-state';
 import { aiRunWorkflowId } from '../../domain/ai-runs/contracts';
 import type { InputBox } from './input-box';
@@ -127,11 +126,11 @@ export async function startAfterCommit(deps: Pick<AiRunDeps, 'starter' | 'log'>,
 /** A run the caller may see: found and in one of the caller's companies, else 404 (AR-3 tenancy). */
 async function visibleRun(db: PrismaClient, userId: string, runId: string, roles?: readonly CompanyRole[]): Promise<AiRun> {
   const run = await db.aiRun.findUnique({ where: { id: runId } });
-  if (!run) throw domainError('not-found', 'NOT_FOUND', `ai run ${runId} not found`);
+  if (!run) throw AR_ERRORS.problem('NOT_FOUND', `ai run ${runId} not found`);
   try {
     await requireMembership(db, userId, run.companyId, roles);
   } catch (err) {
-    if (err instanceof Error && 'code' in err && err.code === 'NOT_FOUND') throw domainError('not-found', 'NOT_FOUND', `ai run ${runId} not found`);
+    if (err instanceof Error && 'code' in err && err.code === 'NOT_FOUND') throw AR_ERRORS.problem('NOT_FOUND', `ai run ${runId} not found`);
     throw err;
   }
   return run;
@@ -168,7 +167,7 @@ export interface RetryResult {
  */
 export async function retryAiRun(deps: AiRunDeps, userId: string, runId: string, key: string): Promise<RetryResult> {
   const found = await visibleRun(deps.db, userId, runId, AI_RUN_WRITER_ROLES);
-  const notRetryable = (why: string) => domainError('conflict', 'AI_RUN_NOT_RETRYABLE', why);
+  const notRetryable = (why: string) => AR_ERRORS.problem('AI_RUN_NOT_RETRYABLE', why);
   const outcome = await deps.db.$transaction(async (tx) => {
     const claim = await claimIdempotencyKey(tx, { scopeId: found.companyId, operation: AI_RUN_OPERATIONS.retry(runId), key, request: { aiRunId: runId }, ttlMs: deps.config.idempotency.ttlMs });
     if (claim.kind === 'replay') return { replay: true as const, statusCode: claim.statusCode, attemptNumber: Number(claim.resourceId.split('/attempts/')[1] ?? 0) };
@@ -206,11 +205,11 @@ export async function retryAiRun(deps: AiRunDeps, userId: string, runId: string,
 export async function cancelAiRun(deps: AiRunDeps, userId: string, runId: string): Promise<AiRun> {
   const run = await visibleRun(deps.db, userId, runId, AI_RUN_WRITER_ROLES);
   if (!ACTIVE_RUN_STATUSES.includes(run.status)) {
-    throw domainError('conflict', 'AI_RUN_NOT_CANCELLABLE', `the run is ${run.status}; only a QUEUED, RUNNING or RETRYING run can be cancelled`);
+    throw AR_ERRORS.problem('AI_RUN_NOT_CANCELLABLE', `the run is ${run.status}; only a QUEUED, RUNNING or RETRYING run can be cancelled`);
   }
   const state = await failActiveRun(deps.db, runId, RUN_ERROR_CODES.CANCELLED, 'the run was cancelled');
   if (state.errorCode !== RUN_ERROR_CODES.CANCELLED) {
-    throw domainError('conflict', 'AI_RUN_NOT_CANCELLABLE', `the run is ${state.status}; it finished meanwhile`);
+    throw AR_ERRORS.problem('AI_RUN_NOT_CANCELLABLE', `the run is ${state.status}; it finished meanwhile`);
   }
   await deps.db.aiRunPendingInput.deleteMany({ where: { runId } });
   try {

@@ -5,7 +5,7 @@
  * src/services/ai-runs/runtime-adapter.ts.
  */
 import type { AttemptVersions } from '../../domain/ai-runs/contracts';
-import type { RuntimeFailureDetails } from '../../domain/ai-runs/failures';
+import type { RuntimeFailureDetails } from '../../domain/ai-runs/errors';
 
 /** One call's request. `text` is the raw input (it never leaves the workflow payloads and this call). */
 export interface RuntimeCallRequest {

@@ -9,7 +9,7 @@
  */
 import { Prisma } from '@prisma/client';
 import type { Db } from '../../db/client';
-import type { ExtractionErrorCode } from '../../domain/study/error-codes';
+import type { ExtractionErrorCode } from '../../domain/study/errors';
 import { storableText } from '../../core/cause-chain';
 import type { StudySourceKind } from '../../domain/study/contracts';
 import { loadSource, notReadyReason } from './sources';

@@ -32,7 +32,7 @@ import type { AiRuntimeActivities } from '../../activities/ai-runs/runtime';
 import { localProjectionOptions, projectionOptions } from '../../core/activity-options';
 import { localFirstActivities } from '../core/job-runner';
 import { failure } from '../../core/failures';
-import { AR_FAILURES, RUN_ERROR_CODES, type RuntimeFailureDetails } from '../../domain/ai-runs/failures';
+import { AR_FAILURES, RUN_ERROR_CODES, type RuntimeFailureDetails } from '../../domain/ai-runs/errors';
 import {
   retryAiRunSignal,
   type AiRunWorkflowInput,

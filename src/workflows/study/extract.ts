@@ -15,8 +15,7 @@ import { ActivityFailure, ApplicationFailure, CancellationScope, TimeoutFailure,
 import type { StudyCardActivities } from '../../activities/study/cards';
 import { projectionOptions } from '../../core/activity-options';
 import { failure } from '../../core/failures';
-import { EXTRACTION_ERROR_CODES, extractionCodeOf, extractionOutcome, type ExtractionErrorCode } from '../../domain/study/error-codes';
-import { ST_FAILURES } from '../../domain/study/failures';
+import { EXTRACTION_ERROR_CODES, extractionCodeOf, extractionOutcome, ST_FAILURES, type ExtractionErrorCode } from '../../domain/study/errors';
 import type { StudyCardExtractInput, StudyCardExtractResult } from '../../domain/study/contracts';
 
 /** Failure types of a provider outage: waited out, the attempt repeated and not charged. */
