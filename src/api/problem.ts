@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { DomainError } from '../core/domain-error';
 import { CORE_ERROR_REGISTRY, type CoreProblemCode } from '../core/errors';
 import { resolveProblem, type ProblemRegistry } from '../core/problems';
+import { shortName } from '../core/text';
 import { databaseUnavailability } from '../db/unavailable';
 import { requestTraceId } from './observability';
 
@@ -55,12 +56,6 @@ function send(reply: FastifyReply, status: number, code: string, title: string, 
     .code(status)
     .type(PROBLEM_MEDIA_TYPE)
     .send(problemBody(status, code, title, detail, { instance: reply.request.url.split('?')[0], ...extra, ...(traceId ? { traceId } : {}) }));
-}
-
-/** Cuts a client-supplied name for an error message: at most 64 code points, never mid-surrogate. */
-function shortName(name: string): string {
-  const cps = Array.from(name);
-  return cps.length > 64 ? `${cps.slice(0, 64).join('')}…` : name;
 }
 
 interface ValidationIssue {

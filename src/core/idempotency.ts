@@ -27,6 +27,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Prisma } from '@prisma/client';
 import type { DomainError } from './domain-error';
 import { CORE_ERRORS } from './errors';
+import { shortName } from './text';
 
 /** Name of the request header (RFC draft-ietf-httpapi-idempotency-key-header; Stripe's). */
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
@@ -292,12 +293,6 @@ function conflictError(fields: readonly string[], prefix: string): DomainError {
     `this Idempotency-Key was used with another request; fields that differ: ${names || '(none named)'}`,
     { errors },
   );
-}
-
-/** A client-supplied field name for a message: at most 64 code points, never mid-surrogate. */
-function shortName(name: string): string {
-  const cps = Array.from(name);
-  return cps.length > 64 ? `${cps.slice(0, 64).join('')}…` : name;
 }
 
 function asHashes(v: unknown): Record<string, string> {
