@@ -1,8 +1,9 @@
 /**
- * Failure types of the AI provider boundary (SAN-7 … SAN-12): each {@link AiErrorCode} becomes the
- * Temporal failure type `AI_<code>`. The adapter throws AiProviderError; only activities map it, with
- * {@link toAiFailure}. Workflow-safe catalogue.
+ * The AI provider adapter's error vocabulary (SAN-7 … SAN-12, ST-4): each {@link AiErrorCode}
+ * becomes the Temporal failure type `AI_<code>`. The adapter throws AiProviderError; only activities
+ * map it, with {@link toAiFailure}. Workflow-safe.
  */
+import { defineErrors } from '../core/errors';
 import { defineFailures, failure, type FailureSpec } from '../core/failures';
 import { AiProviderError, type AiErrorCode } from './types';
 
@@ -17,6 +18,9 @@ export const AI_FAILURES = defineFailures({
   AI_UNAUTHORIZED: { retry: 'non-retryable', description: 'the provider rejected the credentials (401/403)' },
   AI_CONFIG: { retry: 'non-retryable', description: 'the AI provider is misconfigured (missing key, unknown model)' },
 } satisfies Record<`AI_${AiErrorCode}`, FailureSpec>);
+
+/** The adapter's vocabulary (in the manifests of the families that call the AI provider). */
+export const AI_ERRORS = defineErrors({ failures: AI_FAILURES });
 
 /**
  * Converts an AI boundary error into the Temporal failure of its type (retry class from the

@@ -4,7 +4,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransformObject, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
-import { FAMILIES, TARGET_HOOKS } from '../families';
+import { ERROR_REGISTRY, FAMILIES, TARGET_HOOKS } from '../families';
 import { installAuth } from './auth';
 import { closeWithApp, openHotPath } from './hot-path';
 import type { ApiDeps, AppDeps } from './deps';
@@ -12,10 +12,11 @@ import { installJsonBodyParser } from './json-body';
 import { trackRouteMethods } from './method-not-allowed';
 import { installObservability } from './observability';
 import { declareProblemResponses, openApiTransform } from './openapi';
-import { installProblemHandlers, problemClientErrorHandler, ProblemError } from './problem';
+import { installProblemHandlers, problemClientErrorHandler } from './problem';
 import { asyncJobRoutes } from './routes/core/async-jobs';
 import { codecServerRoutes } from './routes/core/codec';
 import { healthRoutes } from './routes/core/health';
+import { CORE_ERRORS } from '../core/errors';
 
 export type { ApiDeps, AppDeps } from './deps';
 
@@ -92,14 +93,14 @@ export async function buildApp(appDeps: AppDeps): Promise<FastifyInstance> {
     reply.header('X-Request-Id', req.id);
   });
   declareProblemResponses(app);
-  installProblemHandlers(app, { allowedMethods: trackRouteMethods(app, { ignoreTrailingSlash: true }) });
+  installProblemHandlers(app, { allowedMethods: trackRouteMethods(app, { ignoreTrailingSlash: true }), problems: ERROR_REGISTRY.problems });
   app.addHook('preValidation', async (req) => {
     for (const [where, value] of [['body', req.body], ['querystring', req.query], ['params', req.params]] as const) {
       const bad = findUnstorableString(value);
       if (bad !== undefined) {
         const at = Array.from(`${where}${bad}`);
         const path = at.length > 200 ? `${at.slice(0, 200).join('')}…` : at.join('');
-        throw new ProblemError(400, 'VALIDATION_FAILED', 'Validation Failed', `${path}: strings must be well-formed Unicode without NUL characters`);
+        throw CORE_ERRORS.problem('VALIDATION_FAILED', `${path}: strings must be well-formed Unicode without NUL characters`);
       }
     }
   });

@@ -11,7 +11,7 @@ import rawBody from 'fastify-raw-body';
 import type { Logger } from 'pino';
 import type { PrismaClient } from '@prisma/client';
 import { userIdForToken } from '../auth/tokens';
-import { ProblemError } from './problem';
+import { CORE_ERRORS } from '../core/errors';
 
 /**
  * HMAC-signed requests: header `signatureHeader` = `sha256=<hex of HMAC-SHA256(secret, "<t>.<raw body>")>`,
@@ -44,7 +44,7 @@ declare module 'fastify' {
   }
 }
 
-const unauthorized = (detail: string) => new ProblemError(401, 'UNAUTHORIZED', 'Unauthorized', detail);
+const unauthorized = (detail: string) => CORE_ERRORS.problem('UNAUTHORIZED', detail);
 
 /** `sha256=<hex>` signature of `<timestamp>.<body>` under `secret`. */
 export function signHmac(secret: string, timestamp: string, body: string | Buffer): string {

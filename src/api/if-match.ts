@@ -54,15 +54,3 @@ function splitMembers(value: string): string[] | undefined {
   }
   return out;
 }
-
-/** Problem codes of write preconditions (RFC 9110 §13.1.1, RFC 6585 §3), for any route that takes If-Match. */
-export const PRECONDITION_PROBLEM_CODES = ['PRECONDITION_REQUIRED', 'PRECONDITION_FAILED'] as const;
-
-declare module './problem' {
-  interface ProblemCodes {
-    /** 428: the route needs If-Match (or an explicit version) and got none. */
-    PRECONDITION_REQUIRED: true;
-    /** 412: If-Match does not match the resource's current ETag; nothing applied. */
-    PRECONDITION_FAILED: true;
-  }
-}

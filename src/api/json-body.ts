@@ -4,7 +4,7 @@
  * and constructor poisoning are errors) builds the value.
  */
 import type { FastifyInstance } from 'fastify';
-import { ProblemError } from './problem';
+import { CORE_ERRORS } from '../core/errors';
 
 /** Deepest accepted nesting of arrays and objects in a body (`{}` is depth 1). */
 export const MAX_JSON_DEPTH = 32;
@@ -60,18 +60,18 @@ export function installJsonBodyParser(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body: Buffer, done) => {
     const charset = charsetOf(req.headers['content-type'] ?? '');
     if (charset !== undefined && !UTF8_LABELS.has(charset)) {
-      done(new ProblemError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Unsupported Media Type', `charset ${charset} is not supported: send application/json in UTF-8`), undefined);
+      done(CORE_ERRORS.problem('UNSUPPORTED_MEDIA_TYPE', `charset ${charset} is not supported: send application/json in UTF-8`), undefined);
       return;
     }
     let text: string;
     try {
       text = utf8.decode(body);
     } catch {
-      done(new ProblemError(400, 'MALFORMED_JSON', 'Malformed JSON', 'the body is not valid UTF-8'), undefined);
+      done(CORE_ERRORS.problem('MALFORMED_JSON', 'the body is not valid UTF-8'), undefined);
       return;
     }
     if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
-      done(new ProblemError(400, 'VALIDATION_FAILED', 'Validation Failed', `body: nested deeper than ${MAX_JSON_DEPTH} levels`), undefined);
+      done(CORE_ERRORS.problem('VALIDATION_FAILED', `body: nested deeper than ${MAX_JSON_DEPTH} levels`), undefined);
       return;
     }
     void parseJson(req, text, done);

@@ -7,7 +7,7 @@
  * secret and grants nothing: every list query stays scoped by the caller's membership.
  */
 import { z } from 'zod';
-import { ProblemError } from './problem';
+import { CORE_ERRORS } from '../core/errors';
 
 /** Page size bounds of every cursor-paginated list. */
 export const PAGE_LIMIT = { min: 1, max: 100, default: 20 } as const;
@@ -34,10 +34,10 @@ export function encodeCursor(list: string, row: KeysetPosition): string {
 
 /**
  * The position a cursor of list `list` names.
- * @throws ProblemError 400 INVALID_CURSOR for anything {@link encodeCursor} did not make for this list.
+ * @throws DomainError INVALID_CURSOR (400) for anything {@link encodeCursor} did not make for this list.
  */
 export function decodeCursor(list: string, cursor: string): KeysetPosition {
-  const invalid = () => new ProblemError(400, 'INVALID_CURSOR', 'Invalid Cursor', 'cursor is not a nextCursor of this list; start again without a cursor');
+  const invalid = () => CORE_ERRORS.problem('INVALID_CURSOR', 'cursor is not a nextCursor of this list; start again without a cursor');
   if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid();
   let parsed: z.infer<typeof Payload>;
   try {
@@ -67,12 +67,3 @@ export function pageOf<T extends KeysetPosition>(list: string, rows: readonly T[
   return { items, nextCursor: rows.length > limit && last ? encodeCursor(list, last) : null };
 }
 
-/** Problem codes of cursor pagination. */
-export const PAGINATION_PROBLEM_CODES = ['INVALID_CURSOR'] as const;
-
-declare module './problem' {
-  interface ProblemCodes {
-    /** 400: a cursor that is not a `nextCursor` of the same list. */
-    INVALID_CURSOR: true;
-  }
-}

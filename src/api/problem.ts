@@ -1,58 +1,19 @@
-/** RFC 9457 problem details with stable codes, and the API's single error handler. */
-import { STATUS_CODES } from 'node:http';
+/**
+ * RFC 9457 problem details with stable codes, and the API's single error handler: a thrown
+ * {@link DomainError} answers with the status and title its code has in the error registry
+ * (src/core/errors.ts); framework, validation and database errors map to the core's codes.
+ */
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { Prisma } from '@prisma/client';
 import { z } from 'zod';
-import { DomainError, type DomainErrorKind } from '../core/domain-error';
+import { DomainError } from '../core/domain-error';
+import { CORE_ERROR_REGISTRY, type CoreProblemCode } from '../core/errors';
+import { resolveProblem, type ProblemRegistry } from '../core/problems';
+import { shortName } from '../core/text';
 import { databaseUnavailability } from '../db/unavailable';
 import { requestTraceId } from './observability';
-
-/**
- * Registry of the stable machine-readable problem codes: the API's own below; each family adds its
- * codes by module augmentation (`declare module '.../api/problem' { interface ProblemCodes … }`),
- * so a code is type-checked wherever it is thrown and shared code names no family.
- */
-export interface ProblemCodes {
-  VALIDATION_FAILED: true;
-  MALFORMED_JSON: true;
-  UNSUPPORTED_MEDIA_TYPE: true;
-  PAYLOAD_TOO_LARGE: true;
-  UNAUTHORIZED: true;
-  FORBIDDEN: true;
-  NOT_FOUND: true;
-  METHOD_NOT_ALLOWED: true;
-  DUPLICATE_RESOURCE: true;
-  JOB_NOT_RETRYABLE: true;
-  RETRY_LIMIT_REACHED: true;
-  SERVICE_UNAVAILABLE: true;
-  REQUEST_TIMEOUT: true;
-  HEADERS_TOO_LARGE: true;
-  MALFORMED_REQUEST: true;
-  INTERNAL: true;
-}
-
-/** A registered problem code. */
-export type ProblemCode = keyof ProblemCodes;
-
-/** The API's own problem codes (families list theirs in their manifests). */
-export const CORE_PROBLEM_CODES = [
-  'VALIDATION_FAILED', 'MALFORMED_JSON', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'UNAUTHORIZED', 'FORBIDDEN',
-  'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'DUPLICATE_RESOURCE', 'JOB_NOT_RETRYABLE', 'RETRY_LIMIT_REACHED', 'SERVICE_UNAVAILABLE',
-  'REQUEST_TIMEOUT', 'HEADERS_TOO_LARGE', 'MALFORMED_REQUEST', 'INTERNAL',
-] as const satisfies readonly ProblemCode[];
-
-/** HTTP status of each {@link DomainErrorKind}. */
-export const KIND_STATUS: Readonly<Record<DomainErrorKind, number>> = {
-  invalid: 400,
-  forbidden: 403,
-  'not-found': 404,
-  conflict: 409,
-  unprocessable: 422,
-  'bad-gateway': 502,
-  unavailable: 503,
-};
 
 /** Media type of every error answer (RFC 9457). */
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
@@ -83,41 +44,18 @@ export function problemResponse(description: string) {
   return { description, content: { [PROBLEM_MEDIA_TYPE]: { schema: ProblemSchema } } };
 }
 
-/** Throw from handlers to answer with a problem document. */
-export class ProblemError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: ProblemCode,
-    readonly title: string,
-    readonly detail?: string,
-  ) {
-    super(detail ?? title);
-  }
-}
-
-/** 404 NOT_FOUND: the resource does not exist or belongs to another user (never 403, no leak). */
-export function notFound(what: string): ProblemError {
-  return new ProblemError(404, 'NOT_FOUND', 'Not Found', `${what} not found`);
-}
-
 /** The problem document of an answer (`type` derived from `code`). */
-export function problemBody(status: number, code: ProblemCode, title: string, detail?: string, extra?: object) {
+export function problemBody(status: number, code: string, title: string, detail?: string, extra?: object) {
   return { type: `urn:problem:${code.toLowerCase().replace(/_/g, '-')}`, title, status, code, detail, ...extra };
 }
 
-function send(reply: FastifyReply, status: number, code: ProblemCode, title: string, detail?: string, extra?: object) {
-  // A 5xx names its trace, so an operator finds the request's spans and log lines (issue 7 §2).
+function send(reply: FastifyReply, status: number, code: string, title: string, detail?: string, extra?: object) {
+  // A 5xx names its trace, so an operator finds the request's spans and log lines.
   const traceId = status >= 500 ? requestTraceId(reply.request) : undefined;
   return reply
     .code(status)
     .type(PROBLEM_MEDIA_TYPE)
     .send(problemBody(status, code, title, detail, { instance: reply.request.url.split('?')[0], ...extra, ...(traceId ? { traceId } : {}) }));
-}
-
-/** Cuts a client-supplied name for an error message: at most 64 code points, never mid-surrogate. */
-function shortName(name: string): string {
-  const cps = Array.from(name);
-  return cps.length > 64 ? `${cps.slice(0, 64).join('')}…` : name;
 }
 
 interface ValidationIssue {
@@ -148,10 +86,37 @@ export function validationErrors(where: string, issues: readonly ValidationIssue
   return out;
 }
 
+/** Answers problem `code` of the core with its registered status and title. */
+function sendCore(reply: FastifyReply, code: CoreProblemCode, detail?: string, extra?: object) {
+  const { status, title } = CORE_ERROR_REGISTRY.problems.get(code)!;
+  return send(reply, status, code, title, detail, extra);
+}
+
+/**
+ * Answers `err` with the status and title its code has in `problems` ({@link resolveProblem}); 503
+ * with `Retry-After: 1` unless the error sets its own; extension members kept. An unregistered code
+ * or status is a bug: 500 INTERNAL, logged.
+ */
+function sendDomainError(reply: FastifyReply, err: DomainError, problems: ProblemRegistry) {
+  const p = resolveProblem(problems, err);
+  if (!p) {
+    reply.request.log.error({ err, code: err.code, status: err.status }, 'DomainError with an unregistered problem code or status');
+    return sendCore(reply, 'INTERNAL', 'an unexpected error occurred; see logs with this request id');
+  }
+  const { status, title } = p;
+  if (status === 503) reply.header('Retry-After', '1');
+  for (const [name, value] of Object.entries(err.headers ?? {})) reply.header(name, value);
+  // Extension members (RFC 9457 §3.2) would be dropped by the route's Problem schema serializer.
+  if (err.members) reply.serializer(JSON.stringify);
+  return send(reply, status, err.code, title, err.detail, { ...(err.errors ? { errors: err.errors } : {}), ...err.members });
+}
+
 /** Options of {@link installProblemHandlers}. */
 export interface ProblemHandlerOptions {
   /** Methods served at a path that matched no route (for 405 + `Allow`); empty when the path is unknown. */
   allowedMethods?: (path: string) => string[];
+  /** The problem codes of thrown DomainErrors (default: the core's alone; the app passes the families' registry). */
+  problems?: ProblemRegistry;
 }
 
 /**
@@ -160,54 +125,51 @@ export interface ProblemHandlerOptions {
  * unusable database is 503 SERVICE_UNAVAILABLE with `Retry-After` (its transaction rolled back).
  */
 export function installProblemHandlers(app: FastifyInstance, opts: ProblemHandlerOptions = {}): void {
+  const problems = opts.problems ?? CORE_ERROR_REGISTRY.problems;
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0] ?? '/';
     const allow = opts.allowedMethods?.(path) ?? [];
     if (allow.length > 0) {
       reply.header('Allow', allow.join(', '));
-      return send(reply, 405, 'METHOD_NOT_ALLOWED', 'Method Not Allowed', `${req.method} is not allowed on ${path}; allowed: ${allow.join(', ')}`);
+      return sendCore(reply, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}; allowed: ${allow.join(', ')}`);
     }
-    return send(reply, 404, 'NOT_FOUND', 'Not Found', `no route ${req.method} ${path}`);
+    return sendCore(reply, 'NOT_FOUND', `no route ${req.method} ${path}`);
   });
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
-    if (err instanceof ProblemError) return send(reply, err.status, err.code, err.title, err.detail);
-    if (err instanceof DomainError) {
-      if (err.kind === 'unavailable') reply.header('Retry-After', '1');
-      return send(reply, KIND_STATUS[err.kind], err.code as ProblemCode, err.title, err.detail, err.errors ? { errors: err.errors } : undefined);
-    }
+    if (err instanceof DomainError) return sendDomainError(reply, err, problems);
     if (hasZodFastifySchemaValidationErrors(err)) {
       const errors = validationErrors(err.validationContext ?? 'body', err.validation);
-      return send(reply, 400, 'VALIDATION_FAILED', 'Validation Failed', errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
+      return sendCore(reply, 'VALIDATION_FAILED', errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
     }
     switch (err.code) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return send(reply, 413, 'PAYLOAD_TOO_LARGE', 'Payload Too Large', err.message);
+        return sendCore(reply, 'PAYLOAD_TOO_LARGE', err.message);
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return send(reply, 415, 'UNSUPPORTED_MEDIA_TYPE', 'Unsupported Media Type', 'send application/json');
+        return sendCore(reply, 'UNSUPPORTED_MEDIA_TYPE', 'send application/json');
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       case 'FST_ERR_CTP_INVALID_JSON_BODY':
-        return send(reply, 400, 'MALFORMED_JSON', 'Malformed JSON', err.message);
+        return sendCore(reply, 'MALFORMED_JSON', err.message);
       default:
         break;
     }
-    if (err instanceof SyntaxError && err.statusCode === 400) return send(reply, 400, 'MALFORMED_JSON', 'Malformed JSON', err.message);
+    if (err instanceof SyntaxError && err.statusCode === 400) return sendCore(reply, 'MALFORMED_JSON', err.message);
     if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') {
-      return send(reply, 409, 'DUPLICATE_RESOURCE', 'Duplicate Resource', 'the resource already exists');
+      return sendCore(reply, 'DUPLICATE_RESOURCE', 'the resource already exists');
     }
     const unavailable = databaseUnavailability(err);
     if (unavailable) {
       req.log.warn({ err, unavailable }, 'database unavailable');
       reply.header('Retry-After', unavailable === 'busy' ? '1' : '5');
       const detail = unavailable === 'busy' ? 'the database is busy; retry shortly' : 'the database cannot be reached; retry later';
-      return send(reply, 503, 'SERVICE_UNAVAILABLE', 'Service Unavailable', detail);
+      return sendCore(reply, 'SERVICE_UNAVAILABLE', detail);
     }
     if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
       return send(reply, err.statusCode, err.statusCode === 405 ? 'METHOD_NOT_ALLOWED' : 'VALIDATION_FAILED', 'Bad Request', err.message);
     }
     if (isResponseSerializationError(err)) req.log.error({ err }, 'response failed its schema');
     else req.log.error({ err }, 'unhandled error');
-    return send(reply, 500, 'INTERNAL', 'Internal Server Error', 'an unexpected error occurred; see logs with this request id');
+    return sendCore(reply, 'INTERNAL', 'an unexpected error occurred; see logs with this request id');
   });
 }
 
@@ -226,14 +188,14 @@ export function problemClientErrorHandler(this: FastifyInstance, err: Error & { 
     socket.destroy(err);
     return;
   }
-  const [status, code, detail]: [number, ProblemCode, string] =
+  const [code, detail]: [CoreProblemCode, string] =
     err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? [408, 'REQUEST_TIMEOUT', 'the request was not received in time']
+      ? ['REQUEST_TIMEOUT', 'the request was not received in time']
       : err.code === 'HPE_HEADER_OVERFLOW'
-        ? [431, 'HEADERS_TOO_LARGE', 'the request headers are larger than the server accepts']
-        : [400, 'MALFORMED_REQUEST', 'the request is not valid HTTP/1.1'];
+        ? ['HEADERS_TOO_LARGE', 'the request headers are larger than the server accepts']
+        : ['MALFORMED_REQUEST', 'the request is not valid HTTP/1.1'];
   this.log.debug({ err }, 'client error');
-  const title = STATUS_CODES[status] ?? 'Bad Request';
+  const { status, title } = CORE_ERROR_REGISTRY.problems.get(code)!;
   const body = JSON.stringify(problemBody(status, code, title, detail));
   if (socket.writable) {
     socket.write(

@@ -13,7 +13,8 @@ import { CancelledFailure, Context, log as activityLog } from '@temporalio/activ
 import { TemporalFailure } from '@temporalio/common';
 import type { ActivityInboundCallsInterceptor, ActivityInterceptorsFactory } from '@temporalio/worker';
 import { classifyDbError, type DbErrorInfo } from '../db/errors';
-import { CORE_FAILURES, failure } from './failures';
+import { CORE_FAILURES } from './errors';
+import { failure } from './failures';
 import { storableText } from './cause-chain';
 
 function label(info: DbErrorInfo): string {

@@ -1,39 +1,55 @@
 /**
- * Errors that services throw and only the API maps to HTTP (RFC 9457 problem details). Services
- * never import the API: they state what went wrong (`kind`) and a stable `code`; the API's one
- * error handler chooses the status from the kind. Workflow-safe, no I/O.
+ * The one error that routes and services throw for a client-visible failure: a stable problem
+ * `code` declared in an error vocabulary (src/core/errors.ts, src/domain/<family>/errors.ts). Only
+ * the API maps it to HTTP: its one error handler answers problem+json (RFC 9457) with the status
+ * and title registered for the code. Workflow-safe, no I/O.
  */
 
-/** What went wrong, independent of HTTP. The API maps each kind to one status code. */
-export type DomainErrorKind =
-  /** The request is invalid (400). */
-  | 'invalid'
-  /** The resource does not exist or belongs to someone else (404). */
-  | 'not-found'
-  /** The caller may not do this (403). */
-  | 'forbidden'
-  /** The request conflicts with the resource's current state (409). */
-  | 'conflict'
-  /** Well-formed, but cannot be processed in the resource's state (422). */
-  | 'unprocessable'
-  /** An outside dependency refused or failed (502). */
-  | 'bad-gateway'
-  /** A dependency is down or busy; retry later (503). */
-  | 'unavailable';
+/** A failed check listed in the problem document's `errors[]`. */
+export interface ProblemFieldError {
+  /** e.g. `body.content`, `querystring.date`. */
+  path: string;
+  message: string;
+}
 
-/** A domain failure with a stable machine-readable `code` (e.g. `NO_CARDS_FOR_DATE`). */
+/** What a thrower may add to the problem document besides its code and detail. */
+export interface ProblemOptions<S extends number = never> {
+  /** Another of the statuses the code is declared with (only codes with `otherStatuses`). */
+  status?: S;
+  /** A title other than the registered one, for this occurrence. */
+  title?: string;
+  /** Failed checks listed as `errors[]` (e.g. the fields that differ). */
+  errors?: readonly ProblemFieldError[];
+  /** Extension members of the document (RFC 9457 §3.2), e.g. `{ activeJobId }`. */
+  members?: Readonly<Record<string, unknown>>;
+  /** Response headers, e.g. `ETag`, or `Retry-After` in seconds (503 answers default to 1). */
+  headers?: Readonly<Record<string, string>>;
+}
+
+/** A client-visible failure with a stable machine-readable `code` (e.g. `NO_CARDS_FOR_DATE`). */
 export class DomainError extends Error {
   override readonly name = 'DomainError';
+  /** Human-readable explanation of this occurrence (the document's `detail`). */
+  readonly detail: string | undefined;
+  readonly status: number | undefined;
+  readonly title: string | undefined;
+  readonly errors: readonly ProblemFieldError[] | undefined;
+  readonly members: Readonly<Record<string, unknown>> | undefined;
+  readonly headers: Readonly<Record<string, string>> | undefined;
+
+  /** Prefer a vocabulary's `problem(code, …)`, which checks the code and the status at compile time. */
   constructor(
-    readonly kind: DomainErrorKind,
     readonly code: string,
-    /** Short human title, e.g. "No Cards For Date"; defaults to the code in title case. */
-    readonly title: string,
-    readonly detail?: string,
-    /** Failed checks the problem document lists as `errors[]` (e.g. the fields that differ). */
-    readonly errors?: readonly { path: string; message: string }[],
+    detail?: string,
+    opts: ProblemOptions<number> = {},
   ) {
-    super(detail ?? title);
+    super(detail ?? code);
+    this.detail = detail;
+    this.status = opts.status;
+    this.title = opts.title;
+    this.errors = opts.errors;
+    this.members = opts.members;
+    this.headers = opts.headers;
   }
 }
 
@@ -44,9 +60,4 @@ export function titleOf(code: string): string {
     .split('_')
     .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
     .join(' ');
-}
-
-/** Shorthand: `domainError('conflict', 'DUPLICATE_RESOURCE', 'already active')`. */
-export function domainError(kind: DomainErrorKind, code: string, detail?: string): DomainError {
-  return new DomainError(kind, code, titleOf(code), detail);
 }

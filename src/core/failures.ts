@@ -1,8 +1,8 @@
 /**
- * One catalogue of Temporal failure types with their retry class (DC-3, SAN-4). Activities and
- * workflows throw failures only through {@link failure}, so a type is always catalogued and its
- * retry class decided in one place. Each boundary or family declares its own entries with
- * {@link defineFailures}; the catalogues are merged by the family list. Workflow-safe, no I/O.
+ * Temporal failure types with their retry class (DC-3, SAN-4). Activities and workflows throw
+ * failures only through {@link failure}, so a type is always catalogued and its retry class decided
+ * in one place: the error vocabulary of the core, of a family or of a shared adapter
+ * (src/core/errors.ts). Workflow-safe, no I/O.
  */
 import { ApplicationFailure, type Duration } from '@temporalio/common';
 
@@ -54,19 +54,18 @@ export function failure<C extends FailureCatalogue>(
   });
 }
 
-/** Failure types of the job core itself. */
-export const CORE_FAILURES = defineFailures({
-  JOB_NOT_FOUND: { retry: 'non-retryable', description: 'the job row does not exist' },
-  JOB_NOT_ACTIVE: { retry: 'non-retryable', description: 'the job row is not PROCESSING, so the result cannot complete it' },
-  JOB_FAILED: { retry: 'non-retryable', description: 'the job workflow failed; the row is FAILED with the cause chain' },
-  JOB_CANCELLED: { retry: 'non-retryable', description: 'the job workflow was cancelled; the row is FAILED' },
-  PROJECTION_REJECTED: {
-    retry: 'non-retryable',
-    description: 'the database rejected the projection write deterministically (data exception, constraint); retrying cannot help',
-  },
-  DEPENDENCY_UNAVAILABLE: { retry: 'retryable', description: 'a dependency (database, Temporal, provider) is unreachable; waited out' },
-  DATABASE_ERROR: {
-    retry: 'retryable',
-    description: 'a database error of no known class (e.g. a serialisation conflict, a raised exception); retried within the bound',
-  },
-});
+/**
+ * Merges catalogues into one (the registry's view of every failure type).
+ * @throws Error when a type is declared with two retry classes.
+ */
+export function mergeFailureCatalogues(catalogues: readonly FailureCatalogue[]): FailureCatalogue {
+  const out: Record<string, FailureSpec> = {};
+  for (const c of catalogues) {
+    for (const [type, spec] of Object.entries(c)) {
+      const prev = out[type];
+      if (prev && prev.retry !== spec.retry) throw new Error(`failure type ${type} is declared with two retry classes`);
+      out[type] = spec;
+    }
+  }
+  return out;
+}

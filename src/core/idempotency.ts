@@ -25,23 +25,9 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Prisma } from '@prisma/client';
-import { DomainError, domainError, titleOf } from './domain-error';
-
-/** Problem codes of this module (registered with the API's {@link ProblemCodes} registry below). */
-export const IDEMPOTENCY_PROBLEM_CODES = [
-  'IDEMPOTENCY_KEY_MISSING',
-  'IDEMPOTENCY_KEY_INVALID',
-  'IDEMPOTENCY_KEY_CONFLICT',
-  'IDEMPOTENCY_KEY_IN_PROGRESS',
-] as const;
-
-/** An idempotency problem code. */
-export type IdempotencyProblemCode = (typeof IDEMPOTENCY_PROBLEM_CODES)[number];
-
-declare module '../api/problem' {
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
-  interface ProblemCodes extends Record<IdempotencyProblemCode, true> {}
-}
+import type { DomainError } from './domain-error';
+import { CORE_ERRORS } from './errors';
+import { shortName } from './text';
 
 /** Name of the request header (RFC draft-ietf-httpapi-idempotency-key-header; Stripe's). */
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
@@ -62,19 +48,18 @@ const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
  * spaces, no control or non-ASCII characters). The IETF draft's structured-field string form
  * (`"abc"`) is accepted too and means the same key as `abc`. Two headers arrive joined by `, ` and
  * are therefore invalid.
- * @throws DomainError `invalid` `IDEMPOTENCY_KEY_MISSING` when absent; `IDEMPOTENCY_KEY_INVALID`
+ * @throws DomainError `IDEMPOTENCY_KEY_MISSING` (400) when absent; `IDEMPOTENCY_KEY_INVALID` (400)
  *   when empty, too long or not visible ASCII.
  */
 export function parseIdempotencyKey(value: string | readonly string[] | undefined): string {
   if (value === undefined) {
-    throw domainError('invalid', 'IDEMPOTENCY_KEY_MISSING', 'this operation needs an Idempotency-Key header');
+    throw CORE_ERRORS.problem('IDEMPOTENCY_KEY_MISSING', 'this operation needs an Idempotency-Key header');
   }
   const raw = typeof value === 'string' ? value : value.join(', ');
   const quoted = /^"([^"\\]*)"$/.exec(raw);
   const key = quoted ? quoted[1]! : raw;
   if (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX_LENGTH || !VISIBLE_ASCII.test(key)) {
-    throw domainError(
-      'invalid',
+    throw CORE_ERRORS.problem(
       'IDEMPOTENCY_KEY_INVALID',
       `Idempotency-Key must be 1-${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters (no spaces), given once`,
     );
@@ -111,7 +96,7 @@ export interface RequestFingerprint {
  * Fingerprints a JSON request object (the validated body, plus whatever else makes the request
  * what it is, e.g. a path id). Canonical JSON (RFC 8785, package `canonicalize`) sorts keys and
  * normalises numbers and strings, so `{"a":1,"b":2}` and `{ "b": 2.0, "a": 1 }` are one request.
- * @throws DomainError `invalid` `VALIDATION_FAILED` when the request is not representable as JSON
+ * @throws DomainError `VALIDATION_FAILED` (400) when the request is not representable as JSON
  *   (a lone surrogate, NaN, a cycle).
  */
 export async function fingerprintRequest(request: Readonly<Record<string, unknown>>): Promise<RequestFingerprint> {
@@ -120,7 +105,7 @@ export async function fingerprintRequest(request: Readonly<Record<string, unknow
     try {
       return canonical(value) ?? 'null';
     } catch (err) {
-      throw domainError('invalid', 'VALIDATION_FAILED', `the request is not valid JSON: ${(err as Error).message}`);
+      throw CORE_ERRORS.problem('VALIDATION_FAILED', `the request is not valid JSON: ${(err as Error).message}`);
     }
   };
   const fieldHashes: Record<string, string> = {};
@@ -192,9 +177,9 @@ interface RecordRow {
  * atomically (the key may be reused after its TTL).
  * @returns `new` (go on, then record the answer in the same transaction) or `replay` (the answer
  *   of the first request with this key and payload).
- * @throws DomainError `conflict` `IDEMPOTENCY_KEY_CONFLICT` (409) when the key was used with another
+ * @throws DomainError `IDEMPOTENCY_KEY_CONFLICT` (409) when the key was used with another
  *   payload: `detail` and `errors[]` name the differing top-level fields (never their values);
- *   `conflict` `IDEMPOTENCY_KEY_IN_PROGRESS` (409, retry later) when the first request committed its
+ *   `IDEMPOTENCY_KEY_IN_PROGRESS` (409, retry later) when the first request committed its
  *   claim without an answer yet (a caller that records the answer outside the claim's transaction).
  */
 export async function claimIdempotencyKey(tx: IdempotencyDb, input: IdempotencyClaimInput): Promise<IdempotencyClaim> {
@@ -240,7 +225,7 @@ export async function claimIdempotencyKey(tx: IdempotencyDb, input: IdempotencyC
     if (!row) continue;
     return replayOrConflict(row, fp, keyHash, input.fieldPathPrefix);
   }
-  throw domainError('unavailable', 'SERVICE_UNAVAILABLE', 'the Idempotency-Key record changed while it was read; retry');
+  throw CORE_ERRORS.problem('SERVICE_UNAVAILABLE', 'the Idempotency-Key record changed while it was read; retry');
 }
 
 /** The answer of an existing record: a replay of its answer, or 409 (other payload, or no answer yet). */
@@ -254,7 +239,7 @@ function replayOrConflict(
     throw conflictError(differingFields(asHashes(row.field_hashes), fp.fieldHashes), fieldPathPrefix ?? 'body');
   }
   if (row.status_code === null || row.resource_type === null || row.resource_id === null) {
-    throw domainError('conflict', 'IDEMPOTENCY_KEY_IN_PROGRESS', 'a request with this Idempotency-Key is still being processed; retry shortly');
+    throw CORE_ERRORS.problem('IDEMPOTENCY_KEY_IN_PROGRESS', 'a request with this Idempotency-Key is still being processed; retry shortly');
   }
   return {
     kind: 'replay',
@@ -311,19 +296,11 @@ function conflictError(fields: readonly string[], prefix: string): DomainError {
   const names = listed.join(', ') + (more > 0 ? ` and ${more} more` : '');
   const errors = listed.map((f) => ({ path: prefix ? `${prefix}.${f}` : f, message: 'differs from the request first sent with this Idempotency-Key' }));
   if (more > 0) errors.push({ path: prefix, message: `${more} more differing fields not listed` });
-  return new DomainError(
-    'conflict',
+  return CORE_ERRORS.problem(
     'IDEMPOTENCY_KEY_CONFLICT',
-    titleOf('IDEMPOTENCY_KEY_CONFLICT'),
     `this Idempotency-Key was used with another request; fields that differ: ${names || '(none named)'}`,
-    errors,
+    { errors },
   );
-}
-
-/** A client-supplied field name for a message: at most 64 code points, never mid-surrogate. */
-function shortName(name: string): string {
-  const cps = Array.from(name);
-  return cps.length > 64 ? `${cps.slice(0, 64).join('')}…` : name;
 }
 
 function asHashes(v: unknown): Record<string, string> {

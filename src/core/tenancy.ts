@@ -5,7 +5,7 @@
  * is refused (403).
  */
 import type { CompanyRole, PrismaClient } from '@prisma/client';
-import { domainError } from './domain-error';
+import { CORE_ERRORS } from './errors';
 
 /** Roles, strongest first (the `CompanyRole` enum). */
 export const COMPANY_ROLES = ['OWNER', 'HR_MANAGER', 'VIEWER'] as const satisfies readonly CompanyRole[];
@@ -28,9 +28,9 @@ export async function requireMembership(
     where: { companyId_userId: { companyId, userId } },
     select: { role: true },
   });
-  if (!member) throw domainError('not-found', 'NOT_FOUND', 'company not found');
+  if (!member) throw CORE_ERRORS.problem('NOT_FOUND', 'company not found');
   if (allowed && !allowed.includes(member.role)) {
-    throw domainError('forbidden', 'FORBIDDEN', `this action needs one of the roles ${allowed.join(', ')}`);
+    throw CORE_ERRORS.problem('FORBIDDEN', `this action needs one of the roles ${allowed.join(', ')}`);
   }
   return member.role;
 }

@@ -42,6 +42,12 @@ export function cutCodePoints(s: string, maxCodePoints: number): string {
   return s.slice(0, i);
 }
 
+/** A client-supplied name for a message: at most 64 code points, then `…` (never cut mid-surrogate). */
+export function shortName(name: string): string {
+  const cut = cutCodePoints(name, 64);
+  return cut.length < name.length ? `${cut}…` : name;
+}
+
 /** Code units of left context that a grapheme look-up inspects before the cut. */
 const GRAPHEME_WINDOW_BEFORE = 64;
 /** Code units of right context (a following combining mark or ZWJ joins the cluster before it). */

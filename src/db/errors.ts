@@ -23,7 +23,7 @@ export type DbErrorClass =
 
 /**
  * What kind of database error it is; activities report every deterministic kind as the core's
- * PROJECTION_REJECTED and `unavailable` as DEPENDENCY_UNAVAILABLE (src/core/failures.ts).
+ * PROJECTION_REJECTED and `unavailable` as DEPENDENCY_UNAVAILABLE (src/core/errors.ts).
  */
 export const DB_ERROR_KINDS = {
   /** SQLSTATE class 22 (data exception), Prisma P2000/P2005-P2007/P2019/P2020/P2023, unencodable input. */

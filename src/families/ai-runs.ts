@@ -10,9 +10,7 @@ import { createAiRunActivities } from '../activities/ai-runs/runs';
 import { createAiRunReconcileActivities } from '../activities/ai-runs/reconcile';
 import { createAiRuntimeActivities } from '../activities/ai-runs/runtime-call';
 import { arRoutes } from '../api/routes/ai-runs';
-import { AR_DECISION_PROBLEM_CODES } from '../domain/ai-runs/decision-problem-codes';
-import { AR_FAILURES } from '../domain/ai-runs/failures';
-import { AR_PROBLEM_CODES } from '../domain/ai-runs/problem-codes';
+import { AR_ERRORS } from '../domain/ai-runs/errors';
 import { validateRuntimeAnswer } from '../services/ai-runs/answer-validation';
 import { inputBoxFromConfig } from '../services/ai-runs/input-box';
 import { aiRuntimeCallerOf, classifyRuntimeError, runtimeClientFromConfig } from '../services/ai-runs/runtime-caller';
@@ -24,8 +22,7 @@ import type { FamilyManifest } from './manifest';
 export const ar = {
   name: 'ai-runs',
   jobs: {},
-  failures: AR_FAILURES,
-  problemCodes: [...AR_PROBLEM_CODES, ...AR_DECISION_PROBLEM_CODES],
+  errors: [AR_ERRORS],
   routes: arRoutes,
   activities: {
     jobs: ({ db }) => createAiRunActivities({ db, validate: validateRuntimeAnswer }),

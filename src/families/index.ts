@@ -1,12 +1,12 @@
 /**
  * The list of families and what the API and the workers are assembled from: the job type →
- * workflow map, target hooks, failure catalogue, problem codes, routes, activities per task queue
+ * workflow map, target hooks, error registry, routes, activities per task queue
  * and schedules. A new family is one manifest and one entry in {@link FAMILIES}.
  */
 import { JobType as DbJobTypes } from '@prisma/client';
 import type { Client } from '@temporalio/client';
 import type { JobType, JobWorkflowTypes, TaskQueues } from '../core/contracts';
-import { CORE_FAILURES, type FailureCatalogue } from '../core/failures';
+import { assembleErrorRegistry, type ErrorRegistry } from '../core/errors';
 import { createTemporalJobStarter, type JobStarter, type StarterOptions } from '../core/starter';
 import type { TargetHookRegistry, TargetHooks } from '../core/target-hooks';
 import type { AiQueueContext, FamilyManifest, GithubQueueContext, JobsQueueContext, OwnQueueDecl, ScheduleDecl } from './manifest';
@@ -44,23 +44,8 @@ export const TARGET_HOOKS: TargetHookRegistry = Object.assign(
   ...FAMILIES.map((f) => f.targets ?? {}),
 ) as Partial<Record<JobType, TargetHooks>>;
 
-/** The one failure catalogue: the core's and every family's (a type declared twice must agree). */
-export const FAILURE_CATALOGUE: FailureCatalogue = mergeCatalogues([CORE_FAILURES, ...FAMILIES.map((f) => f.failures)]);
-
-function mergeCatalogues(catalogues: readonly FailureCatalogue[]): FailureCatalogue {
-  const out: Record<string, FailureCatalogue[string]> = {};
-  for (const c of catalogues) {
-    for (const [type, spec] of Object.entries(c)) {
-      const prev = out[type];
-      if (prev && prev.retry !== spec.retry) throw new Error(`failure type ${type} is declared with two retry classes`);
-      out[type] = spec;
-    }
-  }
-  return out;
-}
-
-/** Every family's problem codes. */
-export const FAMILY_PROBLEM_CODES: readonly string[] = FAMILIES.flatMap((f) => f.problemCodes);
+/** Every failure type and problem code: the core's and those of every family's vocabularies. */
+export const ERROR_REGISTRY: ErrorRegistry = assembleErrorRegistry(FAMILIES.flatMap((f) => f.errors));
 
 /** Every family's recovery schedules (kind `recovery`, the default). */
 export const FAMILY_SCHEDULES: readonly ScheduleDecl[] = FAMILIES.flatMap((f) => f.schedules).filter((s) => (s.kind ?? 'recovery') === 'recovery');

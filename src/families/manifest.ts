@@ -1,6 +1,6 @@
 /**
  * The shape of a family's one declaration (DC-1 … DC-4): its job types and the workflow that runs
- * each, target hooks, failure types, problem codes, routes, activities per task queue and
+ * each, target hooks, error vocabularies, routes, activities per task queue and
  * schedules. Workers and the API are assembled from the list of manifests (src/families/index.ts);
  * adding a job type touches its family's folders and one line of its manifest.
  */
@@ -11,7 +11,7 @@ import type { AiProvider } from '../ai/types';
 import type { ApiDeps } from '../api/deps';
 import type { Config } from '../config';
 import type { JobType, JobWorkflowInput, JobWorkflowResult, QueueName } from '../core/contracts';
-import type { FailureCatalogue } from '../core/failures';
+import type { ErrorVocabulary } from '../core/errors';
 import type { JobStarter } from '../core/starter';
 import type { TargetHooks } from '../core/target-hooks';
 import type { TokenBox } from '../crypto/token-box';
@@ -112,10 +112,12 @@ export interface FamilyManifest {
   jobs: { readonly [T in JobType]?: JobWorkflowName };
   /** Job types whose target has a status of its own or closes (SAN-6, DC-3). */
   targets?: { readonly [T in JobType]?: TargetHooks };
-  /** Failure types the family's activities and workflows throw, with their retry class. */
-  failures: FailureCatalogue;
-  /** Stable problem codes the family's routes and services answer with. */
-  problemCodes: readonly string[];
+  /**
+   * The error vocabularies the family throws through: its own (src/domain/<family>/errors.ts) and
+   * those of the shared adapters it calls. The core's registry of failure types and problem codes
+   * is assembled from these.
+   */
+  errors: readonly ErrorVocabulary[];
   /** The family's route plugin (registered on the app with {@link ApiDeps}). */
   routes: FastifyPluginAsync<ApiDeps>;
   /** Activity factories per task queue. */

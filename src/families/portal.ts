@@ -11,11 +11,7 @@ import { createPortalPostProcessActivities } from '../activities/portal/post-pro
 import { createPortalLinkReconcileActivities } from '../activities/portal/reconcile';
 import { portalScrapeActivitiesFromConfig } from '../activities/portal/scrape';
 import { poRoutes } from '../api/routes/portal';
-import { PO_ACADEMIC_PROBLEM_CODES } from '../domain/portal/academic-problem-codes';
-import { PO_FAILURES } from '../domain/portal/failures';
-import { PO_POST_PROCESS_FAILURES } from '../domain/portal/post-process-failures';
-import { PO_PROBLEM_CODES } from '../domain/portal/problem-codes';
-import { SCRAPE_FAILURES } from '../domain/portal/scrape-failures';
+import { PO_ERRORS } from '../domain/portal/errors';
 import { createTemporalPortalLinkStarter } from '../services/portal/starter';
 import { createS3ObjectStore } from '../storage/s3';
 import { PORTAL_QUEUE } from '../domain/portal/contracts';
@@ -25,8 +21,7 @@ import type { FamilyManifest } from './manifest';
 export const po = {
   name: 'portal',
   jobs: {},
-  failures: { ...PO_FAILURES, ...PO_POST_PROCESS_FAILURES, ...SCRAPE_FAILURES },
-  problemCodes: [...PO_PROBLEM_CODES, ...PO_ACADEMIC_PROBLEM_CODES],
+  errors: [PO_ERRORS],
   routes: poRoutes,
   activities: {
     jobs: ({ db, config }) => ({

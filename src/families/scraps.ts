@@ -1,21 +1,20 @@
 /**
  * The knowledge-scrap family (SAN-1 … SAN-12) declares itself here, once: its job types and their
- * workflows, target hooks, failure types, problem codes, routes, activities per task queue and its
+ * workflows, target hooks, error vocabularies, routes, activities per task queue and its
  * recovery schedules. Adding a SAN job type touches the family's folders and one line below.
  */
-import { AI_FAILURES } from '../ai/failures';
+import { AI_ERRORS } from '../ai/failures';
 import { createScrapsAi } from '../ai/scraps';
 import { createAiActivities } from '../activities/scraps/ai';
 import { createCardActivities } from '../activities/scraps/cards';
 import { createGithubActivities } from '../activities/scraps/github';
 import { createGithubCommitActivities } from '../activities/scraps/github-commits';
-import { GITHUB_FAILURES } from '../activities/scraps/github-failures';
 import { createGithubStarActivities, createStarRecommendationActivities } from '../activities/scraps/github-stars';
 import { createSanRecoveryActivities } from '../activities/scraps/recovery';
 import { createTilActivities } from '../activities/scraps/til';
 import { sanRoutes } from '../api/routes/scraps';
-import { SAN_FAILURES } from '../domain/scraps/failures';
-import { SAN_PROBLEM_CODES } from '../domain/scraps/problem-codes';
+import { SAN_ERRORS } from '../domain/scraps/errors';
+import { GITHUB_ERRORS } from '../github/failures';
 import { recallQuizTarget, tilCommitTarget } from '../services/scraps/targets';
 import type { FamilyManifest } from './manifest';
 
@@ -34,8 +33,7 @@ export const san = {
     RECALL_QUIZ_GENERATION: recallQuizTarget,
     TIL_GITHUB_COMMIT: tilCommitTarget,
   },
-  failures: { ...SAN_FAILURES, ...AI_FAILURES, ...GITHUB_FAILURES },
-  problemCodes: SAN_PROBLEM_CODES,
+  errors: [SAN_ERRORS, AI_ERRORS, GITHUB_ERRORS],
   routes: sanRoutes,
   activities: {
     jobs: ({ db, starter }) => ({

@@ -1,20 +1,18 @@
 /**
  * The study family (ST-1 … ST-6) declares itself here, once: its explanation job (an async_jobs
- * job type on the `ai` queue), its failure types and problem codes, its routes, and its own
+ * job type on the `ai` queue), its error vocabulary, its routes, and its own
  * `study-cards` task queue (ST-6) that runs the memo-card poller, the extraction workflows and
  * activities and the review loop's reminder pass, served by src/workers/study-cards.ts, which also
  * creates their Schedules.
  * Extraction jobs are not async_jobs jobs: their projection is study_memo_card_jobs (ST-1).
  */
-import { AI_FAILURES } from '../ai/failures';
+import { AI_ERRORS } from '../ai/failures';
 import { createAiProvider } from '../ai';
 import { createStudyAi } from '../ai/study';
 import { createStudyCardActivities } from '../activities/study/cards';
 import { createStudyExplanationActivities, createStudyExplanationAiActivities } from '../activities/study/explanation';
 import { stRoutes } from '../api/routes/study';
-import { ST_FAILURES } from '../domain/study/failures';
-import { ST_PROBLEM_CODES } from '../domain/study/problem-codes';
-import { ST_REVIEW_PROBLEM_CODES } from '../domain/study/review-problem-codes';
+import { ST_ERRORS } from '../domain/study/errors';
 import { ensureStudyCardPollSchedule } from '../services/study/poll-schedule';
 import { ensureStudyReminderSchedule } from '../services/study/reminder-schedule';
 import { createStudyReminderActivities } from '../activities/study/reminders';
@@ -25,8 +23,7 @@ import type { FamilyManifest } from './manifest';
 export const st = {
   name: 'study',
   jobs: { STUDY_EXPLANATION: 'studyExplanationWorkflow' },
-  failures: { ...ST_FAILURES, ...AI_FAILURES },
-  problemCodes: [...ST_PROBLEM_CODES, ...ST_REVIEW_PROBLEM_CODES],
+  errors: [ST_ERRORS, AI_ERRORS],
   routes: stRoutes,
   activities: {
     jobs: ({ db }) => createStudyExplanationActivities({ db }),

@@ -6,7 +6,7 @@
  */
 import { failure } from '../../core/failures';
 import { withHeartbeat } from '../../core/heartbeat';
-import { AR_FAILURES, type RuntimeFailureDetails } from '../../domain/ai-runs/failures';
+import { AR_FAILURES, type RuntimeFailureDetails } from '../../domain/ai-runs/errors';
 import type { AiRuntimeCaller, RuntimeCallRequest, RuntimeErrorClassifier } from '../../services/ai-runs/runtime-caller';
 import type { RuntimeCallResult } from '../../domain/ai-runs/contracts';
 

@@ -13,7 +13,8 @@ import type { StartOutcome } from '../../core/workflow-start';
 import { countOf, reconcile } from '../../core/reconciler';
 import { jobWorkflowId, type JobStatus, type JobType } from '../../core/contracts';
 import { ASYNC_JOB_STATES } from '../../core/job-state';
-import { CORE_FAILURES, failure } from '../../core/failures';
+import { CORE_FAILURES } from '../../core/errors';
+import { failure } from '../../core/failures';
 import { hooksOf, type TargetHookRegistry } from '../../core/target-hooks';
 
 /** Dependencies of the projection activities. */

@@ -6,9 +6,8 @@
  */
 import type { Prisma, PrismaClient } from '@prisma/client';
 import { storableText } from '../../core/cause-chain';
-import { PORTAL_JOB_ERROR_CODES } from '../../domain/portal/error-codes';
+import { PO_FAILURES, PORTAL_JOB_ERROR_CODES } from '../../domain/portal/errors';
 import { failure } from '../../core/failures';
-import { PO_FAILURES } from '../../domain/portal/failures';
 import { guardedTransition } from '../../core/guarded-transition';
 import { PORTAL_LINK_JOB_STATES, type PortalLinkJobStatus } from '../../domain/portal/job-state';
 import type { PortalStudentSummary } from '../../domain/portal/contracts';

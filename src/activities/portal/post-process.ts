@@ -5,7 +5,7 @@
  */
 import type { PrismaClient } from '@prisma/client';
 import { failure } from '../../core/failures';
-import { PO_POST_PROCESS_FAILURES } from '../../domain/portal/post-process-failures';
+import { PO_FAILURES } from '../../domain/portal/errors';
 import { applyScrapeResult, PostProcessError, readScrapeResult, type ApplyOptions } from '../../services/portal/post-process';
 import { markPortalLinkApplied } from '../../services/portal/portal-link-status';
 import type { ObjectStore } from '../../storage/object-store';
@@ -23,7 +23,7 @@ export interface PortalPostProcessDeps {
 
 function toFailure(err: unknown): unknown {
   if (!(err instanceof PostProcessError)) return err; // database outages / transient errors: the worker's db interceptor decides
-  return failure(PO_POST_PROCESS_FAILURES, err.type, err.message, { cause: err.cause instanceof Error ? err.cause : undefined, details: [err.details] });
+  return failure(PO_FAILURES, err.type, err.message, { cause: err.cause instanceof Error ? err.cause : undefined, details: [err.details] });
 }
 
 /** The post-processing activities. */
@@ -34,7 +34,7 @@ export function createPortalPostProcessActivities({ db, store, prefix, apply }: 
      * link's status in one transaction under the student lock (C18 on a deterministic database
      * rejection, nothing written). Idempotent: a retry after commit finds the job's data applied
      * and answers the same summary. Retry: store outages and transient database errors retryable,
-     * C16/C17/C18 non-retryable (PO_POST_PROCESS_FAILURES).
+     * C16/C17/C18 non-retryable (PO_FAILURES).
      */
     async applyScrapeResult(input: ApplyScrapeResultInput): Promise<ApplyScrapeResultOutput> {
       try {

@@ -12,7 +12,7 @@
 import { log as activityLog } from '@temporalio/activity';
 import type { PortalLinkJob, PrismaClient } from '@prisma/client';
 import { countOf, reconcile } from '../../core/reconciler';
-import { PORTAL_JOB_ERROR_CODES } from '../../domain/portal/error-codes';
+import { PORTAL_JOB_ERROR_CODES } from '../../domain/portal/errors';
 import { PORTAL_LINK_JOB_STATES } from '../../domain/portal/job-state';
 import { startablePortalJobOf, type PortalLinkStarter } from '../../services/portal/starter';
 import { failPortalLinkJob } from './jobs';

@@ -24,7 +24,7 @@ import { withHeartbeat } from '../../core/heartbeat';
 import { cutCodePoints } from '../../core/text';
 import { signedCallbackHeaders } from '../../crypto/callback-signature';
 import { snakeizeKeys } from '../../domain/portal/result';
-import { SCRAPE_FAILURE_ERROR_CODES, SCRAPE_FAILURES, type ScrapeFailureDetails, type ScrapeFailureType } from '../../domain/portal/scrape-failures';
+import { PO_FAILURES, SCRAPE_FAILURE_ERROR_CODES, type ScrapeFailureDetails, type ScrapeFailureType } from '../../domain/portal/errors';
 import { portalAdapters } from '../../services/portal/adapters/registry';
 import {
   PortalCredentialsInvalidError,
@@ -91,7 +91,7 @@ class CallbackRejected extends Error {
 
 function fail(type: ScrapeFailureType, message: string, opts: { cause?: Error; status?: number; retryAfterMs?: number } = {}) {
   const details: ScrapeFailureDetails = { code: SCRAPE_FAILURE_ERROR_CODES[type], ...(opts.status ? { status: opts.status } : {}) };
-  return failure(SCRAPE_FAILURES, type, message, { cause: opts.cause, details: [details], nextRetryDelay: opts.retryAfterMs });
+  return failure(PO_FAILURES, type, message, { cause: opts.cause, details: [details], nextRetryDelay: opts.retryAfterMs });
 }
 
 /** The Temporal failure of an adapter / store / callback error; anything else unchanged. */

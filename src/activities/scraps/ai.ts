@@ -15,7 +15,7 @@ import type { RepoMatch } from '../../domain/scraps/star-ranking';
 import { failure } from '../../core/failures';
 import { withHeartbeat as heartbeating } from '../../core/heartbeat';
 import { toAiFailure } from '../../ai/failures';
-import { SAN_FAILURES } from '../../domain/scraps/failures';
+import { SAN_FAILURES } from '../../domain/scraps/errors';
 import { decodeEmbedding, encodeEmbedding } from '../../db/vectors';
 
 /**

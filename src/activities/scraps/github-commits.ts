@@ -9,7 +9,7 @@ import { transitionCommit, type CommitOutcome } from '../../services/scraps/comm
 import { transitionJob } from '../../core/projection';
 import type { JobStatus } from '../../core/contracts';
 import { failure } from '../../core/failures';
-import { SAN_FAILURES } from '../../domain/scraps/failures';
+import { SAN_FAILURES } from '../../domain/scraps/errors';
 
 /** Dependencies of the commit projection activities. */
 export interface GithubCommitActivityDeps {

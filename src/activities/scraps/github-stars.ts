@@ -14,10 +14,10 @@ import type { TokenBox } from '../../crypto/token-box';
 import { decodeEmbedding } from '../../db/vectors';
 import { matchRepo, prepareCards, rankRecommendations, STAR_RANKING, type RepoMatch, type StarredRepoInput } from '../../domain/scraps/star-ranking';
 import type { GithubClientFactory } from '../../github/client';
-import { toGithubFailure } from './github-failures';
+import { toGithubFailure } from '../../github/failures';
 import { transitionJob } from '../../core/projection';
 import { failure } from '../../core/failures';
-import { SAN_FAILURES } from '../../domain/scraps/failures';
+import { SAN_FAILURES } from '../../domain/scraps/errors';
 import { AI_FAILURES } from '../../ai/failures';
 
 /** Dependencies of the `github` star activities (same as the SAN-10 GitHub activities). */

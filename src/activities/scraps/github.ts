@@ -8,13 +8,13 @@ import { log as activityLog } from '@temporalio/activity';
 import type { PrismaClient } from '@prisma/client';
 import type { TokenBox } from '../../crypto/token-box';
 import type { GithubClientFactory } from '../../github/client';
-import { toGithubFailure } from './github-failures';
+import { toGithubFailure } from '../../github/failures';
 import { withHeartbeat as heartbeating } from '../../core/heartbeat';
 import { isoDate, tilCommitMessage, tilFileContent } from '../../domain/scraps/til-paths';
 import { contentHash } from '../../domain/scraps/scrap';
 import { failure } from '../../core/failures';
-import { SAN_FAILURES } from '../../domain/scraps/failures';
-import { GITHUB_FAILURES } from './github-failures';
+import { SAN_FAILURES } from '../../domain/scraps/errors';
+import { GITHUB_FAILURES } from '../../github/failures';
 
 /** Dependencies of the GitHub activities. */
 export interface GithubActivityDeps {

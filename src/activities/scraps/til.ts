@@ -17,8 +17,9 @@ import type { StartOutcome } from '../../core/workflow-start';
 import type { JobStatus } from '../../core/contracts';
 import { mirrorGeneration as mirrorGenerationRow } from '../../services/scraps/targets';
 import { cardIdsForLocalDate, isoDate } from '../../services/scraps/til-sources';
-import { CORE_FAILURES, failure } from '../../core/failures';
-import { SAN_FAILURES } from '../../domain/scraps/failures';
+import { CORE_FAILURES } from '../../core/errors';
+import { failure } from '../../core/failures';
+import { SAN_FAILURES } from '../../domain/scraps/errors';
 
 /** Dependencies of the TIL and recall-quiz projection activities. */
 export interface TilActivityDeps {

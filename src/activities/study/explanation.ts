@@ -10,7 +10,7 @@ import type { StudyAi } from '../../ai/study';
 import type { Config } from '../../config';
 import { failure } from '../../core/failures';
 import { withHeartbeat } from '../../core/heartbeat';
-import { ST_FAILURES } from '../../domain/study/failures';
+import { ST_FAILURES } from '../../domain/study/errors';
 import { writeExplanation } from '../../services/study/questions';
 import { retrieveRelated } from '../../services/study/sources';
 import { completeWith } from '../core/jobs';

@@ -6,7 +6,8 @@
  * and nothing is applied.
  */
 import type { CompanyRole } from '@prisma/client';
-import { DomainError, domainError } from '../../core/domain-error';
+import { DomainError } from '../../core/domain-error';
+import { AR_ERRORS } from './errors';
 
 /** The two decisions HR can take on a candidate. */
 export const DECISIONS = ['ADOPT', 'DISCARD'] as const;
@@ -49,8 +50,7 @@ export interface CandidateFacts {
 /** The run's version is not the one the caller named (nothing applied). */
 export class StaleRunVersionError extends DomainError {
   constructor(readonly currentVersion: number) {
-    super('conflict', 'AI_RUN_VERSION_CONFLICT', 'AI Run Version Conflict',
-      `the run changed: its current version is ${currentVersion}; read it again and decide on that version`);
+    super('AI_RUN_VERSION_CONFLICT', `the run changed: its current version is ${currentVersion}; read it again and decide on that version`);
   }
 }
 
@@ -97,7 +97,7 @@ const at = (i: number, id: string) => `decisions[${i}] (candidate ${id})`;
  *    it comes from the run's latest attempt (`CANDIDATE_SUPERSEDED`); an AR-9 blocked candidate may
  *    be discarded but not adopted (`CANDIDATE_BLOCKED`: nothing blocked becomes a Task).
  * Duplicate candidate ids are refused before (400, {@link duplicateCandidateIds}).
- * @throws StaleRunVersionError (409/412 at the API), DomainError `unprocessable` (422) with the codes above.
+ * @throws StaleRunVersionError (409/412 at the API), DomainError (422) with the codes above.
  */
 export function planDecisions(
   run: RunFacts,
@@ -110,20 +110,20 @@ export function planDecisions(
   if (replay) return { replay: true, toApply: [] };
   if (!expectedVersions.includes(run.version)) throw new StaleRunVersionError(run.version);
   if (run.status !== 'SUCCEEDED') {
-    throw domainError('unprocessable', 'AI_RUN_NOT_SUCCEEDED', `the run is ${run.status}: only the candidates of a SUCCEEDED run can be decided`);
+    throw AR_ERRORS.problem('AI_RUN_NOT_SUCCEEDED', `the run is ${run.status}: only the candidates of a SUCCEEDED run can be decided`);
   }
   const toApply: RequestedDecision[] = [];
   requested.forEach((r, i) => {
     const c = facts[i];
-    if (!c || c.runId !== run.id) throw domainError('unprocessable', 'CANDIDATE_NOT_IN_RUN', `${at(i, r.candidateId)} is not a candidate of run ${run.id}`);
+    if (!c || c.runId !== run.id) throw AR_ERRORS.problem('CANDIDATE_NOT_IN_RUN', `${at(i, r.candidateId)} is not a candidate of run ${run.id}`);
     if (c.decided === r.decision) return;
-    if (c.decided === 'DISCARD') throw domainError('unprocessable', 'CANDIDATE_ALREADY_DISCARDED', `${at(i, r.candidateId)} was discarded; a discarded candidate cannot be adopted`);
-    if (c.decided === 'ADOPT') throw domainError('unprocessable', 'CANDIDATE_ALREADY_ADOPTED', `${at(i, r.candidateId)} was adopted and is a Task; it cannot be discarded`);
+    if (c.decided === 'DISCARD') throw AR_ERRORS.problem('CANDIDATE_ALREADY_DISCARDED', `${at(i, r.candidateId)} was discarded; a discarded candidate cannot be adopted`);
+    if (c.decided === 'ADOPT') throw AR_ERRORS.problem('CANDIDATE_ALREADY_ADOPTED', `${at(i, r.candidateId)} was adopted and is a Task; it cannot be discarded`);
     if (c.attemptId !== run.latestAttemptId) {
-      throw domainError('unprocessable', 'CANDIDATE_SUPERSEDED', `${at(i, r.candidateId)} comes from an earlier attempt than the run's latest; decide the latest attempt's candidates`);
+      throw AR_ERRORS.problem('CANDIDATE_SUPERSEDED', `${at(i, r.candidateId)} comes from an earlier attempt than the run's latest; decide the latest attempt's candidates`);
     }
     if (r.decision === 'ADOPT' && c.blocked) {
-      throw domainError('unprocessable', 'CANDIDATE_BLOCKED', `${at(i, r.candidateId)} was blocked by the AR-9 guards (see its validationErrors); it can be discarded, not adopted`);
+      throw AR_ERRORS.problem('CANDIDATE_BLOCKED', `${at(i, r.candidateId)} was blocked by the AR-9 guards (see its validationErrors); it can be discarded, not adopted`);
     }
     toApply.push(r);
   });

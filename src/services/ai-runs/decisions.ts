@@ -11,7 +11,7 @@
  * second. Nothing is sent anywhere.
  */
 import { Prisma, type PrismaClient, type Task } from '@prisma/client';
-import { DomainError, domainError } from '../../core/domain-error';
+import { DomainError } from '../../core/domain-error';
 import { requireMembership, type MembershipReader } from '../../core/tenancy';
 import { transitionGuard } from '../../core/guarded-transition';
 import { AI_CANDIDATE_STATES } from '../../domain/ai-runs/run-state';
@@ -24,6 +24,7 @@ import {
   type RequestedDecision,
   type RunFacts,
 } from '../../domain/ai-runs/decision-rules';
+import { AR_ERRORS } from '../../domain/ai-runs/errors';
 
 const TX_OPTIONS = { maxWait: 10_000, timeout: 15_000 };
 
@@ -76,9 +77,9 @@ function isUniqueViolation(err: unknown): boolean {
 /**
  * Applies `input.decisions` to run `input.aiRunId` (AR-5), all or nothing.
  * @returns the decisions and Tasks of the requested candidates and the run's new version.
- * @throws DomainError `not-found` NOT_FOUND (no such run, or the caller is not a member of its
- *   company), `forbidden` FORBIDDEN (VIEWER), StaleRunVersionError (version not current), and the
- *   `unprocessable` (422) rule codes of {@link planDecisions}.
+ * @throws DomainError NOT_FOUND (no such run, or the caller is not a member of its company),
+ *   FORBIDDEN (VIEWER), StaleRunVersionError (version not current), and the 422 rule codes of
+ *   {@link planDecisions}.
  */
 export async function applyCandidateDecisions(db: PrismaClient, input: ApplyDecisionsInput): Promise<DecisionsResult> {
   const requested = input.decisions.map((d) => ({ candidateId: d.candidateId.toLowerCase(), decision: d.decision }));
@@ -96,14 +97,14 @@ export async function applyCandidateDecisions(db: PrismaClient, input: ApplyDeci
   }
 }
 
-const runNotFound = () => domainError('not-found', 'NOT_FOUND', 'AI run not found');
+const runNotFound = () => AR_ERRORS.problem('NOT_FOUND', 'AI run not found');
 
 /** OWNER or HR_MANAGER of `companyId`; a non-member learns nothing of the run (the same 404 as no run). */
 async function requireDecider(db: MembershipReader, userId: string, companyId: string): Promise<void> {
   try {
     await requireMembership(db, userId, companyId, DECIDER_ROLES);
   } catch (err) {
-    throw err instanceof DomainError && err.kind === 'not-found' ? runNotFound() : err;
+    throw err instanceof DomainError && err.code === 'NOT_FOUND' ? runNotFound() : err;
   }
 }
 
@@ -156,7 +157,7 @@ async function applyLocked(tx: Prisma.TransactionClient, input: ApplyDecisionsIn
     }
     // The optimistic lock: the row lock makes this hold, the WHERE makes sure of it.
     const bumped = await tx.aiRun.updateMany({ where: { id: run.id, version: run.version }, data: { version: { increment: 1 } } });
-    if (bumped.count !== 1) throw domainError('conflict', 'AI_RUN_VERSION_CONFLICT', 'the run changed while the decisions were applied');
+    if (bumped.count !== 1) throw AR_ERRORS.problem('AI_RUN_VERSION_CONFLICT', 'the run changed while the decisions were applied');
     version = run.version + 1;
   }
 

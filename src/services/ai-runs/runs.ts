@@ -12,12 +12,11 @@
 import { randomUUID } from 'node:crypto';
 import type { AiAttempt, AiCandidate, AiRun, CompanyRole, PrismaClient } from '@prisma/client';
 import type { Config } from '../../config';
-import { domainError } from '../../core/domain-error';
 import type { WarnLog } from '../../core/after-commit';
 import { idempotentCreate } from '../../core/idempotent-create';
 import { requireMembership } from '../../core/tenancy';
 import { failActiveRun, moveRun } from './run-projection';
-import { RUN_ERROR_CODES } from '../../domain/ai-runs/failures';
+import { AR_ERRORS, RUN_ERROR_CODES } from '../../domain/ai-runs/errors';
 import { AI_RUN_STATES } from '../../domain/ai-runs/run-state';
 import { aiRunWorkflowId } from '../../domain/ai-runs/contracts';
 import type { InputBox } from './input-box';
@@ -113,11 +112,11 @@ export async function createAiRun(deps: AiRunDeps, userId: string, key: string, 
 /** A run the caller may see: found and in one of the caller's companies, else 404 (AR-3 tenancy). */
 async function visibleRun(db: PrismaClient, userId: string, runId: string, roles?: readonly CompanyRole[]): Promise<AiRun> {
   const run = await db.aiRun.findUnique({ where: { id: runId } });
-  if (!run) throw domainError('not-found', 'NOT_FOUND', `ai run ${runId} not found`);
+  if (!run) throw AR_ERRORS.problem('NOT_FOUND', `ai run ${runId} not found`);
   try {
     await requireMembership(db, userId, run.companyId, roles);
   } catch (err) {
-    if (err instanceof Error && 'code' in err && err.code === 'NOT_FOUND') throw domainError('not-found', 'NOT_FOUND', `ai run ${runId} not found`);
+    if (err instanceof Error && 'code' in err && err.code === 'NOT_FOUND') throw AR_ERRORS.problem('NOT_FOUND', `ai run ${runId} not found`);
     throw err;
   }
   return run;
@@ -154,7 +153,7 @@ export interface RetryResult {
  */
 export async function retryAiRun(deps: AiRunDeps, userId: string, runId: string, key: string): Promise<RetryResult> {
   const found = await visibleRun(deps.db, userId, runId, AI_RUN_WRITER_ROLES);
-  const notRetryable = (why: string) => domainError('conflict', 'AI_RUN_NOT_RETRYABLE', why);
+  const notRetryable = (why: string) => AR_ERRORS.problem('AI_RUN_NOT_RETRYABLE', why);
   type Attempt = { attemptNumber: number; deadlineAt?: Date; workflowId?: string };
   const attemptId = (n: number) => `${runId}/attempts/${n}`;
   const outcome = await idempotentCreate<Attempt>({
@@ -197,11 +196,11 @@ export async function retryAiRun(deps: AiRunDeps, userId: string, runId: string,
 export async function cancelAiRun(deps: AiRunDeps, userId: string, runId: string): Promise<AiRun> {
   const run = await visibleRun(deps.db, userId, runId, AI_RUN_WRITER_ROLES);
   if (!AI_RUN_STATES.isActive(run.status)) {
-    throw domainError('conflict', 'AI_RUN_NOT_CANCELLABLE', `the run is ${run.status}; only a QUEUED, RUNNING or RETRYING run can be cancelled`);
+    throw AR_ERRORS.problem('AI_RUN_NOT_CANCELLABLE', `the run is ${run.status}; only a QUEUED, RUNNING or RETRYING run can be cancelled`);
   }
   const state = await failActiveRun(deps.db, runId, RUN_ERROR_CODES.CANCELLED, 'the run was cancelled');
   if (state.errorCode !== RUN_ERROR_CODES.CANCELLED) {
-    throw domainError('conflict', 'AI_RUN_NOT_CANCELLABLE', `the run is ${state.status}; it finished meanwhile`);
+    throw AR_ERRORS.problem('AI_RUN_NOT_CANCELLABLE', `the run is ${state.status}; it finished meanwhile`);
   }
   await deps.db.aiRunPendingInput.deleteMany({ where: { runId } });
   try {

@@ -8,7 +8,7 @@
 import type { Config } from '../../config';
 import { WORKFLOW_CATALOG_VERSION } from '../../domain/ai-runs/catalog';
 import type { AttemptVersions } from '../../domain/ai-runs/contracts';
-import type { RuntimeFailureDetails } from '../../domain/ai-runs/failures';
+import type { RuntimeFailureDetails } from '../../domain/ai-runs/errors';
 import {
   AiRuntimeCallError,
   createAiRuntimeClient,

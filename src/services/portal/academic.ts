@@ -5,18 +5,18 @@
  * src/domain/portal/academic-problem-codes.ts; never answers an empty success for missing data.
  */
 import type { PrismaClient } from '@prisma/client';
-import { DomainError } from '../../core/domain-error';
 import { evaluateGraduation, selectRule, type GraduationProgress } from '../../domain/portal/graduation';
 import type { EvaluationStatus, Term } from '../../domain/portal/result';
 import { loadGraduationRules } from './graduation-rules';
+import { PO_ERRORS } from '../../domain/portal/errors';
 
 /** The student a read is about: the user's student at `portalType`, or their only one when omitted. */
 async function findStudent(db: PrismaClient, userId: string, portalType: string | undefined) {
   const students = await db.student.findMany({ where: { userId, ...(portalType ? { portalType } : {}) }, orderBy: { portalType: 'asc' }, take: 2 });
   if (students.length === 0) {
-    throw new DomainError('not-found', 'PORTAL_STUDENT_NOT_FOUND', 'Portal Student Not Found', portalType ? `no student data from portal ${portalType}: link the portal first` : 'no student data: link a portal first');
+    throw PO_ERRORS.problem('PORTAL_STUDENT_NOT_FOUND', portalType ? `no student data from portal ${portalType}: link the portal first` : 'no student data: link a portal first');
   }
-  if (students.length > 1) throw new DomainError('invalid', 'PORTAL_TYPE_REQUIRED', 'Portal Type Required', 'student data from several portals: name one with portalType');
+  if (students.length > 1) throw PO_ERRORS.problem('PORTAL_TYPE_REQUIRED', 'student data from several portals: name one with portalType');
   return students[0]!;
 }
 
@@ -40,12 +40,12 @@ export interface ProgressStudent {
 export async function graduationProgress(db: PrismaClient, userId: string, portalType?: string): Promise<{ student: ProgressStudent; progress: GraduationProgress }> {
   const s = await findStudent(db, userId, portalType);
   const record = await db.academicRecord.findUnique({ where: { studentId: s.id } });
-  if (!record) throw new DomainError('unprocessable', 'ACADEMIC_RECORD_NOT_FOUND', 'Academic Record Not Found', 'the student has no academic record: refresh the portal link');
+  if (!record) throw PO_ERRORS.problem('ACADEMIC_RECORD_NOT_FOUND', 'the student has no academic record: refresh the portal link');
   const rules = await loadGraduationRules(db, s.portalType);
   const target = { portalType: s.portalType, admissionYear: s.admissionYear, department: s.department };
   const primary = selectRule(rules, 'PRIMARY', { ...target, major: s.major });
   const noRules = (what: string) =>
-    new DomainError('unprocessable', 'GRADUATION_RULES_NOT_FOUND', 'Graduation Rules Not Found', `no graduation rule of ${s.portalType} applies to ${what}`);
+    PO_ERRORS.problem('GRADUATION_RULES_NOT_FOUND', `no graduation rule of ${s.portalType} applies to ${what}`);
   if (!primary) throw noRules(`admission year ${s.admissionYear}, department ${s.department}, major ${s.major}`);
   const doubleMajor = s.doubleMajor === null ? null : selectRule(rules, 'DOUBLE_MAJOR', { ...target, major: s.doubleMajor });
   if (s.doubleMajor !== null && !doubleMajor) throw noRules(`admission year ${s.admissionYear}, double major ${s.doubleMajor}`);
@@ -116,11 +116,7 @@ export async function courseEvaluations(
   const s = await findStudent(db, userId, opts.portalType);
   const target = s.evaluationYear !== null && s.evaluationTerm !== null ? { year: s.evaluationYear, term: s.evaluationTerm as Term } : null;
   if (opts.semester && (!target || target.year !== opts.semester.year || target.term !== opts.semester.term)) {
-    throw new DomainError(
-      'unprocessable',
-      'A07',
-      'Evaluation Semester Mismatch',
-      target
+    throw PO_ERRORS.problem('A07', target
         ? `${opts.semester.year}-${opts.semester.term} is not the course-evaluation target semester (${target.year}-${target.term})`
         : 'no course evaluations are open at the portal',
     );
@@ -161,7 +157,7 @@ export async function courseEvaluation(
   const all = await courseEvaluations(db, userId, opts);
   const item = all.items.find((i) => i.courseCode === opts.courseCode);
   if (!item) {
-    throw new DomainError('unprocessable', 'A08', 'Evaluation Course Mismatch', `course ${opts.courseCode} is not a course of ${opts.semester.year}-${opts.semester.term}`);
+    throw PO_ERRORS.problem('A08', `course ${opts.courseCode} is not a course of ${opts.semester.year}-${opts.semester.term}`);
   }
   return { ...item, portalType: all.portalType, targetSemester: all.targetSemester! };
 }

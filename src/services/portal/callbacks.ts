@@ -11,11 +11,11 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { PrismaClient } from '@prisma/client';
 import type { Config } from '../../config';
-import { domainError } from '../../core/domain-error';
 import { checkResultScope, type ScrapeCallbackBody } from '../../domain/portal/callback';
 import type { ScrapeCallback } from '../../domain/portal/contracts';
 import { portalMetrics } from './metrics';
 import type { PortalLinkStarter } from './starter';
+import { PO_ERRORS } from '../../domain/portal/errors';
 
 /** What accepting needs. */
 export interface CallbackDeps {
@@ -50,7 +50,7 @@ export const MAX_REQUEST_ID = 128;
  */
 export async function acceptScrapeCallback(deps: CallbackDeps, body: ScrapeCallbackBody, meta: CallbackMeta): Promise<CallbackAnswer> {
   const job = await deps.db.portalLinkJob.findUnique({ where: { id: body.job_id }, select: { id: true, status: true, workflowId: true } });
-  if (!job) throw domainError('not-found', 'NOT_FOUND', `portal link job ${body.job_id} not found`);
+  if (!job) throw PO_ERRORS.problem('NOT_FOUND', `portal link job ${body.job_id} not found`);
   let attempt: number;
   let callback: ScrapeCallback;
   const requestId = meta.requestId ? meta.requestId.slice(0, MAX_REQUEST_ID) : null;
@@ -63,10 +63,10 @@ export async function acceptScrapeCallback(deps: CallbackDeps, body: ScrapeCallb
         job: "the result key is outside this job's scope",
         shape: "the result key is not <prefix><jobId>/<attempt>.json",
       }[scope.violation];
-      throw domainError('unprocessable', 'CALLBACK_RESULT_OUT_OF_SCOPE', why);
+      throw PO_ERRORS.problem('CALLBACK_RESULT_OUT_OF_SCOPE', why);
     }
     if (meta.attempt !== undefined && meta.attempt !== scope.attempt) {
-      throw domainError('unprocessable', 'CALLBACK_ATTEMPT_MISMATCH', `X-Callback-Attempt ${meta.attempt} but the result key is of attempt ${scope.attempt}`);
+      throw PO_ERRORS.problem('CALLBACK_ATTEMPT_MISMATCH', `X-Callback-Attempt ${meta.attempt} but the result key is of attempt ${scope.attempt}`);
     }
     attempt = scope.attempt;
     callback = { status: 'SUCCEEDED', attempt, resultKey: body.result_s3_key, sha256: body.result_sha256, requestId };
@@ -92,16 +92,16 @@ export async function acceptScrapeCallback(deps: CallbackDeps, body: ScrapeCallb
         return { duplicate: true as const, sameBody: first?.bodySha256 === meta.bodySha256 };
       }
       if (job.status !== 'RUNNING') {
-        throw domainError('conflict', 'CALLBACK_JOB_NOT_ACTIVE', `the job is ${job.status}; it does not wait for a scrape callback`);
+        throw PO_ERRORS.problem('CALLBACK_JOB_NOT_ACTIVE', `the job is ${job.status}; it does not wait for a scrape callback`);
       }
       try {
         await deps.starter.signalCallback(job.workflowId, callback);
       } catch (err) {
         if (err instanceof WorkflowNotFoundError) {
-          throw domainError('conflict', 'CALLBACK_JOB_NOT_ACTIVE', "the job's workflow is not running");
+          throw PO_ERRORS.problem('CALLBACK_JOB_NOT_ACTIVE', "the job's workflow is not running");
         }
         deps.log.warn({ err, portalLinkJobId: job.id, attempt }, 'scrape callback signal failed; the scraper may retry it');
-        throw domainError('unavailable', 'SERVICE_UNAVAILABLE', 'the job could not be notified; retry the callback');
+        throw PO_ERRORS.problem('SERVICE_UNAVAILABLE', 'the job could not be notified; retry the callback');
       }
       return { duplicate: false as const };
     },

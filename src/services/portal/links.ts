@@ -13,12 +13,13 @@
 import { randomUUID } from 'node:crypto';
 import { Prisma, type PortalLinkJob, type PrismaClient } from '@prisma/client';
 import type { Config } from '../../config';
-import { DomainError, domainError } from '../../core/domain-error';
+import { DomainError } from '../../core/domain-error';
 import type { WarnLog } from '../../core/after-commit';
 import { idempotentCreate } from '../../core/idempotent-create';
 import { PORTAL_LINK_JOB_STATES } from '../../domain/portal/job-state';
 import { portalLinkWorkflowId, type PortalLinkKind, type PortalStudentSummary } from '../../domain/portal/contracts';
 import { startablePortalJobOf, type PortalLinkStarter } from './starter';
+import { PO_ERRORS, type PO_PROBLEMS } from '../../domain/portal/errors';
 
 /** What the commands need. */
 export interface PortalLinkDeps {
@@ -45,14 +46,13 @@ export function pollingEndpoint(jobId: string): string {
   return `/portal/link/jobs/${jobId}`;
 }
 
-/** PO-1 409: the user already has an active link job for the portal; `job` is that job. */
+/** PO-1 409 PORTAL_LINK_JOB_ACTIVE: the user already has an active link job for the portal; the answer names it. */
 export class PortalLinkActiveError extends DomainError {
-  constructor(readonly job: Pick<PortalLinkJob, 'id' | 'status'>) {
+  constructor(job: Pick<PortalLinkJob, 'id' | 'status'>) {
     super(
-      'conflict',
-      'PORTAL_LINK_JOB_ACTIVE',
-      'Portal Link Job Active',
+      'PORTAL_LINK_JOB_ACTIVE' satisfies keyof typeof PO_PROBLEMS,
       `a link job for this portal is already ${job.status} (${job.id}); poll it, and send a new request once it has finished`,
+      { members: { activeJobId: job.id, activeJobStatus: job.status, pollingEndpoint: pollingEndpoint(job.id) } },
     );
   }
 }
@@ -83,7 +83,7 @@ async function activeJob(db: PrismaClient | Prisma.TransactionClient, userId: st
  */
 export async function requestPortalLink(deps: PortalLinkDeps, userId: string, key: string, body: PortalLinkBody): Promise<PortalLinkResult> {
   if (!deps.isPortalType(body.portalType)) {
-    throw domainError('invalid', 'PORTAL_TYPE_UNSUPPORTED', `portal type "${body.portalType}" is not supported`);
+    throw PO_ERRORS.problem('PORTAL_TYPE_UNSUPPORTED', `portal type "${body.portalType}" is not supported`);
   }
   // The password stays out of the fingerprint (see the module comment).
   const request = { portalType: body.portalType, studentId: body.studentId };
@@ -128,14 +128,16 @@ export async function requestPortalLink(deps: PortalLinkDeps, userId: string, ke
 /** PO-4: the job `jobId` if it is the caller's, else 404 (another user's job does not exist for them). */
 export async function readPortalLinkJob(db: PrismaClient, userId: string, jobId: string): Promise<PortalLinkJob> {
   const job = await db.portalLinkJob.findUnique({ where: { id: jobId } });
-  if (!job || job.userId !== userId) throw domainError('not-found', 'NOT_FOUND', `portal link job ${jobId} not found`);
+  if (!job || job.userId !== userId) throw PO_ERRORS.problem('NOT_FOUND', `portal link job ${jobId} not found`);
   return job;
 }
 
-/** PO-4 409 of `/summary` before SUCCEEDED; `status` is the job's current status. */
+/** PO-4 409 PORTAL_LINK_JOB_NOT_SUCCEEDED of `/summary` before SUCCEEDED; the answer carries the job's status and error code. */
 export class PortalJobNotSucceededError extends DomainError {
-  constructor(readonly status: PortalLinkJob['status'], readonly errorCode: string | null) {
-    super('conflict', 'PORTAL_LINK_JOB_NOT_SUCCEEDED', 'Portal Link Job Not Succeeded', `the job is ${status}; its summary exists once it has SUCCEEDED`);
+  constructor(jobStatus: PortalLinkJob['status'], errorCode: string | null) {
+    super('PORTAL_LINK_JOB_NOT_SUCCEEDED' satisfies keyof typeof PO_PROBLEMS, `the job is ${jobStatus}; its summary exists once it has SUCCEEDED`, {
+      members: { jobStatus, errorCode },
+    });
   }
 }
 

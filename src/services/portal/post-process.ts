@@ -11,8 +11,7 @@ import { ObjectNotFoundError, type ObjectStore } from '../../storage/object-stor
 import { classifyDbError } from '../../db/errors';
 import { storableText } from '../../core/cause-chain';
 import { earnedCredits, type CourseAttempt } from '../../domain/portal/graduation';
-import type { PostProcessFailureDetails, PostProcessFailureType } from '../../domain/portal/post-process-failures';
-import { POST_PROCESS_ERROR_CODE } from '../../domain/portal/post-process-failures';
+import { POST_PROCESS_ERROR_CODE, type PostProcessFailureDetails, type PostProcessFailureType } from '../../domain/portal/errors';
 import { parseScrapeResult, type ScrapeResult } from '../../domain/portal/result';
 import type { ApplyScrapeResultInput, ApplyScrapeResultOutput, PortalStudentSummary } from '../../domain/portal/contracts';
 

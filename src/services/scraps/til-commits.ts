@@ -11,6 +11,7 @@ import { enqueueAndStart } from '../../core/enqueue';
 import type { JobStarter } from '../../core/starter';
 import { classifyGithubError, isRequestError, type GithubClient, type GithubClientFactory } from '../../github/client';
 import { isoDate, tilFileContent, tilFilePath } from '../../domain/scraps/til-paths';
+import { SAN_ERRORS } from '../../domain/scraps/errors';
 
 /** Statuses covered by the live partial unique indexes of til_github_commits. */
 export const LIVE_COMMIT_STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED'] as const;
@@ -42,12 +43,12 @@ export function githubProblem(err: unknown, what: string): DomainError {
   if (!isRequestError(err)) throw err;
   const c = classifyGithubError(err);
   if (c.type === 'GITHUB_UNAUTHORIZED') {
-    return new DomainError('unprocessable', 'GITHUB_TOKEN_REJECTED', 'GitHub Token Rejected', 'GitHub rejected the access token (401 Bad credentials); link the account again with a valid token');
+    return SAN_ERRORS.problem('GITHUB_TOKEN_REJECTED', 'GitHub rejected the access token (401 Bad credentials); link the account again with a valid token');
   }
   if (c.type === 'GITHUB_FORBIDDEN' || c.type === 'GITHUB_NOT_FOUND') {
-    return new DomainError('invalid', 'GITHUB_REPOSITORY_INACCESSIBLE', 'GitHub Repository Inaccessible', `${what} is missing or not accessible with the linked token (GitHub answered ${c.status})`);
+    return SAN_ERRORS.problem('GITHUB_REPOSITORY_INACCESSIBLE', `${what} is missing or not accessible with the linked token (GitHub answered ${c.status})`);
   }
-  return new DomainError('unavailable', 'GITHUB_UNAVAILABLE', 'GitHub Unavailable', `GitHub could not be reached or is rate limiting (status ${c.status}); try again later`);
+  return SAN_ERRORS.problem('GITHUB_UNAVAILABLE', `GitHub could not be reached or is rate limiting (status ${c.status}); try again later`);
 }
 
 /**
@@ -61,14 +62,14 @@ export function githubProblem(err: unknown, what: string): DomainError {
 export async function requestTilCommit(deps: TilCommitDeps, userId: string, summaryId: string): Promise<TilCommitAccepted> {
   const { db } = deps;
   const summary = await db.dailySummary.findFirst({ where: { id: summaryId, userId } });
-  if (!summary) throw new DomainError('not-found', 'NOT_FOUND', 'Not Found', `daily summary ${summaryId} not found`);
+  if (!summary) throw SAN_ERRORS.problem('NOT_FOUND', `daily summary ${summaryId} not found`);
   if (!summary.generatedAt || summary.tilMarkdown === null) {
-    throw new DomainError('invalid', 'TIL_NOT_READY', 'TIL Not Ready', `the TIL of summary ${summaryId} has not been generated yet`);
+    throw SAN_ERRORS.problem('TIL_NOT_READY', `the TIL of summary ${summaryId} has not been generated yet`);
   }
   const account = await db.githubAccount.findUnique({ where: { userId } });
-  if (!account) throw new DomainError('invalid', 'GITHUB_ACCOUNT_NOT_LINKED', 'GitHub Account Not Linked', 'link a GitHub account first: PUT /github/account');
+  if (!account) throw SAN_ERRORS.problem('GITHUB_ACCOUNT_NOT_LINKED', 'link a GitHub account first: PUT /github/account');
   const repo = await db.githubRepository.findUnique({ where: { userId } });
-  if (!repo) throw new DomainError('invalid', 'GITHUB_REPOSITORY_NOT_LINKED', 'GitHub Repository Not Linked', 'link a repository first: PUT /github/repository');
+  if (!repo) throw SAN_ERRORS.problem('GITHUB_REPOSITORY_NOT_LINKED', 'link a repository first: PUT /github/repository');
 
   const content = tilFileContent(summary.tilMarkdown);
   const hash = contentHash(content);
@@ -78,7 +79,9 @@ export async function requestTilCommit(deps: TilCommitDeps, userId: string, summ
   try {
     token = deps.tokens.open({ keyId: account.keyId, ciphertext: account.tokenEncrypted }, userId);
   } catch {
-    throw new DomainError('unprocessable', 'GITHUB_TOKEN_REJECTED', 'GitHub Token Unreadable', 'the stored GitHub token cannot be decrypted (its key was retired); link the account again');
+    throw SAN_ERRORS.problem('GITHUB_TOKEN_REJECTED', 'the stored GitHub token cannot be decrypted (its key was retired); link the account again', {
+      title: 'GitHub Token Unreadable',
+    });
   }
   const client = await deps.github(token);
   const date = isoDate(summary.targetDate);
@@ -103,7 +106,7 @@ export async function requestTilCommit(deps: TilCommitDeps, userId: string, summ
     await assertNoLiveDuplicate(db, userId, hash);
     skip.add(filePath);
   }
-  throw new DomainError('unavailable', 'GITHUB_PATH_UNAVAILABLE', 'Path Unavailable', 'could not reserve a file path; try again');
+  throw SAN_ERRORS.problem('GITHUB_PATH_UNAVAILABLE', 'could not reserve a file path; try again', { status: 503 });
 }
 
 async function assertNoLiveDuplicate(db: PrismaClient, userId: string, hash: string): Promise<void> {
@@ -111,7 +114,7 @@ async function assertNoLiveDuplicate(db: PrismaClient, userId: string, hash: str
     where: { userId, contentHash: hash, status: { in: [...LIVE_COMMIT_STATUSES] } },
   });
   if (live) {
-    throw new DomainError('conflict', 'DUPLICATE_RESOURCE', 'Duplicate Resource', `this TIL content is already committed or being committed: commit ${live.id} (${live.status}, ${live.filePath})`);
+    throw SAN_ERRORS.problem('DUPLICATE_RESOURCE', `this TIL content is already committed or being committed: commit ${live.id} (${live.status}, ${live.filePath})`);
   }
 }
 
@@ -145,5 +148,5 @@ async function choosePath(
     }
     if (!file || file.content === content) return path;
   }
-  throw new DomainError('conflict', 'GITHUB_PATH_UNAVAILABLE', 'Path Unavailable', `the first ${MAX_PATH_CANDIDATES} file names for this TIL are taken in ${repo.owner}/${repo.name}`);
+  throw SAN_ERRORS.problem('GITHUB_PATH_UNAVAILABLE', `the first ${MAX_PATH_CANDIDATES} file names for this TIL are taken in ${repo.owner}/${repo.name}`);
 }

@@ -3,12 +3,12 @@
  * local calendar, the row and its job in one transaction (SAN-3), the workflow started after commit
  * (SAN-4).
  */
-import { DomainError } from '../../core/domain-error';
 import type { DbClient } from '../../db/client';
 import { enqueueAndStart, type EnqueueDeps } from '../../core/enqueue';
 import { ASYNC_JOB_STATES } from '../../core/job-state';
 import type { QuizTypeName } from '../../domain/scraps/quizzes';
 import { cardIdsForLocalDate, dateValue, userToday, type IsoDate } from './til-sources';
+import { SAN_ERRORS } from '../../domain/scraps/errors';
 
 /** Dependencies of the request services. */
 export type TilDeps = EnqueueDeps;
@@ -37,15 +37,13 @@ export interface RecallQuizRequestResult {
  */
 async function checkDate(tx: DbClient, userId: string, targetDate: IsoDate, lockUser: boolean): Promise<string[]> {
   const user = await userToday(tx, userId, { forUpdate: lockUser });
-  if (!user) throw new DomainError('not-found', 'NOT_FOUND', 'Not Found', 'user not found');
+  if (!user) throw SAN_ERRORS.problem('NOT_FOUND', 'user not found');
   if (targetDate > user.today) {
-    throw new DomainError('invalid', 'TARGET_DATE_IN_FUTURE', 'Target Date In Future',
-      `targetDate ${targetDate} is after today (${user.today}) in time zone ${user.timeZone}`);
+    throw SAN_ERRORS.problem('TARGET_DATE_IN_FUTURE', `targetDate ${targetDate} is after today (${user.today}) in time zone ${user.timeZone}`);
   }
   const cardIds = await cardIdsForLocalDate(tx, userId, targetDate);
   if (cardIds.length === 0) {
-    throw new DomainError('unprocessable', 'NO_CARDS_FOR_DATE', 'No Cards For Date',
-      `no knowledge cards were created on ${targetDate} (time zone ${user.timeZone})`);
+    throw SAN_ERRORS.problem('NO_CARDS_FOR_DATE', `no knowledge cards were created on ${targetDate} (time zone ${user.timeZone})`);
   }
   return cardIds;
 }
@@ -81,8 +79,7 @@ export async function requestTil(deps: TilDeps, userId: string, targetDate: IsoD
       select: { jobId: true, targetId: true },
     });
     if (active) {
-      throw new DomainError('conflict', 'DUPLICATE_RESOURCE', 'Duplicate Resource',
-        `a TIL generation is already active for this user (job ${active.jobId}, summary ${active.targetId})`);
+      throw SAN_ERRORS.problem('DUPLICATE_RESOURCE', `a TIL generation is already active for this user (job ${active.jobId}, summary ${active.targetId})`);
     }
     const id = locked[0]?.id ?? (await tx.dailySummary.create({ data: { userId, targetDate: dateValue(targetDate) }, select: { id: true } })).id;
     const enqueued = await enqueue({ jobType: 'TIL_GENERATION', targetId: id, userId });

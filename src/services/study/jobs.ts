@@ -9,7 +9,7 @@
  */
 import { Prisma } from '@prisma/client';
 import type { Db } from '../../db/client';
-import type { ExtractionErrorCode } from '../../domain/study/error-codes';
+import type { ExtractionErrorCode } from '../../domain/study/errors';
 import { storableText } from '../../core/cause-chain';
 import { guardedTransition } from '../../core/guarded-transition';
 import { STUDY_MEMO_CARD_JOB_STATES, type StudyMemoCardJobStatus } from '../../domain/study/job-state';

@@ -8,8 +8,8 @@
 import type { StudyQuestion, StudyTopic } from '@prisma/client';
 import type { DbClient } from '../../db/client';
 import { enqueueAndStart, type EnqueueDeps } from '../../core/enqueue';
-import { domainError } from '../../core/domain-error';
 import { encodeEmbedding } from '../../db/vectors';
+import { ST_ERRORS } from '../../domain/study/errors';
 
 /** Creates a topic of `userId`. */
 export function createTopic(db: DbClient, userId: string, name: string): Promise<StudyTopic> {
@@ -22,7 +22,7 @@ export function createTopic(db: DbClient, userId: string, name: string): Promise
  */
 export async function focusTopic(db: DbClient, userId: string, topicId: string, focused: boolean): Promise<StudyTopic> {
   const r = await db.studyTopic.updateManyAndReturn({ where: { id: topicId, userId }, data: { focusedAt: focused ? new Date() : null } });
-  if (!r[0]) throw domainError('not-found', 'STUDY_TOPIC_NOT_FOUND', `topic ${topicId} not found`);
+  if (!r[0]) throw ST_ERRORS.problem('STUDY_TOPIC_NOT_FOUND', `topic ${topicId} not found`);
   return r[0];
 }
 
@@ -47,7 +47,7 @@ export async function createQuestion(
 ): Promise<{ question: StudyQuestion; explanationJobId: string | null }> {
   return enqueueAndStart(deps, async ({ tx, enqueue }) => {
     const topic = await tx.studyTopic.findFirst({ where: { id: topicId, userId }, select: { id: true } });
-    if (!topic) throw domainError('not-found', 'STUDY_TOPIC_NOT_FOUND', `topic ${topicId} not found`);
+    if (!topic) throw ST_ERRORS.problem('STUDY_TOPIC_NOT_FOUND', `topic ${topicId} not found`);
     const question = await tx.studyQuestion.create({ data: { userId, topicId, question: input.question, userAnswer: input.userAnswer ?? null } });
     if (input.explain === false) return { question, explanationJobId: null };
     const { job } = await enqueue({ jobType: 'STUDY_EXPLANATION', targetId: question.id, userId });
@@ -62,7 +62,7 @@ export async function createQuestion(
 export async function requestExplanation(deps: EnqueueDeps, userId: string, questionId: string): Promise<{ jobId: string; created: boolean }> {
   return enqueueAndStart(deps, async ({ tx, enqueue }) => {
     const q = await tx.studyQuestion.findFirst({ where: { id: questionId, userId }, select: { id: true } });
-    if (!q) throw domainError('not-found', 'STUDY_SOURCE_NOT_FOUND', `question ${questionId} not found`);
+    if (!q) throw ST_ERRORS.problem('STUDY_SOURCE_NOT_FOUND', `question ${questionId} not found`);
     const { job, created } = await enqueue({ jobType: 'STUDY_EXPLANATION', targetId: questionId, userId });
     return { jobId: job.jobId, created };
   });
@@ -99,8 +99,8 @@ export async function writeExplanation(
  */
 export async function replaceExplanation(db: DbClient, userId: string, questionId: string, explanation: string): Promise<{ version: Date }> {
   const q = await db.studyQuestion.findFirst({ where: { id: questionId, userId }, select: { id: true } });
-  if (!q) throw domainError('not-found', 'STUDY_SOURCE_NOT_FOUND', `question ${questionId} not found`);
+  if (!q) throw ST_ERRORS.problem('STUDY_SOURCE_NOT_FOUND', `question ${questionId} not found`);
   const version = await writeExplanation(db, questionId, explanation, 'manual');
-  if (!version) throw domainError('not-found', 'STUDY_SOURCE_NOT_FOUND', `question ${questionId} not found`);
+  if (!version) throw ST_ERRORS.problem('STUDY_SOURCE_NOT_FOUND', `question ${questionId} not found`);
   return { version };
 }

@@ -6,9 +6,9 @@
  * same rows and set `read_at`).
  */
 import type { PrismaClient } from '@prisma/client';
-import { domainError } from '../../core/domain-error';
 import type { DbClient } from '../../db/client';
 import { reminderDueDate, type ReminderPassResult, type ReminderSetting } from '../../domain/study/reminders';
+import { ST_ERRORS } from '../../domain/study/errors';
 
 export type { ReminderPassResult } from '../../domain/study/reminders';
 
@@ -34,7 +34,7 @@ export async function putReminder(db: PrismaClient, userId: string, input: { loc
 /** The caller's reminder. @throws DomainError not-found NOT_FOUND when none is set. */
 export async function getReminder(db: DbClient, userId: string): Promise<ReminderView> {
   const r = await db.studyReminder.findUnique({ where: { userId } });
-  if (!r) throw domainError('not-found', 'NOT_FOUND', 'no study reminder is set');
+  if (!r) throw ST_ERRORS.problem('NOT_FOUND', 'no study reminder is set');
   return r;
 }
 
@@ -141,6 +141,6 @@ export async function listOutbox(
 export async function markOutboxRead(db: PrismaClient, userId: string, id: string, now = new Date()): Promise<OutboxItem> {
   await db.studyReminderOutbox.updateMany({ where: { id, userId, readAt: null }, data: { readAt: now } });
   const row = await db.studyReminderOutbox.findFirst({ where: { id, userId } });
-  if (!row) throw domainError('not-found', 'NOT_FOUND', `reminder ${id} not found`);
+  if (!row) throw ST_ERRORS.problem('NOT_FOUND', `reminder ${id} not found`);
   return toItem(row);
 }

@@ -5,11 +5,10 @@
  * DomainErrors; only the API maps them to HTTP.
  */
 import { Prisma, type PrismaClient } from '@prisma/client';
-import { domainError } from '../../core/domain-error';
 import { claimIdempotencyKey, recordIdempotentAnswer } from '../../core/idempotency';
 import type { DbClient } from '../../db/client';
 import { newProgress, review, type ProgressState, type ReviewRating } from '../../domain/study/review';
-import '../../domain/study/review-problem-codes';
+import { ST_ERRORS } from '../../domain/study/errors';
 
 /** Interactive-transaction limits: reviews of one card queue on its row lock. */
 const TX_OPTIONS = { maxWait: 10_000, timeout: 15_000 };
@@ -95,9 +94,9 @@ export async function recordReview(db: PrismaClient, req: ReviewRequest): Promis
 async function reviewLocked(tx: Prisma.TransactionClient, req: ReviewRequest, now: Date): Promise<RecordedReview> {
   const [card] = await tx.$queryRaw<LockedCard[]>`
     SELECT id, user_id, deleted_at, created_at FROM study_memo_cards WHERE id = ${req.cardId}::uuid FOR UPDATE`;
-  if (!card || card.user_id !== req.userId) throw domainError('not-found', 'NOT_FOUND', `memo card ${req.cardId} not found`);
+  if (!card || card.user_id !== req.userId) throw ST_ERRORS.problem('NOT_FOUND', `memo card ${req.cardId} not found`);
   if (card.deleted_at) {
-    throw domainError('conflict', 'MEMO_CARD_RETIRED', `memo card ${req.cardId} was retired by a newer version of its source; review its live successor`);
+    throw ST_ERRORS.problem('MEMO_CARD_RETIRED', `memo card ${req.cardId} was retired by a newer version of its source; review its live successor`);
   }
   const stored = await tx.studyMemoCardProgress.findUnique({ where: { cardId: card.id } });
   const next = review(stored ? progressOf(stored) : newProgress(card.created_at), req.rating, now);
@@ -188,6 +187,6 @@ export async function listDueCards(
 /** The review log of one of the caller's cards, newest first, at most `limit`. @throws DomainError not-found NOT_FOUND. */
 export async function listReviews(db: DbClient, q: { userId: string; cardId: string; limit: number }) {
   const card = await db.studyMemoCard.findFirst({ where: { id: q.cardId, userId: q.userId }, select: { id: true } });
-  if (!card) throw domainError('not-found', 'NOT_FOUND', `memo card ${q.cardId} not found`);
+  if (!card) throw ST_ERRORS.problem('NOT_FOUND', `memo card ${q.cardId} not found`);
   return db.studyMemoCardReview.findMany({ where: { cardId: card.id }, orderBy: [{ reviewedAt: 'desc' }, { id: 'desc' }], take: q.limit });
 }

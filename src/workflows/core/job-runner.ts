@@ -12,7 +12,8 @@ import type { JobActivities } from '../../activities/core/jobs';
 import { localProjectionOptions, projectionOptions } from '../../core/activity-options';
 import type { JobWorkflowInput, JobWorkflowResult } from '../../core/contracts';
 import { formatCauseChain } from '../../core/cause-chain';
-import { CORE_FAILURES, failure } from '../../core/failures';
+import { CORE_FAILURES } from '../../core/errors';
+import { failure } from '../../core/failures';
 
 /** The core's projection activities on the `jobs` queue: idempotent, bounded retries (PROJECTION_RETRY). */
 export function projectionActivities(input: Pick<JobWorkflowInput, 'queues'>) {

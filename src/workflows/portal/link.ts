@@ -27,7 +27,7 @@ import {
 } from '@temporalio/workflow';
 import type { PortalLinkJobActivities, PortalJobState } from '../../activities/portal/jobs';
 import { localProjectionOptions, projectionOptions, PROJECTION_RETRY } from '../../core/activity-options';
-import { PORTAL_JOB_ERROR_CODES } from '../../domain/portal/error-codes';
+import { PORTAL_JOB_ERROR_CODES } from '../../domain/portal/errors';
 import { localFirst } from '../core/job-runner';
 import {
   scrapeCallbackSignal,

@@ -1,5 +1,6 @@
 /** RECALL_QUIZ_GENERATION (SAN-11): quizzes over one date's cards, stored with their generation. */
-import { CORE_FAILURES, failure } from '../../core/failures';
+import { CORE_FAILURES } from '../../core/errors';
+import { failure } from '../../core/failures';
 import type { JobWorkflowInput, JobWorkflowResult } from '../../core/contracts';
 import { formatCauseChain } from '../../core/cause-chain';
 import { isCancellation } from '@temporalio/workflow';

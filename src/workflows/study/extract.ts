@@ -18,8 +18,7 @@ import type { StudyCardActivities } from '../../activities/study/cards';
 import { projectionOptions } from '../../core/activity-options';
 import { classifyAttemptFailure, runAttempts, type AttemptFailure, type FailedAttempt, type FailureVocabulary } from '../../core/attempts';
 import { failure } from '../../core/failures';
-import { EXTRACTION_ERROR_CODES, extractionCodeOf, extractionOutcome, type ExtractionErrorCode } from '../../domain/study/error-codes';
-import { ST_FAILURES } from '../../domain/study/failures';
+import { EXTRACTION_ERROR_CODES, extractionCodeOf, extractionOutcome, ST_FAILURES, type ExtractionErrorCode } from '../../domain/study/errors';
 import type { StudyCardExtractInput, StudyCardExtractResult } from '../../domain/study/contracts';
 
 /**

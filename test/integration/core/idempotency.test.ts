@@ -7,6 +7,9 @@ import { randomUUID } from 'node:crypto';
 import type { PrismaClient } from '@prisma/client';
 import Fastify from 'fastify';
 import { installProblemHandlers } from '../../../src/api/problem';
+import type { DomainError } from '../../../src/core/domain-error';
+import { CORE_ERROR_REGISTRY } from '../../../src/core/errors';
+import { resolveProblem } from '../../../src/core/problems';
 import { createPrisma } from '../../../src/db/client';
 import {
   claimIdempotencyKey,
@@ -89,7 +92,7 @@ it('the same key with another payload is 409 IDEMPOTENCY_KEY_CONFLICT naming the
   const label = `conflict-${randomUUID()}`;
   await createScratch({ ...b, request: { label, text: 'secret-original', kept: true } });
   const err = await createScratch({ ...b, request: { label, text: 'secret-other', extra: 1, kept: true } }).catch((e: unknown) => e);
-  expect(err).toMatchObject({ kind: 'conflict', code: 'IDEMPOTENCY_KEY_CONFLICT' });
+  expect(err).toMatchObject({ code: 'IDEMPOTENCY_KEY_CONFLICT' });
   const e = err as { detail: string; errors: { path: string }[] };
   expect(e.errors.map((x) => x.path)).toEqual(['body.extra', 'body.text']);
   expect(e.detail).toContain('extra, text');
@@ -134,10 +137,9 @@ it('a claim committed without an answer makes a repeat 409 IDEMPOTENCY_KEY_IN_PR
   const b = base();
   const claim = await claimIdempotencyKey(db, { ...b, request: { label: 'pending' } });
   expect(claim.kind).toBe('new');
-  await expect(claimIdempotencyKey(db, { ...b, request: { label: 'pending' } })).rejects.toMatchObject({
-    kind: 'conflict',
-    code: 'IDEMPOTENCY_KEY_IN_PROGRESS',
-  });
+  const inProgress: unknown = await claimIdempotencyKey(db, { ...b, request: { label: 'pending' } }).catch((e: unknown) => e);
+  expect(inProgress).toMatchObject({ code: 'IDEMPOTENCY_KEY_IN_PROGRESS' });
+  expect(resolveProblem(CORE_ERROR_REGISTRY.problems, inProgress as DomainError)?.status).toBe(409);
   if (claim.kind !== 'new') throw new Error('expected a new claim');
   await recordIdempotentAnswer(db, claim.recordId, { statusCode: 201, resourceType: 'scratch', resourceId: 'r1' });
   await expect(claimIdempotencyKey(db, { ...b, request: { label: 'pending' } })).resolves.toMatchObject({ kind: 'replay', statusCode: 201, resourceId: 'r1' });

@@ -2,7 +2,7 @@
 import { ActivityFailure, RetryState, TimeoutFailure, TimeoutType } from '@temporalio/common';
 import { classifyAttemptFailure } from '../../../src/core/attempts';
 import { failure } from '../../../src/core/failures';
-import { AR_FAILURES } from '../../../src/domain/ai-runs/failures';
+import { AR_FAILURES } from '../../../src/domain/ai-runs/errors';
 import { RUNTIME_CALL_FAILURES } from '../../../src/workflows/ai-runs/run';
 
 const callFailed = (cause: Error) => new ActivityFailure('Activity task failed', 'callAiRuntime', '1', RetryState.MAXIMUM_ATTEMPTS_REACHED, 'worker', cause);

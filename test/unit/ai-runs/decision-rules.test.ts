@@ -3,11 +3,12 @@
  * parsing (src/api/if-match.ts), the version precondition of the route and the list cursor
  * (src/api/pagination.ts): pure, no server.
  */
-import { ProblemError } from '../../../src/api/problem';
 import { decodeCursor, encodeCursor, pageOf } from '../../../src/api/pagination';
 import { parseIfMatch } from '../../../src/api/if-match';
 import { requestedVersions } from '../../../src/api/routes/ai-runs/decisions';
 import { DomainError } from '../../../src/core/domain-error';
+import { assembleErrorRegistry } from '../../../src/core/errors';
+import { resolveProblem } from '../../../src/core/problems';
 import {
   duplicateCandidateIds,
   planDecisions,
@@ -18,6 +19,12 @@ import {
   type RunFacts,
 } from '../../../src/domain/ai-runs/decision-rules';
 import { aiRunEtag, parseAiRunEtag } from '../../../src/domain/ai-runs/etag';
+import { AR_ERRORS } from '../../../src/domain/ai-runs/errors';
+
+const PROBLEMS = assembleErrorRegistry([AR_ERRORS]).problems;
+
+/** `<HTTP status>:<code>` of a DomainError, the status as the API answers it (from the error registry). */
+const answered = (err: DomainError) => `${resolveProblem(PROBLEMS, err)?.status ?? 'unregistered'}:${err.code}`;
 
 const RUN = '11111111-1111-4111-8111-111111111111';
 const OTHER_RUN = '22222222-2222-4222-8222-222222222222';
@@ -33,12 +40,12 @@ const facts = (...cs: CandidateFacts[]) => new Map(cs.map((c) => [c.id, c]));
 const adopt = (n: number): RequestedDecision => ({ candidateId: id(n), decision: 'ADOPT' });
 const discard = (n: number): RequestedDecision => ({ candidateId: id(n), decision: 'DISCARD' });
 
-/** The code of the DomainError `fn` throws (fails when it throws none). */
+/** `<status>:<code>` of the DomainError `fn` throws (fails when it throws none). */
 function codeOf(fn: () => unknown): string {
   try {
     fn();
   } catch (err) {
-    if (err instanceof DomainError) return `${err.kind}:${err.code}`;
+    if (err instanceof DomainError) return answered(err);
     throw err;
   }
   throw new Error('expected a DomainError');
@@ -58,8 +65,9 @@ describe('planDecisions', () => {
       err = e;
     }
     expect(err).toBeInstanceOf(StaleRunVersionError);
-    expect(err).toMatchObject({ kind: 'conflict', code: 'AI_RUN_VERSION_CONFLICT', currentVersion: 5 });
-    expect(codeOf(() => planDecisions(run(), [adopt(1)], facts(candidate(1)), []))).toBe('conflict:AI_RUN_VERSION_CONFLICT');
+    expect(err).toMatchObject({ code: 'AI_RUN_VERSION_CONFLICT', currentVersion: 5 });
+    expect(answered(err as DomainError)).toBe('409:AI_RUN_VERSION_CONFLICT');
+    expect(codeOf(() => planDecisions(run(), [adopt(1)], facts(candidate(1)), []))).toBe('409:AI_RUN_VERSION_CONFLICT');
   });
 
   it('a pure replay passes whatever version it names and writes nothing', () => {
@@ -72,39 +80,39 @@ describe('planDecisions', () => {
   it('a partial replay applies only the new decisions, and needs the current version', () => {
     const cs = facts(candidate(1, { decided: 'ADOPT' }), candidate(2));
     expect(planDecisions(run(), [adopt(1), discard(2)], cs, [3])).toEqual({ replay: false, toApply: [discard(2)] });
-    expect(codeOf(() => planDecisions(run(), [adopt(1), discard(2)], cs, [2]))).toBe('conflict:AI_RUN_VERSION_CONFLICT');
+    expect(codeOf(() => planDecisions(run(), [adopt(1), discard(2)], cs, [2]))).toBe('409:AI_RUN_VERSION_CONFLICT');
   });
 
   it.each(['QUEUED', 'RUNNING', 'RETRYING', 'FAILED'] as const)('a %s run cannot be decided (422 AI_RUN_NOT_SUCCEEDED)', (status) => {
-    expect(codeOf(() => planDecisions(run({ status }), [adopt(1)], facts(candidate(1)), [3]))).toBe('unprocessable:AI_RUN_NOT_SUCCEEDED');
+    expect(codeOf(() => planDecisions(run({ status }), [adopt(1)], facts(candidate(1)), [3]))).toBe('422:AI_RUN_NOT_SUCCEEDED');
   });
 
   it('refuses candidates of another run or unknown ones (CANDIDATE_NOT_IN_RUN)', () => {
-    expect(codeOf(() => planDecisions(run(), [adopt(1)], facts(candidate(1, { runId: OTHER_RUN })), [3]))).toBe('unprocessable:CANDIDATE_NOT_IN_RUN');
-    expect(codeOf(() => planDecisions(run(), [adopt(1), adopt(7)], facts(candidate(1)), [3]))).toBe('unprocessable:CANDIDATE_NOT_IN_RUN');
+    expect(codeOf(() => planDecisions(run(), [adopt(1)], facts(candidate(1, { runId: OTHER_RUN })), [3]))).toBe('422:CANDIDATE_NOT_IN_RUN');
+    expect(codeOf(() => planDecisions(run(), [adopt(1), adopt(7)], facts(candidate(1)), [3]))).toBe('422:CANDIDATE_NOT_IN_RUN');
   });
 
   it('a recorded decision is final: DISCARD then ADOPT and ADOPT then DISCARD are refused', () => {
-    expect(codeOf(() => planDecisions(run(), [adopt(1)], facts(candidate(1, { decided: 'DISCARD' })), [3]))).toBe('unprocessable:CANDIDATE_ALREADY_DISCARDED');
-    expect(codeOf(() => planDecisions(run(), [discard(1)], facts(candidate(1, { decided: 'ADOPT' })), [3]))).toBe('unprocessable:CANDIDATE_ALREADY_ADOPTED');
+    expect(codeOf(() => planDecisions(run(), [adopt(1)], facts(candidate(1, { decided: 'DISCARD' })), [3]))).toBe('422:CANDIDATE_ALREADY_DISCARDED');
+    expect(codeOf(() => planDecisions(run(), [discard(1)], facts(candidate(1, { decided: 'ADOPT' })), [3]))).toBe('422:CANDIDATE_ALREADY_ADOPTED');
   });
 
   it('a candidate of an earlier attempt is superseded, for either decision', () => {
     const old = facts(candidate(1, { attemptId: EARLIER }));
-    expect(codeOf(() => planDecisions(run(), [adopt(1)], old, [3]))).toBe('unprocessable:CANDIDATE_SUPERSEDED');
-    expect(codeOf(() => planDecisions(run(), [discard(1)], old, [3]))).toBe('unprocessable:CANDIDATE_SUPERSEDED');
+    expect(codeOf(() => planDecisions(run(), [adopt(1)], old, [3]))).toBe('422:CANDIDATE_SUPERSEDED');
+    expect(codeOf(() => planDecisions(run(), [discard(1)], old, [3]))).toBe('422:CANDIDATE_SUPERSEDED');
   });
 
   it('an AR-9 blocked candidate may be discarded but not adopted', () => {
     const blocked = facts(candidate(1, { blocked: true }));
-    expect(codeOf(() => planDecisions(run(), [adopt(1)], blocked, [3]))).toBe('unprocessable:CANDIDATE_BLOCKED');
+    expect(codeOf(() => planDecisions(run(), [adopt(1)], blocked, [3]))).toBe('422:CANDIDATE_BLOCKED');
     expect(planDecisions(run(), [discard(1)], blocked, [3]).toApply).toEqual([discard(1)]);
   });
 
   it('one refused decision refuses the whole request (the first in request order names the code)', () => {
     const cs = facts(candidate(1), candidate(2, { blocked: true }), candidate(3, { decided: 'DISCARD' }));
-    expect(codeOf(() => planDecisions(run(), [adopt(1), adopt(2), adopt(3)], cs, [3]))).toBe('unprocessable:CANDIDATE_BLOCKED');
-    expect(codeOf(() => planDecisions(run(), [adopt(1), adopt(3), adopt(2)], cs, [3]))).toBe('unprocessable:CANDIDATE_ALREADY_DISCARDED');
+    expect(codeOf(() => planDecisions(run(), [adopt(1), adopt(2), adopt(3)], cs, [3]))).toBe('422:CANDIDATE_BLOCKED');
+    expect(codeOf(() => planDecisions(run(), [adopt(1), adopt(3), adopt(2)], cs, [3]))).toBe('422:CANDIDATE_ALREADY_DISCARDED');
   });
 });
 
@@ -152,7 +160,7 @@ describe('requestedVersions (the route precondition)', () => {
     try {
       fn();
     } catch (err) {
-      if (err instanceof ProblemError) return `${err.status}:${err.code}`;
+      if (err instanceof DomainError) return answered(err);
       throw err;
     }
     return 'ok';
@@ -193,7 +201,7 @@ describe('list cursors', () => {
     ['extra fields', Buffer.from(JSON.stringify({ k: 'ai-runs', t: '2026-12-01T00:00:00.000Z', i: id(1), x: 1 })).toString('base64url')],
     ['another list', encodeCursor('tasks', row(0, 1))],
   ])('refuses %s with 400 INVALID_CURSOR', (_name, cursor) => {
-    expect(() => decodeCursor('ai-runs', cursor)).toThrow(expect.objectContaining({ status: 400, code: 'INVALID_CURSOR' }));
+    expect(codeOf(() => decodeCursor('ai-runs', cursor))).toBe('400:INVALID_CURSOR');
   });
 
   it('a page of limit rows has a cursor at its last row only when a further row was fetched', () => {

@@ -1,16 +1,21 @@
 /**
  * The API's input boundary without servers: raw JSON checks (charset, depth), the iterative
  * unstorable-string search, validation error shaping, the registration guard for body schemas,
- * and the classification of database-unavailable errors.
+ * the classification of database-unavailable errors, and how the error handler answers a
+ * DomainError from the error registry.
  */
-import Fastify from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { Prisma } from '@prisma/client';
 import { z } from 'zod';
 import { findUnstorableString } from '../../../src/api/app';
 import { charsetOf, jsonDepthExceeds, MAX_JSON_DEPTH } from '../../../src/api/json-body';
 import { declareProblemResponses } from '../../../src/api/openapi';
-import { MAX_LISTED_ERRORS, validationErrors } from '../../../src/api/problem';
+import { installProblemHandlers, MAX_LISTED_ERRORS, ProblemSchema, validationErrors } from '../../../src/api/problem';
+import { DomainError } from '../../../src/core/domain-error';
+import { CORE_ERRORS } from '../../../src/core/errors';
+import { SAN_ERRORS } from '../../../src/domain/scraps/errors';
+import { ERROR_REGISTRY } from '../../../src/families';
 import { databaseUnavailability } from '../../../src/db/unavailable';
 
 const nested = (depth: number, open = '[', close = ']') => `${open.repeat(depth)}${close.repeat(depth)}`;
@@ -113,5 +118,54 @@ describe('database unavailability', () => {
     expect(databaseUnavailability(known('P2002'))).toBeUndefined();
     expect(databaseUnavailability(new Error('boom'))).toBeUndefined();
     expect(databaseUnavailability(Object.assign(new Error('x'), { code: '57P01' }))).toBeUndefined(); // not a server error
+  });
+});
+
+describe('DomainError answers (the one error handler)', () => {
+  let app: FastifyInstance;
+  const throwing = (err: Error) => async () => {
+    throw err;
+  };
+  beforeAll(async () => {
+    app = Fastify();
+    app.setValidatorCompiler(validatorCompiler);
+    app.setSerializerCompiler(serializerCompiler);
+    installProblemHandlers(app, { problems: ERROR_REGISTRY.problems });
+    const schema = { response: { 409: ProblemSchema, 422: ProblemSchema, 503: ProblemSchema } };
+    app.get('/family', { schema }, throwing(SAN_ERRORS.problem('NO_CARDS_FOR_DATE', 'no cards on 2026-01-01')));
+    app.get('/other-status', { schema }, throwing(SAN_ERRORS.problem('GITHUB_PATH_UNAVAILABLE', 'retry', { status: 503 })));
+    app.get('/own-retry-after', { schema }, throwing(CORE_ERRORS.problem('SERVICE_UNAVAILABLE', 'down', { headers: { 'Retry-After': '5' } })));
+    app.get('/members', { schema }, throwing(CORE_ERRORS.problem('DUPLICATE_RESOURCE', 'taken', { members: { activeJobId: 'j1' }, headers: { ETag: '"v2"' } })));
+    app.get('/unregistered', { schema }, throwing(new DomainError('NOT_A_CODE', 'x')));
+    await app.ready();
+  });
+  afterAll(() => app.close());
+
+  it('answers the status and title registered for the code', async () => {
+    const res = await app.inject({ method: 'GET', url: '/family' });
+    expect(res.statusCode).toBe(422);
+    expect(res.headers['content-type']).toContain('application/problem+json');
+    expect(res.json()).toEqual({
+      type: 'urn:problem:no-cards-for-date', title: 'No Cards For Date', status: 422, code: 'NO_CARDS_FOR_DATE', detail: 'no cards on 2026-01-01', instance: '/family',
+    });
+  });
+
+  it('answers the other status the thrower chose; a 503 gets Retry-After 1 unless it names its own', async () => {
+    const other = await app.inject({ method: 'GET', url: '/other-status' });
+    expect([other.statusCode, other.json().code, other.json().title, other.headers['retry-after']]).toEqual([503, 'GITHUB_PATH_UNAVAILABLE', 'Path Unavailable', '1']);
+    const own = await app.inject({ method: 'GET', url: '/own-retry-after' });
+    expect([own.statusCode, own.headers['retry-after']]).toEqual([503, '5']);
+  });
+
+  it('keeps extension members and headers the thrower gives', async () => {
+    const res = await app.inject({ method: 'GET', url: '/members' });
+    expect(res.statusCode).toBe(409);
+    expect(res.headers.etag).toBe('"v2"');
+    expect(res.json()).toMatchObject({ code: 'DUPLICATE_RESOURCE', title: 'Duplicate Resource', detail: 'taken', activeJobId: 'j1' });
+  });
+
+  it('an unregistered code is a bug: 500 INTERNAL', async () => {
+    const res = await app.inject({ method: 'GET', url: '/unregistered' });
+    expect([res.statusCode, res.json().code]).toEqual([500, 'INTERNAL']);
   });
 });

@@ -5,7 +5,7 @@ import { JobType } from '@prisma/client';
 import * as workflows from '../../../src/workflows';
 import {
   assembleWorkflowTypes,
-  FAILURE_CATALOGUE,
+  ERROR_REGISTRY,
   FAMILIES,
   familyActivities,
   JOB_WORKFLOW_TYPES,
@@ -52,7 +52,7 @@ it('catalogues every failure type thrown through failure() with a retry class', 
   };
   walk(path.join(ROOT, 'src'));
   expect(thrown.size).toBeGreaterThan(10);
-  for (const type of thrown) expect(FAILURE_CATALOGUE[type]?.retry).toMatch(/^(non-)?retryable$/);
+  for (const type of thrown) expect(ERROR_REGISTRY.failures[type]?.retry).toMatch(/^(non-)?retryable$/);
 });
 
 it('the core imports no family (src/core and the core/ folder of every role folder)', () => {

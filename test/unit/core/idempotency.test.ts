@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { loadConfig } from '../../../src/config';
 import { DomainError } from '../../../src/core/domain-error';
+import { CORE_ERROR_REGISTRY } from '../../../src/core/errors';
+import { resolveProblem } from '../../../src/core/problems';
 import {
   DEFAULT_IDEMPOTENCY_TTL_MS,
   differingFields,
@@ -12,6 +14,17 @@ import {
 
 const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 
+/** The HTTP status the API answers the DomainError `fn` throws with (undefined when it throws none). */
+function answered(fn: () => unknown): number | undefined {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof DomainError) return resolveProblem(CORE_ERROR_REGISTRY.problems, err)?.status;
+    throw err;
+  }
+  return undefined;
+}
+
 describe('parseIdempotencyKey', () => {
   it('accepts 1-255 visible ASCII characters and the structured-field string form', () => {
     expect(parseIdempotencyKey('8e03978e-40d5-43e8-bc93-6894a57f9324')).toBe('8e03978e-40d5-43e8-bc93-6894a57f9324');
@@ -22,7 +35,8 @@ describe('parseIdempotencyKey', () => {
   });
 
   it('a missing header is 400 IDEMPOTENCY_KEY_MISSING', () => {
-    expect(() => idempotencyKeyOf({})).toThrow(expect.objectContaining({ kind: 'invalid', code: 'IDEMPOTENCY_KEY_MISSING' }));
+    expect(() => idempotencyKeyOf({})).toThrow(expect.objectContaining({ code: 'IDEMPOTENCY_KEY_MISSING' }));
+    expect(answered(() => idempotencyKeyOf({}))).toBe(400);
   });
 
   it.each([
@@ -42,7 +56,8 @@ describe('parseIdempotencyKey', () => {
       caught = err;
     }
     expect(caught).toBeInstanceOf(DomainError);
-    expect(caught).toMatchObject({ kind: 'invalid', code: 'IDEMPOTENCY_KEY_INVALID' });
+    expect(caught).toMatchObject({ code: 'IDEMPOTENCY_KEY_INVALID' });
+    expect(resolveProblem(CORE_ERROR_REGISTRY.problems, caught as DomainError)?.status).toBe(400);
   });
 });
 
@@ -74,7 +89,9 @@ describe('fingerprintRequest (RFC 8785)', () => {
   });
 
   it('a lone surrogate is refused as invalid input, not a crash', async () => {
-    await expect(fingerprintRequest({ text: '\ud800' })).rejects.toMatchObject({ kind: 'invalid', code: 'VALIDATION_FAILED' });
+    const err: unknown = await fingerprintRequest({ text: '\ud800' }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'VALIDATION_FAILED' });
+    expect(resolveProblem(CORE_ERROR_REGISTRY.problems, err as DomainError)?.status).toBe(400);
   });
 });
 

@@ -10,7 +10,8 @@ import { trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { installAuth } from '../../../src/api/auth';
 import { installObservability } from '../../../src/api/observability';
-import { installProblemHandlers, ProblemError } from '../../../src/api/problem';
+import { installProblemHandlers } from '../../../src/api/problem';
+import { CORE_ERRORS } from '../../../src/core/errors';
 import { loadConfig } from '../../../src/config';
 import { jobMetrics } from '../../../src/core/metrics';
 import { metricsRegistry, renderMetrics } from '../../../src/telemetry/metrics';
@@ -32,7 +33,7 @@ beforeAll(async () => {
     throw new Error('database on fire');
   });
   app.get('/gone', { config: { auth: 'public' } }, async () => {
-    throw new ProblemError(404, 'NOT_FOUND', 'Not Found', 'gone');
+    throw CORE_ERRORS.problem('NOT_FOUND', 'gone');
   });
   app.get('/items/:id', { config: { auth: 'public' } }, async () => ({ ok: true }));
   app.get('/private', async () => ({ ok: true }));

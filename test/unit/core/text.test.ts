@@ -1,5 +1,5 @@
 /** Code-point and grapheme-safe cutting (src/core/text.ts): no cut ever leaves a lone surrogate. */
-import { clipText, codePointBoundary, cutCodePoints, cutGraphemes, cutToLength, graphemeBoundary } from '../../../src/core/text';
+import { clipText, codePointBoundary, cutCodePoints, cutGraphemes, cutToLength, graphemeBoundary, shortName } from '../../../src/core/text';
 
 const GRIN = '😀'; // U+1F600: two UTF-16 code units
 const FAMILY = '👩‍👩‍👧'; // woman ZWJ woman ZWJ girl: 8 code units, one grapheme
@@ -102,5 +102,16 @@ describe('clipText', () => {
     expect(clipText('abcdefghij', 8, '...')).toBe('abcde...');
     expect(clipText(GRIN.repeat(5), 2, '...')).toBe(GRIN);
     expect(clipText('abc', 0)).toBe('');
+  });
+});
+
+describe('shortName (a client-supplied name in a message)', () => {
+  test('keeps 64 code points, then cuts with an ellipsis, never inside a surrogate pair', () => {
+    expect(shortName(GRIN.repeat(64))).toBe(GRIN.repeat(64));
+    expect(shortName(GRIN.repeat(65))).toBe(`${GRIN.repeat(64)}…`);
+    expect(shortName('a'.repeat(70))).toBe(`${'a'.repeat(64)}…`);
+    // A lone surrogate counts as one code point.
+    expect(shortName(`${'a'.repeat(62)}\ud800${GRIN}`)).toBe(`${'a'.repeat(62)}\ud800${GRIN}`);
+    expect(shortName(`${'a'.repeat(63)}\ud800${GRIN}`)).toBe(`${'a'.repeat(63)}\ud800…`);
   });
 });

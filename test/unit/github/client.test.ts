@@ -4,7 +4,7 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { classifyGithubError, encodeContentPath, octokitClientFactory, type GithubClient, type GithubRequestError } from '../../../src/github/client';
-import { toGithubFailure } from '../../../src/activities/scraps/github-failures';
+import { toGithubFailure } from '../../../src/github/failures';
 import { gitBlobSha, startGithubEmulator, type GithubEmulator } from '../../support/github-emulator';
 
 let emulator: GithubEmulator;

@@ -4,7 +4,8 @@
  */
 import { ACADEMIC_EXAMPLES, CourseEvaluationAnswerSchema, GraduationProgressSchema, SemesterEvaluationsSchema } from '../../../src/api/routes/portal/academic-schemas';
 import { ProblemSchema } from '../../../src/api/problem';
-import { PO_ACADEMIC_PROBLEM_CODES } from '../../../src/domain/portal/academic-problem-codes';
+import { assembleErrorRegistry } from '../../../src/core/errors';
+import { PO_ERRORS } from '../../../src/domain/portal/errors';
 
 test.each([
   ['progress', GraduationProgressSchema, ACADEMIC_EXAMPLES.progress],
@@ -14,9 +15,12 @@ test.each([
   for (const ex of Object.values(examples)) expect(schema.safeParse(ex.value).error?.issues).toBeUndefined();
 });
 
-test('the problem examples are problems with registered codes', () => {
+test('the problem examples are problems with the family\'s codes, and their registered statuses and titles', () => {
+  const problems = assembleErrorRegistry([PO_ERRORS]).problems;
   for (const ex of Object.values(ACADEMIC_EXAMPLES.problems)) {
     expect(ProblemSchema.safeParse(ex.value).success).toBe(true);
-    expect(PO_ACADEMIC_PROBLEM_CODES).toContain(ex.value.code);
+    expect(Object.keys(PO_ERRORS.problems)).toContain(ex.value.code);
+    const registered = problems.get(ex.value.code);
+    expect({ status: ex.value.status, title: ex.value.title }).toEqual({ status: registered?.status, title: registered?.title });
   }
 });

@@ -1,7 +1,7 @@
 /** The study family's pure pieces of the extraction job: ST-4 codes, the version-keyed workflow ID, source readiness, evidence origins, stored card fields. */
 import { ActivityFailure, ApplicationFailure, RetryState, TimeoutFailure, TimeoutType } from '@temporalio/common';
 import { toStoredCard } from '../../../src/activities/study/cards';
-import { EXTRACTION_ERROR_CODES, RETRIED_CODES, extractionCodeOf, extractionOutcome } from '../../../src/domain/study/error-codes';
+import { EXTRACTION_ERROR_CODES, RETRIED_CODES, extractionCodeOf, extractionOutcome } from '../../../src/domain/study/errors';
 import { evidenceOrigin, notReadyReason, type StudySource } from '../../../src/services/study/sources';
 import { studyCardExtractWorkflowId } from '../../../src/domain/study/contracts';
 import { classifyExtractionFailure } from '../../../src/workflows/study/extract';

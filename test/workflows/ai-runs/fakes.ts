@@ -5,7 +5,7 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { AI_RUN_STATES, type AiRunStatus } from '../../../src/domain/ai-runs/run-state';
-import type { RuntimeFailureDetails } from '../../../src/domain/ai-runs/failures';
+import type { RuntimeFailureDetails } from '../../../src/domain/ai-runs/errors';
 import type { AiRunPolicy, AiRunWorkflowInput, RuntimeCallResult } from '../../../src/domain/ai-runs/contracts';
 
 /** What a scripted call does: answer, or fail with a catalogued runtime failure. */

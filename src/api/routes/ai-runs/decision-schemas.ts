@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { titleOf } from '../../../core/domain-error';
 import { DECISIONS, duplicateCandidateIds, MAX_DECISIONS_PER_REQUEST } from '../../../domain/ai-runs/decision-rules';
 import { aiRunEtag } from '../../../domain/ai-runs/etag';
-import { PROBLEM_MEDIA_TYPE, problemBody, ProblemSchema, type ProblemCode } from '../../problem';
+import { PROBLEM_MEDIA_TYPE, problemBody, ProblemSchema } from '../../problem';
 import { Uuid } from '../../schemas';
 
 const RUN = '3f1c9a52-8d47-4e0b-9a6e-2b7d5c1e4f80';
@@ -175,7 +175,7 @@ const decided = (candidateId: string, decision: 'ADOPT' | 'DISCARD', taskId: str
   candidateId, decision, decidedBy: HR_USER, decidedAt: '2026-12-01T12:31:05.120Z', runVersion: 3, taskId,
 });
 
-const problemExample = (summary: string, status: number, code: ProblemCode, detail: string) => ({
+const problemExample = (summary: string, status: number, code: string, detail: string) => ({
   summary,
   value: problemBody(status, code, titleOf(code), detail, { instance: `/api/v1/ai-runs/${RUN}/candidate-decisions` }),
 });

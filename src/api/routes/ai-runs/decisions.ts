@@ -10,16 +10,14 @@
  * (src/domain/ai-runs/etag.ts, the ETag GET sends) or as `version` in the body. A repeat of decisions
  * already recorded exactly as asked changes nothing and answers 200 whatever version it names.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { StaleRunVersionError } from '../../../domain/ai-runs/decision-rules';
+import { AR_ERRORS } from '../../../domain/ai-runs/errors';
 import { aiRunEtag, parseAiRunEtag } from '../../../domain/ai-runs/etag';
-import '../../../domain/ai-runs/decision-problem-codes';
 import { applyCandidateDecisions } from '../../../services/ai-runs/decisions';
 import type { ApiDeps } from '../../deps';
 import { parseIfMatch } from '../../if-match';
-import { PROBLEM_MEDIA_TYPE, problemBody, ProblemError, type ProblemCode } from '../../problem';
 import { Uuid } from '../../schemas';
 import { DECISIONS_RESPONSES, DecisionsBody, DecisionsHeaders, taskBody } from './decision-schemas';
 
@@ -28,31 +26,29 @@ type VersionSource = 'if-match' | 'body';
 
 /**
  * The versions the request names for run `aiRunId` and where they came from.
- * @throws ProblemError 400 VALIDATION_FAILED (malformed If-Match), 428 PRECONDITION_REQUIRED (no
+ * @throws DomainError 400 VALIDATION_FAILED (malformed If-Match), 428 PRECONDITION_REQUIRED (no
  *   version at all; `If-Match: *` names none), 400 CONFLICTING_PRECONDITIONS (If-Match and body disagree).
  */
 export function requestedVersions(aiRunId: string, ifMatchHeader: string | string[] | undefined, bodyVersion: number | undefined): { source: VersionSource; versions: number[] } {
   const ifMatch = parseIfMatch(ifMatchHeader);
   if (ifMatch === 'malformed') {
-    throw new ProblemError(400, 'VALIDATION_FAILED', 'Validation Failed', 'headers.if-match: must be an entity tag list, e.g. ' + aiRunEtag(aiRunId, 1));
+    throw AR_ERRORS.problem('VALIDATION_FAILED', 'headers.if-match: must be an entity tag list, e.g. ' + aiRunEtag(aiRunId, 1));
   }
   if (ifMatch?.kind === 'tags') {
     // Strong comparison (RFC 9110 §13.1.1): weak tags and tags of other runs never match.
     const versions = ifMatch.strong.map(parseAiRunEtag).filter((t) => t?.runId === aiRunId.toLowerCase()).map((t) => t!.version);
     if (bodyVersion !== undefined && !versions.includes(bodyVersion)) {
-      throw new ProblemError(400, 'CONFLICTING_PRECONDITIONS', 'Conflicting Preconditions', `If-Match and version ${bodyVersion} name different versions of the run; send one of them`);
+      throw AR_ERRORS.problem('CONFLICTING_PRECONDITIONS', `If-Match and version ${bodyVersion} name different versions of the run; send one of them`);
     }
     return { source: 'if-match', versions };
   }
   if (bodyVersion !== undefined) return { source: 'body', versions: [bodyVersion] };
-  throw new ProblemError(428, 'PRECONDITION_REQUIRED', 'Precondition Required',
+  throw AR_ERRORS.problem(
+    'PRECONDITION_REQUIRED',
     ifMatch?.kind === 'any'
       ? "If-Match: * names no version; send the run's ETag or `version` in the body"
-      : "send If-Match with the run's ETag (GET /api/v1/ai-runs/{aiRunId}) or `version` in the body");
-}
-
-function problem(req: FastifyRequest, reply: FastifyReply, status: number, code: ProblemCode, title: string, detail: string) {
-  return reply.code(status).type(PROBLEM_MEDIA_TYPE).send(problemBody(status, code, title, detail, { instance: req.url.split('?')[0] }));
+      : "send If-Match with the run's ETag (GET /api/v1/ai-runs/{aiRunId}) or `version` in the body",
+  );
 }
 
 /** AR-5 the candidate-decisions route. */
@@ -94,10 +90,10 @@ export const decisionRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) 
       } catch (err) {
         if (!(err instanceof StaleRunVersionError)) throw err;
         const current = aiRunEtag(aiRunId.toLowerCase(), err.currentVersion);
-        reply.header('ETag', current);
-        return source === 'if-match'
-          ? problem(req, reply, 412, 'PRECONDITION_FAILED', 'Precondition Failed', `If-Match does not match the run's current ETag ${current}; read the run again`)
-          : problem(req, reply, 409, 'AI_RUN_VERSION_CONFLICT', err.title, err.detail ?? err.message);
+        const headers = { ETag: current };
+        throw source === 'if-match'
+          ? AR_ERRORS.problem('PRECONDITION_FAILED', `If-Match does not match the run's current ETag ${current}; read the run again`, { headers })
+          : AR_ERRORS.problem('AI_RUN_VERSION_CONFLICT', err.detail, { headers });
       }
     },
   );

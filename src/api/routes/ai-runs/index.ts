@@ -7,18 +7,18 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ApiDeps } from '../../deps';
 import { inputBoxFromConfig } from '../../../services/ai-runs/input-box';
 import { createTemporalAiRunStarter, type AiRunStarter } from '../../../services/ai-runs/starter';
-import { domainError } from '../../../core/domain-error';
 import { decisionRoutes } from './decisions';
 import { runListRoutes } from './list';
 import { aiRunRoutes } from './runs';
 import { taskRoutes } from './tasks';
+import { AR_ERRORS } from '../../../domain/ai-runs/errors';
 
 /** A starter for an app built without a Temporal client: runs stay QUEUED for the reconciler; retry/cancel answer 503. */
 const noTemporal: AiRunStarter = {
   start: () => Promise.reject(new Error('no Temporal client in this process')),
   signalRetry: () => Promise.reject(new Error('no Temporal client in this process')),
   cancel: () => Promise.reject(new Error('no Temporal client in this process')),
-  isOpen: () => Promise.reject(domainError('unavailable', 'SERVICE_UNAVAILABLE', 'Temporal is not reachable from this process')),
+  isOpen: () => Promise.reject(AR_ERRORS.problem('SERVICE_UNAVAILABLE', 'Temporal is not reachable from this process')),
 };
 
 /** Registers every AR route on `app`. */

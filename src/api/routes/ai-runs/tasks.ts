@@ -6,13 +6,14 @@
 import { TaskStatus } from '@prisma/client';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { DomainError, domainError } from '../../../core/domain-error';
+import { DomainError } from '../../../core/domain-error';
 import { requireMembership } from '../../../core/tenancy';
 import type { ApiDeps } from '../../deps';
 import { afterPosition, decodeCursor, NEWEST_FIRST, pageOf, PageQuery } from '../../pagination';
 import { ProblemSchema } from '../../problem';
 import { Uuid } from '../../schemas';
 import { taskBody, TaskPageSchema, TaskSchema } from './decision-schemas';
+import { AR_ERRORS } from '../../../domain/ai-runs/errors';
 
 const LIST = 'tasks';
 
@@ -31,9 +32,9 @@ export const taskRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) => {
     async (req) => {
       const task = await deps.db.task.findUnique({ where: { id: req.params.taskId } });
       // A Task of a company the caller is not a member of does not exist for them (404, like the company).
-      if (!task) throw domainError('not-found', 'NOT_FOUND', 'task not found');
+      if (!task) throw AR_ERRORS.problem('NOT_FOUND', 'task not found');
       await requireMembership(deps.db, req.userId, task.companyId).catch((err: unknown) => {
-        throw err instanceof DomainError ? domainError('not-found', 'NOT_FOUND', 'task not found') : err;
+        throw err instanceof DomainError ? AR_ERRORS.problem('NOT_FOUND', 'task not found') : err;
       });
       return taskBody(task);
     },

@@ -5,9 +5,10 @@ import { startAfterCommit } from '../../../core/after-commit';
 import { requeueFailedJob } from '../../../core/retry';
 import { JobType } from '@prisma/client';
 import type { ApiDeps } from '../../deps';
-import { notFound, ProblemError, ProblemSchema } from '../../problem';
+import { ProblemSchema } from '../../problem';
 import { AsyncJobSchema, Uuid } from '../../schemas';
 import { answerJobPoll, JOB_POLL_200_HEADERS, jobPollSerializerCompiler, JobPollHeaders, NotModifiedSchema } from './job-poll';
+import { CORE_ERRORS, notFound } from '../../../core/errors';
 
 /** SAN-6 answer of a retry: the same job, PENDING again, with its re-run count. */
 const RetriedJobSchema = z
@@ -72,13 +73,13 @@ export const asyncJobRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) 
         case 'not-found':
           throw notFound(`job ${req.params.jobId}`);
         case 'not-failed':
-          throw new ProblemError(409, 'JOB_NOT_RETRYABLE', 'Job Not Retryable', `job is ${r.job.status}; only a FAILED job can be retried`);
+          throw CORE_ERRORS.problem('JOB_NOT_RETRYABLE', `job is ${r.job.status}; only a FAILED job can be retried`);
         case 'target-closed':
-          throw new ProblemError(409, 'JOB_NOT_RETRYABLE', 'Job Not Retryable', r.hint ?? 'its target is closed; make a new request for it');
+          throw CORE_ERRORS.problem('JOB_NOT_RETRYABLE', r.hint ?? 'its target is closed; make a new request for it');
         case 'superseded':
-          throw new ProblemError(409, 'JOB_NOT_RETRYABLE', 'Job Not Retryable', `job ${r.supersededBy} of the same target is active or newer`);
+          throw CORE_ERRORS.problem('JOB_NOT_RETRYABLE', `job ${r.supersededBy} of the same target is active or newer`);
         case 'limit-reached':
-          throw new ProblemError(409, 'RETRY_LIMIT_REACHED', 'Retry Limit Reached', `job was already re-run ${r.job.retryCount} of ${maxRetries} times`);
+          throw CORE_ERRORS.problem('RETRY_LIMIT_REACHED', `job was already re-run ${r.job.retryCount} of ${maxRetries} times`);
         case 'requeued':
           break;
       }

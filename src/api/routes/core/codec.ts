@@ -22,7 +22,7 @@ import type { Payload } from '@temporalio/common';
 import { z } from 'zod';
 import { payloadCodecFromConfig } from '../../../crypto/payload-codec';
 import type { ApiDeps } from '../../deps';
-import { ProblemError } from '../../problem';
+import { CORE_ERRORS } from '../../../core/errors';
 
 /** Name of the operator session cookie set by `POST /codec/session`. */
 export const CODEC_SESSION_COOKIE = 'codec_operator';
@@ -87,7 +87,7 @@ function cookieOf(req: FastifyRequest, name: string): string | undefined {
   return undefined;
 }
 
-const unauthorized = (detail: string) => new ProblemError(401, 'UNAUTHORIZED', 'Unauthorized', detail);
+const unauthorized = (detail: string) => CORE_ERRORS.problem('UNAUTHORIZED', detail);
 
 /** Registers the codec server under `/codec` (see the module comment). */
 export const codecServerRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) => {

@@ -2,7 +2,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ApiDeps } from '../../deps';
-import { ProblemError, ProblemSchema } from '../../problem';
+import { ProblemSchema } from '../../problem';
+import { CORE_ERRORS } from '../../../core/errors';
 
 /** `GET /health` (process up) and `GET /ready` (database answers; else 503 SERVICE_UNAVAILABLE problem+json). */
 export const healthRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) => {
@@ -11,13 +12,12 @@ export const healthRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) =>
   app.get(
     '/ready',
     { config: { auth: 'public' }, schema: { tags: ['health'], security: [], response: { 200: Status, 503: ProblemSchema } } },
-    async (_req, reply) => {
+    async () => {
       try {
         await deps.db.$queryRaw`SELECT 1`;
         return { status: 'ok' as const };
       } catch {
-        reply.header('Retry-After', '5');
-        throw new ProblemError(503, 'SERVICE_UNAVAILABLE', 'Service Unavailable', 'the database does not answer');
+        throw CORE_ERRORS.problem('SERVICE_UNAVAILABLE', 'the database does not answer', { headers: { 'Retry-After': '5' } });
       }
     },
   );

@@ -17,11 +17,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyRouteSchemaDef } from 'fastify/types/schema';
 import { serializerCompiler } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { DomainError } from '../../../core/domain-error';
 import { jobVersionTag, type JobStatusRow } from '../../../db/hot-reads';
 import { entityTag, ifNoneMatchIsWildcard, ifNoneMatchMatches, preferredWaitSeconds } from '../../conditional';
 import type { ApiDeps } from '../../deps';
-import { notFound } from '../../problem';
+import { CORE_ERRORS, notFound } from '../../../core/errors';
 
 /** Request headers of the poll (documented in OpenAPI; other headers pass through untouched). */
 export const JobPollHeaders = z.looseObject({
@@ -88,7 +87,7 @@ async function waitForChange(deps: ApiDeps, jobId: string, userId: string, seenT
     wake?.();
   });
   if (!off) {
-    throw new DomainError('unavailable', 'SERVICE_UNAVAILABLE', 'Service Unavailable', 'too many long polls are waiting; retry shortly');
+    throw CORE_ERRORS.problem('SERVICE_UNAVAILABLE', 'too many long polls are waiting; retry shortly');
   }
   try {
     // Read again after subscribing: a change between the first read and the subscription is seen here.

@@ -7,7 +7,6 @@
 import type { PrismaClient } from '@prisma/client';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { DomainError } from '../../../core/domain-error';
 import { courseEvaluation, courseEvaluations, graduationProgress } from '../../../services/portal/academic';
 import { ProblemSchema } from '../../problem';
 import {
@@ -20,6 +19,7 @@ import {
   SemesterEvaluationsSchema,
   SemesterParams,
 } from './academic-schemas';
+import { PO_ERRORS } from '../../../domain/portal/errors';
 
 /** What the academic routes need. */
 export interface AcademicRouteDeps {
@@ -32,7 +32,7 @@ export interface AcademicRouteDeps {
 export const academicRoutes: FastifyPluginAsyncZod<AcademicRouteDeps> = async (app, deps) => {
   const portalType = (q: { portalType?: string | undefined }): string | undefined => {
     if (q.portalType !== undefined && !deps.isPortalType(q.portalType)) {
-      throw new DomainError('invalid', 'PORTAL_TYPE_UNSUPPORTED', 'Portal Type Unsupported', `portal type ${q.portalType.slice(0, 40)} is not supported`);
+      throw PO_ERRORS.problem('PORTAL_TYPE_UNSUPPORTED', `portal type ${q.portalType.slice(0, 40)} is not supported`);
     }
     return q.portalType;
   };

@@ -11,13 +11,12 @@ import { createHash } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { DomainError } from '../../../core/domain-error';
+import { PO_ERRORS } from '../../../domain/portal/errors';
 import { ScrapeCallbackBodySchema, parseCallbackAttempt } from '../../../domain/portal/callback';
 import { acceptScrapeCallback, type CallbackDeps } from '../../../services/portal/callbacks';
 import type { CallbackSignatureRejection, CallbackSignatureVerifier } from '../../../services/portal/callback-verifier';
-import { ProblemError, ProblemSchema, validationErrors } from '../../problem';
+import { ProblemSchema, validationErrors } from '../../problem';
 import { jsonWith, CallbackAcceptedSchema } from './schemas';
-
 
 /** What the callback route needs. */
 export interface CallbackRouteDeps extends Omit<CallbackDeps, 'log'> {
@@ -80,13 +79,13 @@ export const scrapeCallbackRoutes: FastifyPluginAsyncZod<CallbackRouteDeps> = as
       if (!verdict.ok) {
         const [code, detail] = REJECTIONS[verdict.reason];
         req.log.warn({ reason: verdict.reason }, 'scrape callback rejected: signature');
-        throw new ProblemError(401, code, 'Unauthorized', detail);
+        throw PO_ERRORS.problem(code, detail);
       }
       let json: unknown;
       try {
         json = JSON.parse(utf8.decode(raw));
       } catch (err) {
-        throw new ProblemError(400, 'MALFORMED_JSON', 'Malformed JSON', (err as Error).message);
+        throw PO_ERRORS.problem('MALFORMED_JSON', (err as Error).message);
       }
       const parsed = ScrapeCallbackBodySchema.safeParse(json);
       if (!parsed.success) {
@@ -94,10 +93,10 @@ export const scrapeCallbackRoutes: FastifyPluginAsyncZod<CallbackRouteDeps> = as
           'body',
           parsed.error.issues.map((i) => ({ instancePath: i.path.map((p) => `/${String(p)}`).join(''), keyword: i.code, message: i.message, params: 'keys' in i ? { keys: i.keys } : {} })),
         );
-        throw new DomainError('invalid', 'VALIDATION_FAILED', 'Validation Failed', errors.map((e) => `${e.path}: ${e.message}`).join('; '), errors);
+        throw PO_ERRORS.problem('VALIDATION_FAILED', errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
       }
       const attempt = parseCallbackAttempt(req.headers['x-callback-attempt']);
-      if (attempt === 'malformed') throw new ProblemError(400, 'VALIDATION_FAILED', 'Validation Failed', 'headers.x-callback-attempt: a positive integer');
+      if (attempt === 'malformed') throw PO_ERRORS.problem('VALIDATION_FAILED', 'headers.x-callback-attempt: a positive integer');
       const requestId = typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : null;
       const r = await acceptScrapeCallback({ ...deps, log: req.log }, parsed.data, {
         attempt,

@@ -2,22 +2,18 @@
  * `POST /portal/link` (PO-1) and the job reads `GET /portal/link/jobs/{jobId}`, `/summary`,
  * `/duration` (PO-4). Bearer-authenticated; another user's job answers 404 (it does not exist for you).
  */
-import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { titleOf } from '../../../core/domain-error';
 import { idempotencyKeyOf } from '../../../core/idempotency';
 import {
   pollingEndpoint,
   portalJobDuration,
-  PortalJobNotSucceededError,
-  PortalLinkActiveError,
   readPortalJobSummary,
   readPortalLinkJob,
   requestPortalLink,
   type PortalLinkDeps,
 } from '../../../services/portal/links';
-import { PROBLEM_MEDIA_TYPE, problemBody, ProblemSchema } from '../../problem';
+import { ProblemSchema } from '../../problem';
 import { Uuid } from '../../schemas';
 import {
   jsonWith,
@@ -34,15 +30,6 @@ import {
 
 /** What the link routes need. */
 export type PortalLinkRouteDeps = Omit<PortalLinkDeps, 'log'>;
-
-function problem(reply: FastifyReply, status: number, code: 'PORTAL_LINK_JOB_ACTIVE' | 'PORTAL_LINK_JOB_NOT_SUCCEEDED', detail: string, extra: object) {
-  // The extension members (RFC 9457 §3.2) are kept: this answer bypasses the Problem schema's serializer.
-  return reply
-    .code(status)
-    .type(PROBLEM_MEDIA_TYPE)
-    .serializer(JSON.stringify)
-    .send(problemBody(status, code, titleOf(code), detail, { instance: reply.request.url.split('?')[0], ...extra }));
-}
 
 /** Registers the link routes. */
 export const portalLinkRoutes: FastifyPluginAsyncZod<PortalLinkRouteDeps> = async (app, deps) => {
@@ -75,20 +62,11 @@ export const portalLinkRoutes: FastifyPluginAsyncZod<PortalLinkRouteDeps> = asyn
     },
     async (req, reply) => {
       const key = idempotencyKeyOf(req.headers);
-      try {
-        const r = await requestPortalLink({ ...deps, log: req.log }, req.userId, key, req.body);
-        return await reply
-          .code(r.statusCode as 202)
-          .header('Location', pollingEndpoint(r.job.id))
-          .send({ jobId: r.job.id, status: 'accepted' as const, kind: r.job.kind, pollingEndpoint: pollingEndpoint(r.job.id) });
-      } catch (err) {
-        if (!(err instanceof PortalLinkActiveError)) throw err;
-        return problem(reply, 409, 'PORTAL_LINK_JOB_ACTIVE', err.detail ?? err.message, {
-          activeJobId: err.job.id,
-          activeJobStatus: err.job.status,
-          pollingEndpoint: pollingEndpoint(err.job.id),
-        });
-      }
+      const r = await requestPortalLink({ ...deps, log: req.log }, req.userId, key, req.body);
+      return reply
+        .code(r.statusCode as 202)
+        .header('Location', pollingEndpoint(r.job.id))
+        .send({ jobId: r.job.id, status: 'accepted' as const, kind: r.job.kind, pollingEndpoint: pollingEndpoint(r.job.id) });
     },
   );
 
@@ -126,13 +104,8 @@ export const portalLinkRoutes: FastifyPluginAsyncZod<PortalLinkRouteDeps> = asyn
       },
     },
     async (req, reply) => {
-      try {
-        const { job, summary } = await readPortalJobSummary(deps.db, req.userId, req.params.jobId);
-        return await reply.send({ jobId: job.id, summary });
-      } catch (err) {
-        if (!(err instanceof PortalJobNotSucceededError)) throw err;
-        return problem(reply, 409, 'PORTAL_LINK_JOB_NOT_SUCCEEDED', err.detail ?? err.message, { jobStatus: err.status, errorCode: err.errorCode });
-      }
+      const { job, summary } = await readPortalJobSummary(deps.db, req.userId, req.params.jobId);
+      return reply.send({ jobId: job.id, summary });
     },
   );
 

@@ -4,8 +4,9 @@ import { z } from 'zod';
 import { similarityThresholdFor } from '../../../ai/embedding-models';
 import { decodeEmbedding } from '../../../db/vectors';
 import type { SanRouteDeps } from './deps';
-import { notFound, ProblemSchema } from '../../problem';
+import { ProblemSchema } from '../../problem';
 import { Uuid } from '../../schemas';
+import { notFound } from '../../../core/errors';
 
 const CardSchema = z
   .object({

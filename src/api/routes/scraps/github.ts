@@ -11,8 +11,10 @@ import { normaliseDirectory } from '../../../domain/scraps/til-paths';
 import { githubProblem, requestTilCommit } from '../../../services/scraps/til-commits';
 import { JOB_STATUSES } from '../../../core/contracts';
 import type { SanRouteDeps } from './deps';
-import { notFound, ProblemError, ProblemSchema } from '../../problem';
+import { ProblemSchema } from '../../problem';
 import { Uuid } from '../../schemas';
+import { SAN_ERRORS } from '../../../domain/scraps/errors';
+import { notFound } from '../../../core/errors';
 
 const AccountSchema = z.object({ login: z.string().nullable(), linkedAt: z.iso.datetime() }).meta({ id: 'GithubAccount' });
 const RepositorySchema = z
@@ -131,9 +133,9 @@ export const githubRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, dep
     },
     async (req) => {
       const directory = normaliseDirectory(req.body.directory ?? '');
-      if (directory === null) throw new ProblemError(400, 'VALIDATION_FAILED', 'Validation Failed', 'body.directory: must be a relative path without . or .. segments');
+      if (directory === null) throw SAN_ERRORS.problem('VALIDATION_FAILED', 'body.directory: must be a relative path without . or .. segments');
       const account = await deps.db.githubAccount.findUnique({ where: { userId: req.userId } });
-      if (!account) throw new ProblemError(400, 'GITHUB_ACCOUNT_NOT_LINKED', 'GitHub Account Not Linked', 'link a GitHub account first: PUT /github/account');
+      if (!account) throw SAN_ERRORS.problem('GITHUB_ACCOUNT_NOT_LINKED', 'link a GitHub account first: PUT /github/account');
       const { owner, name } = req.body;
       let info;
       let client;
@@ -144,7 +146,7 @@ export const githubRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, dep
         throw githubProblem(err, `repository ${owner}/${name}`);
       }
       if (!info.canPush) {
-        throw new ProblemError(400, 'GITHUB_REPOSITORY_INACCESSIBLE', 'GitHub Repository Inaccessible', `the linked token may not push to ${owner}/${name}`);
+        throw SAN_ERRORS.problem('GITHUB_REPOSITORY_INACCESSIBLE', `the linked token may not push to ${owner}/${name}`);
       }
       const branch = req.body.branch ?? info.defaultBranch;
       // The default branch of an empty repository does not exist yet; the first commit creates it.
@@ -156,7 +158,7 @@ export const githubRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, dep
           throw githubProblem(err, `branch ${branch} of ${owner}/${name}`);
         }
         if (!found) {
-          throw new ProblemError(422, 'GITHUB_BRANCH_NOT_FOUND', 'GitHub Branch Not Found', `${owner}/${name} has no branch ${branch} (default: ${info.defaultBranch})`);
+          throw SAN_ERRORS.problem('GITHUB_BRANCH_NOT_FOUND', `${owner}/${name} has no branch ${branch} (default: ${info.defaultBranch})`);
         }
       }
       const data = { owner, name, branch, directory };

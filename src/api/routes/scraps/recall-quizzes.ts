@@ -6,9 +6,10 @@ import { JOB_STATUSES } from '../../../core/contracts';
 import { requestRecallQuiz } from '../../../services/scraps/til';
 import { dateValue, isoDate } from '../../../services/scraps/til-sources';
 import type { SanRouteDeps } from './deps';
-import { notFound, ProblemSchema } from '../../problem';
+import { ProblemSchema } from '../../problem';
 import { Uuid } from '../../schemas';
 import { IsoDateSchema } from './til';
+import { notFound } from '../../../core/errors';
 
 const QuizTypes = z.array(z.enum(QUIZ_TYPES)).min(1).max(QUIZ_TYPES.length);
 

@@ -3,7 +3,9 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { enqueueAndStart } from '../../../core/enqueue';
 import type { SanRouteDeps } from './deps';
-import { notFound, ProblemError, ProblemSchema } from '../../problem';
+import { ProblemSchema } from '../../problem';
+import { SAN_ERRORS } from '../../../domain/scraps/errors';
+import { notFound } from '../../../core/errors';
 
 const Accepted = z.object({ jobId: z.uuid(), targetId: z.uuid() }).meta({ id: 'StarRecommendationAccepted' });
 
@@ -48,14 +50,14 @@ export const starRecommendationRoutes: FastifyPluginAsyncZod<SanRouteDeps> = asy
     async (req, reply) => {
       const account = await deps.db.githubAccount.findUnique({ where: { userId: req.userId }, select: { id: true } });
       if (!account) {
-        throw new ProblemError(400, 'GITHUB_ACCOUNT_NOT_LINKED', 'GitHub Account Not Linked', 'link a GitHub account first: PUT /github/account');
+        throw SAN_ERRORS.problem('GITHUB_ACCOUNT_NOT_LINKED', 'link a GitHub account first: PUT /github/account');
       }
       const { job, created } = await enqueueAndStart({ db: deps.db, starter: deps.starter, log: req.log }, ({ enqueue }) =>
         enqueue({ jobType: 'GITHUB_STAR_RECOMMENDATION', targetId: req.userId, userId: req.userId }),
       );
       reply.header('location', `/async-jobs/${job.jobId}`);
       if (!created) {
-        throw new ProblemError(409, 'DUPLICATE_RESOURCE', 'Duplicate Resource', `star recommendation job ${job.jobId} is already ${job.status}`);
+        throw SAN_ERRORS.problem('DUPLICATE_RESOURCE', `star recommendation job ${job.jobId} is already ${job.status}`);
       }
       reply.code(202);
       return { jobId: job.jobId, targetId: job.targetId };

@@ -8,8 +8,10 @@ import { JOB_STATUSES } from '../../../core/contracts';
 import { requestTil } from '../../../services/scraps/til';
 import { dateValue, isoDate } from '../../../services/scraps/til-sources';
 import type { SanRouteDeps } from './deps';
-import { notFound, ProblemError, ProblemSchema } from '../../problem';
+import { ProblemSchema } from '../../problem';
 import { Uuid } from '../../schemas';
+import { SAN_ERRORS } from '../../../domain/scraps/errors';
+import { notFound } from '../../../core/errors';
 
 /** A calendar date `YYYY-MM-DD` (interpreted in the user's time zone). */
 export const IsoDateSchema = z.iso
@@ -110,7 +112,7 @@ export const tilRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, deps) 
       });
       if (!summary) throw notFound(`TIL ${req.params.summaryId}`);
       if (!summary.embedding) {
-        throw new ProblemError(409, 'TIL_NOT_GENERATED', 'TIL Not Generated', `TIL ${summary.id} has not been generated yet`);
+        throw SAN_ERRORS.problem('TIL_NOT_GENERATED', `TIL ${summary.id} has not been generated yet`);
       }
       // Issue 11: only cards embedded by the TIL's model, with that model's calibrated threshold.
       const threshold = similarityThresholdFor(deps.config.similarity, summary.embeddingModel);

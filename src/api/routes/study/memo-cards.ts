@@ -9,14 +9,15 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { startAfterCommit } from '../../../core/after-commit';
-import { domainError } from '../../../core/domain-error';
 import { enqueueExtraction } from '../../../services/study/enqueue';
 import { loadSource } from '../../../services/study/sources';
 import { startExtraction } from '../../../services/study/start';
 import type { ApiDeps } from '../../deps';
-import { notFound, ProblemSchema } from '../../problem';
+import { ProblemSchema } from '../../problem';
 import { Uuid } from '../../schemas';
 import { MemoCardJobSchema, MemoCardSchema, memoCardJobView, memoCardView } from './schemas';
+import { ST_ERRORS } from '../../../domain/study/errors';
+import { notFound } from '../../../core/errors';
 
 const TAG = 'study';
 const SourceKind = z.enum(['study_question', 'knowledge_card']);
@@ -118,7 +119,7 @@ export const memoCardRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) 
     async (req, reply) => {
       const source = await loadSource(deps.db, req.body.sourceKind, req.body.sourceId);
       if (!source || source.userId !== req.userId) throw notFound(`${req.body.sourceKind} ${req.body.sourceId}`);
-      if (!source.version || !source.explanation?.trim()) throw domainError('conflict', 'STUDY_EXPLANATION_NOT_READY', `${req.body.sourceKind} ${source.id} has no explanation yet`);
+      if (!source.version || !source.explanation?.trim()) throw ST_ERRORS.problem('STUDY_EXPLANATION_NOT_READY', `${req.body.sourceKind} ${source.id} has no explanation yet`);
       const r = await enqueueExtraction(deps.db, {
         userId: req.userId, sourceKind: source.kind, sourceId: source.id, sourceVersion: source.version,
         maxAttempts: deps.config.study.extract.maxAttempts, payload: { enqueuedBy: 'api' },

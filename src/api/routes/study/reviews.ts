@@ -13,8 +13,9 @@ import { deleteReminder, getReminder, listOutbox, markOutboxRead, putReminder, t
 import { listDueCards, listReviews, recordReview } from '../../../services/study/reviews';
 import type { ApiDeps } from '../../deps';
 import { decodeCursor, pageOf, PageQuery } from '../../pagination';
-import { notFound, ProblemSchema } from '../../problem';
+import { ProblemSchema } from '../../problem';
 import { Uuid } from '../../schemas';
+import { notFound } from '../../../core/errors';
 
 const Rating = z
   .union([z.enum(REVIEW_RATINGS), z.number().int().min(1).max(4)])

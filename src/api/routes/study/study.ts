@@ -8,9 +8,10 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createQuestion, createTopic, focusTopic, replaceExplanation, requestExplanation } from '../../../services/study/questions';
 import type { ApiDeps } from '../../deps';
-import { notFound, ProblemSchema } from '../../problem';
+import { ProblemSchema } from '../../problem';
 import { Uuid } from '../../schemas';
 import { AnswerText, ExplanationText, QuestionSchema, QuestionText, TopicName, TopicSchema, questionView, topicView } from './schemas';
+import { notFound } from '../../../core/errors';
 
 const TAG = 'study';
 

@@ -7,6 +7,7 @@
  * decides between RETRYING and FAILED. Messages never contain the request text.
  */
 import type { RuntimeRequest } from '../../../domain/ai-runs/contract';
+import type { RuntimeErrorCode } from '../../../domain/ai-runs/errors';
 
 /** Options of one call. */
 export interface AnalyzeOptions {
@@ -36,17 +37,8 @@ export interface AiRuntimeClient {
   analyze(request: RuntimeRequest, options: AnalyzeOptions): Promise<AnalyzeResult>;
 }
 
-/** Stable error codes of the client boundary. */
-export const RUNTIME_ERROR_CODES = [
-  'RUNTIME_TIMEOUT',
-  'RUNTIME_UNAVAILABLE',
-  'RUNTIME_RATE_LIMITED',
-  'RUNTIME_REJECTED',
-  'CONTRACT_VERSION_MISMATCH',
-  'MALFORMED_RESPONSE',
-  'RUNTIME_CANCELLED',
-] as const;
-export type RuntimeErrorCode = (typeof RUNTIME_ERROR_CODES)[number];
+/** Stable error codes of the client boundary: the family's row codes (src/domain/ai-runs/errors.ts). */
+export { RUNTIME_ERROR_CODES, type RuntimeErrorCode } from '../../../domain/ai-runs/errors';
 
 /** Details every call error carries. */
 export interface CallErrorDetails {

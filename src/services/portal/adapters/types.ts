@@ -5,7 +5,7 @@
  * markup: non-retryable; outages and expired sessions: retryable). Login failures are told apart
  * the way account-linking products do (new credentials needed vs. try again later).
  */
-import { PORTAL_JOB_ERROR_CODES, type PortalJobErrorCode } from '../../../domain/portal/error-codes';
+import { PORTAL_JOB_ERROR_CODES, type PortalJobErrorCode } from '../../../domain/portal/errors';
 import type { ScrapeResultInput } from '../../../domain/portal/result';
 
 /** The student's portal login. The password lives only in memory for one scrape. */

@@ -1,11 +1,13 @@
 /**
- * Failure types of the GitHub boundary (SAN-10, SAN-12) and the mapping of the adapter's errors to
- * Temporal failures. The adapter (src/github/client.ts) throws Octokit's RequestError and classifies
- * it; only activities turn it into a Temporal failure, here.
+ * The GitHub adapter's error vocabulary (SAN-10, SAN-12): its failure types with their retry class
+ * and the mapping of the adapter's errors to Temporal failures. The adapter (./client.ts) throws
+ * Octokit's RequestError and classifies it; only activities turn it into a Temporal failure, with
+ * {@link toGithubFailure}.
  */
-import { ApplicationFailure } from '@temporalio/activity';
-import { defineFailures, failure } from '../../core/failures';
-import { classifyGithubError, isRequestError } from '../../github/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { defineErrors } from '../core/errors';
+import { defineFailures, failure } from '../core/failures';
+import { classifyGithubError, isRequestError } from './client';
 
 /** GitHub failure types with their retry class (see `classifyGithubError`). */
 export const GITHUB_FAILURES = defineFailures({
@@ -17,6 +19,9 @@ export const GITHUB_FAILURES = defineFailures({
   GITHUB_UNAVAILABLE: { retry: 'retryable', description: 'GitHub 5xx, 408 or a network failure' },
   GITHUB_REJECTED: { retry: 'non-retryable', description: 'another 4xx answer' },
 });
+
+/** The adapter's vocabulary (in the manifests of the families that call GitHub). */
+export const GITHUB_ERRORS = defineErrors({ failures: GITHUB_FAILURES });
 
 /**
  * Converts a GitHub error into a Temporal failure of the right retry class (SAN-10, DC-2): typed by
