@@ -22,7 +22,7 @@ import { localProjectionOptions, projectionOptions } from '../../core/activity-o
 import { runAttempts, type FailedAttempt, type FailureVocabulary } from '../../core/attempts';
 import { localFirstActivities } from '../core/job-runner';
 import { failure } from '../../core/failures';
-import { AR_FAILURES, RUN_ERROR_CODES, type RuntimeFailureDetails } from '../../domain/ai-runs/errors';
+import { AR_FAILURES, RUN_ERROR_CODES } from '../../domain/ai-runs/errors';
 import {
   retryAiRunSignal,
   type AiRunWorkflowInput,
