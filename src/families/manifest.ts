@@ -1,19 +1,22 @@
 /**
- * The shape of a family's one declaration (DC-1 … DC-4): its job types and the workflow that runs
- * each, target hooks, failure types, problem codes, routes, activities per task queue and
- * schedules. Workers and the API are assembled from the list of manifests (src/families/index.ts);
- * adding a job type touches its family's folders and one line of its manifest.
+ * The shape of a family's one declaration (DC-1 … DC-4) and of the core's: job types and the
+ * workflow that runs each, target hooks, failure types, problem codes, routes, the task queues it
+ * owns, the activities it adds to the core's queues, and its Schedules. Workers, the API, the demo,
+ * the bench, the test stack and docker-compose's worker services are assembled from the list of
+ * manifests (src/families/index.ts).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { Client } from '@temporalio/client';
+import type { Duration } from '@temporalio/common';
+import type { NativeConnection } from '@temporalio/worker';
 import type { PrismaClient } from '@prisma/client';
 import type { AiRuntime } from '../ai/types';
 import type { ApiDeps } from '../api/deps';
 import type { Config } from '../config';
-import type { JobType, JobWorkflowInput, JobWorkflowResult, QueueName } from '../core/contracts';
+import type { JobType, JobWorkflowInput, JobWorkflowResult, JobWorkflowTypes, TaskQueues } from '../core/contracts';
 import type { FailureCatalogue } from '../core/failures';
 import type { JobStarter } from '../core/starter';
-import type { TargetHooks } from '../core/target-hooks';
+import type { TargetHookRegistry, TargetHooks } from '../core/target-hooks';
 import type { TokenBox } from '../crypto/token-box';
 import type { GithubClientFactory } from '../github/client';
 import type * as workflows from '../workflows';
@@ -28,7 +31,32 @@ export type JobWorkflowName = {
 /** Any exported workflow function (schedules may run maintenance workflows). */
 export type WorkflowName = keyof Workflows;
 
-/** What the `jobs` worker hands a family's activity factory. */
+/** The job registry assembled from the manifests, handed to the core's queue contexts. */
+export interface JobRegistry {
+  workflowTypes: JobWorkflowTypes;
+  targets: TargetHookRegistry;
+  jobTypes: readonly JobType[];
+}
+
+/** Resources a caller (a test) may supply instead of the ones a queue's context would build. */
+export interface ProvidedResources {
+  ai: AiRuntime;
+  github: GithubClientFactory;
+}
+
+/** What every queue's context is built from: the process's resources. */
+export interface QueueBase {
+  config: Config;
+  db: PrismaClient;
+  /** The process's Temporal client. */
+  client: Client;
+  /** The worker's connection (a client over it starts workflows eagerly). */
+  connection: NativeConnection;
+  registry: JobRegistry;
+  provided: Partial<ProvidedResources>;
+}
+
+/** What the `jobs` and `maintenance` queues hand an activity factory. */
 export interface JobsQueueContext {
   config: Config;
   db: PrismaClient;
@@ -36,14 +64,14 @@ export interface JobsQueueContext {
   starter: JobStarter;
 }
 
-/** What the `ai` worker hands a family's activity factory. */
+/** What the `ai` queue hands an activity factory. */
 export interface AiQueueContext {
   config: Config;
   db: PrismaClient;
   ai: AiRuntime;
 }
 
-/** What the `github` worker hands a family's activity factory. */
+/** What the `github` queue hands an activity factory. */
 export interface GithubQueueContext {
   config: Config;
   db: PrismaClient;
@@ -51,62 +79,74 @@ export interface GithubQueueContext {
   github: GithubClientFactory;
 }
 
-/** Activity factories of one family, per task queue (DC-2). */
-export interface FamilyActivities {
-  jobs?: (ctx: JobsQueueContext) => object;
-  ai?: (ctx: AiQueueContext) => object;
-  github?: (ctx: GithubQueueContext) => object;
-  /** Activities of the family's reconcile passes, on the `maintenance` queue (never behind job work). */
-  maintenance?: (ctx: JobsQueueContext) => object;
-}
-
-/** What the worker of a family's own task queue hands that queue's activity factory. */
+/** What a family-owned queue hands its activity factory. */
 export interface OwnQueueContext {
   config: Config;
   db: PrismaClient;
 }
 
+/** Context of each of the core's shared queues (the queues families add activities to). */
+export interface SharedQueueContexts {
+  jobs: JobsQueueContext;
+  maintenance: JobsQueueContext;
+  ai: AiQueueContext;
+  github: GithubQueueContext;
+}
+
+/** A shared queue's name. */
+export type SharedQueueName = keyof SharedQueueContexts;
+
 /**
- * A task queue a family owns (DC-2), deployed as `<prefix><name>` (core `ownTaskQueue`) and served
- * by the family's own worker entry point (`src/workers/<name>.ts`, built with
- * `createOwnQueueWorker`), so its dependency cannot starve any other queue.
+ * A task queue (DC-2), declared exactly once: by the core (src/families/core.ts) or by the family
+ * that owns it. Deployed as `<TEMPORAL_TASK_QUEUE_PREFIX><name>`; served by the worker process
+ * `npm run worker -- --queue <name>`.
  */
-export interface OwnQueueDecl {
-  /** Logical queue name, e.g. `ai-runs`. */
+export interface QueueDecl<Ctx = OwnQueueContext> {
+  /** Logical name, e.g. `ai-runs`. */
   name: string;
-  /** The queue's activities. */
-  activities: (ctx: OwnQueueContext) => object;
-  /** Most activities one worker runs at once (default 8). */
-  concurrency?: (config: Config) => number;
-  /**
-   * The queue also runs the family's workflows (their workflow tasks, not only activities), so
-   * even a backlog of workflow tasks on the core's queues cannot delay them (e.g. ST-6).
-   */
+  /** Name of the worker process serving it (default: the queue's own name); queues sharing it run in one process. */
+  process?: string;
+  /** The queue runs workflow tasks too, so its worker loads src/workflows. */
   workflows?: boolean;
-  /**
-   * Temporal Schedules the queue's worker entry point creates (idempotently) at start-up, e.g. a
-   * poller; returns their IDs.
-   */
-  schedules?: (client: Client, config: Config) => Promise<string[]>;
+  /** Most activities one worker runs at once: the setting and its environment variable, if any. */
+  activityConcurrency?: { env?: string; of(config: Config): number };
+  /** Most workflow tasks one worker runs at once (SDK default when absent). */
+  workflowTaskConcurrency?: number;
+  /** Builds what the queue hands its activity factories (default: config and db). */
+  context?(base: QueueBase): Ctx;
+  /** The declarer's activities on the queue. */
+  activities?(ctx: Ctx, base: QueueBase): object;
+  /** Fields logged when the queue's worker starts. */
+  describe?(config: Config): object;
 }
 
 /**
- * A Temporal Schedule a family runs, created at `jobs` worker start-up. `recovery` (default): a
- * SAN-6 rule every RECOVERY_INTERVAL_MINUTES on the `jobs` queue with the recovery input;
- * `reconcile`: a SAN-4-style pass every RECONCILE_INTERVAL_SECONDS on the `maintenance` queue with
- * the reconcile input (e.g. a family whose rows are not async_jobs restarting lost starts).
+ * A Temporal Schedule (created or updated when the worker process serving its queue starts, if
+ * SCHEDULES_ENABLED and its own `enabled`); ID `<prefix><name>`, overlap SKIP.
  */
 export interface ScheduleDecl {
   /** Schedule name before the task-queue prefix, e.g. `recovery-missing-cards`. */
   name: string;
-  /** Workflow it starts; its input is the recovery input (RECOVERY_* config) or the reconcile input. */
+  /** Workflow it starts. */
   workflow: WorkflowName;
-  kind?: 'recovery' | 'reconcile';
+  /** Logical queue the workflow runs on. */
+  queue: string;
+  /** Interval from config, e.g. `(c) => `${c.reconcile.intervalSeconds}s``. */
+  every(config: Config): Duration;
+  /** The workflow's arguments. */
+  input(config: Config, queues: TaskQueues): unknown[];
+  /** Missed runs caught up after an outage (default 1 minute). */
+  catchupWindow?: Duration;
+  /** Its own switch besides SCHEDULES_ENABLED. */
+  enabled?(config: Config): boolean;
 }
+
+/** Activity factories a family adds to the core's shared queues (DC-2). */
+export type FamilyActivities = { readonly [Q in SharedQueueName]?: (ctx: SharedQueueContexts[Q]) => object };
 
 /** One family's declaration. */
 export interface FamilyManifest {
-  /** Folder name of the family in every role folder (`san`, later `ar`, `po`, `st`). */
+  /** Folder name of the family in every role folder (`scraps`, `ai-runs`, `portal`, `study`). */
   name: string;
   /** Job type → the workflow that runs it (compile-time checked against src/workflows exports). */
   jobs: { readonly [T in JobType]?: JobWorkflowName };
@@ -118,12 +158,10 @@ export interface FamilyManifest {
   problemCodes: readonly string[];
   /** The family's route plugin (registered on the app with {@link ApiDeps}). */
   routes: FastifyPluginAsync<ApiDeps>;
-  /** Activity factories per task queue. */
+  /** Activities the family adds to the core's shared queues. */
   activities: FamilyActivities;
-  /** Schedules (recovery rules) the family adds to the core's. */
+  /** Task queues the family owns. */
+  queues: readonly QueueDecl[];
+  /** The family's Schedules. */
   schedules: readonly ScheduleDecl[];
-  /** Task queues this family's activities use besides `jobs` (documentation and worker checks). */
-  queues: readonly QueueName[];
-  /** Task queues the family owns, each with its own worker entry point (DC-2). */
-  ownQueues?: readonly OwnQueueDecl[];
 }

@@ -2,8 +2,9 @@
  * The portal-link family (PO-1 … PO-12) declares itself here, once. Its jobs are not async_jobs
  * jobs: their projection is portal_link_jobs with the PO-2 state machine (src/domain/portal/job-state.ts),
  * so it declares no job types; its workflow (`portalLinkWorkflow`, exported from src/workflows) runs
- * on the `jobs` queue with its projection and post-processing activities, the scrape on its own
- * `portal` queue served by src/workers/portal.ts (DC-2), and its reconcile pass (lost starts,
+ * on the `jobs` queue with its projection and post-processing activities, the scrape (log into the
+ * portal, store the result in object storage, post the signed callback) on its own `portal` queue
+ * (DC-2, PO-5: a slow portal cannot starve other work), and its reconcile pass (lost starts,
  * workflows closed without finishing their job) on the `maintenance` queue by its own Schedule.
  */
 import { createPortalLinkJobActivities } from '../activities/portal/jobs';
@@ -19,11 +20,12 @@ import { SCRAPE_FAILURES } from '../domain/portal/scrape-failures';
 import { createTemporalPortalLinkStarter } from '../services/portal/starter';
 import { createS3ObjectStore } from '../storage/s3';
 import { PORTAL_QUEUE } from '../domain/portal/contracts';
+import { reconcileSchedule } from './core';
 import type { FamilyManifest } from './manifest';
 
-/** The PO manifest. */
-export const po = {
-  name: 'po',
+/** The portal manifest. */
+export const portal = {
+  name: 'portal',
   jobs: {},
   failures: { ...PO_FAILURES, ...PO_POST_PROCESS_FAILURES, ...SCRAPE_FAILURES },
   problemCodes: [...PO_PROBLEM_CODES, ...PO_ACADEMIC_PROBLEM_CODES],
@@ -35,13 +37,13 @@ export const po = {
     }),
     maintenance: ({ db, client, config }) => createPortalLinkReconcileActivities({ db, starter: createTemporalPortalLinkStarter(client, config) }),
   },
-  schedules: [{ name: 'reconcile-portal-link-jobs', workflow: 'reconcilePortalLinkJobsWorkflow', kind: 'reconcile' }],
-  queues: [],
-  ownQueues: [
+  queues: [
     {
       name: PORTAL_QUEUE,
+      activityConcurrency: { env: 'PORTAL_ACTIVITY_CONCURRENCY', of: (c) => c.portal.activityConcurrency },
       activities: ({ config }) => portalScrapeActivitiesFromConfig(config),
-      concurrency: (config) => config.portal.activityConcurrency,
+      describe: (c) => ({ portals: Object.keys(c.portal.baseUrls), bucket: c.objectStore.bucket, objectStore: c.objectStore.endpoint ?? 'aws' }),
     },
   ],
+  schedules: [reconcileSchedule('reconcile-portal-link-jobs', 'reconcilePortalLinkJobsWorkflow')],
 } as const satisfies FamilyManifest;

@@ -1,7 +1,8 @@
 /**
  * The knowledge-scrap family (SAN-1 … SAN-12) declares itself here, once: its job types and their
- * workflows, target hooks, failure types, problem codes, routes, activities per task queue and its
- * recovery schedules. Adding a SAN job type touches the family's folders and one line below.
+ * workflows, target hooks, failure types, problem codes, routes, its activities on the core's
+ * `jobs`, `ai` and `github` queues and its recovery Schedules (SAN-6). It owns no queue. Adding a
+ * SAN job type touches the family's folders and one line below.
  */
 import { AI_FAILURES } from '../ai/failures';
 import { createAiActivities } from '../activities/scraps/ai';
@@ -16,11 +17,12 @@ import { sanRoutes } from '../api/routes/scraps';
 import { SAN_FAILURES } from '../domain/scraps/failures';
 import { SAN_PROBLEM_CODES } from '../domain/scraps/problem-codes';
 import { recallQuizTarget, tilCommitTarget } from '../services/scraps/targets';
+import { recoverySchedule } from './core';
 import type { FamilyManifest } from './manifest';
 
-/** The SAN manifest. */
-export const san = {
-  name: 'san',
+/** The scraps manifest. */
+export const scraps = {
+  name: 'scraps',
   jobs: {
     CARD_ANALYSIS: 'cardAnalysisWorkflow',
     SCRAP_REFINE: 'scrapRefineWorkflow',
@@ -50,9 +52,9 @@ export const san = {
       ...createGithubStarActivities({ db, tokens, github }),
     }),
   },
+  queues: [],
   schedules: [
-    { name: 'recovery-missing-cards', workflow: 'recoverMissingCardsWorkflow' },
-    { name: 'recovery-unrefined-scraps', workflow: 'recoverUnrefinedScrapsWorkflow' },
+    recoverySchedule('recovery-missing-cards', 'recoverMissingCardsWorkflow'),
+    recoverySchedule('recovery-unrefined-scraps', 'recoverUnrefinedScrapsWorkflow'),
   ],
-  queues: ['ai', 'github'],
 } as const satisfies FamilyManifest;

@@ -2,27 +2,25 @@
  * The study family (ST-1 … ST-6) declares itself here, once: its explanation job (an async_jobs
  * job type on the `ai` queue), its failure types and problem codes, its routes, and its own
  * `study-cards` task queue (ST-6) that runs the memo-card poller, the extraction workflows and
- * activities and the review loop's reminder pass, served by src/workers/study-cards.ts, which also
- * creates their Schedules.
+ * activities and the review loop's reminder pass, isolated from every other queue, with the
+ * Schedules of the poller (ST-3) and of the reminders.
  * Extraction jobs are not async_jobs jobs: their projection is study_memo_card_jobs (ST-1).
  */
 import { AI_FAILURES } from '../ai/failures';
 import { createAiRuntime } from '../ai';
 import { createStudyCardActivities } from '../activities/study/cards';
 import { createStudyExplanationActivities, createStudyExplanationAiActivities } from '../activities/study/explanation';
+import { createStudyReminderActivities } from '../activities/study/reminders';
 import { stRoutes } from '../api/routes/study';
 import { ST_FAILURES } from '../domain/study/failures';
 import { ST_PROBLEM_CODES } from '../domain/study/problem-codes';
 import { ST_REVIEW_PROBLEM_CODES } from '../domain/study/review-problem-codes';
-import { ensureStudyCardPollSchedule } from '../services/study/poll-schedule';
-import { ensureStudyReminderSchedule } from '../services/study/reminder-schedule';
-import { createStudyReminderActivities } from '../activities/study/reminders';
-import { STUDY_CARDS_QUEUE, studyCardQueues } from '../domain/study/contracts';
+import { STUDY_CARDS_QUEUE, type StudyCardPollInput } from '../domain/study/contracts';
 import type { FamilyManifest } from './manifest';
 
-/** The ST manifest. */
-export const st = {
-  name: 'st',
+/** The study manifest. */
+export const study = {
+  name: 'study',
   jobs: { STUDY_EXPLANATION: 'studyExplanationWorkflow' },
   failures: { ...ST_FAILURES, ...AI_FAILURES },
   problemCodes: [...ST_PROBLEM_CODES, ...ST_REVIEW_PROBLEM_CODES],
@@ -31,22 +29,39 @@ export const st = {
     jobs: ({ db }) => createStudyExplanationActivities({ db }),
     ai: ({ db, ai, config }) => createStudyExplanationAiActivities({ ai, db, config }),
   },
-  schedules: [],
-  queues: ['ai'],
-  ownQueues: [
+  queues: [
     {
       name: STUDY_CARDS_QUEUE,
       workflows: true,
+      activityConcurrency: { env: 'ST_ACTIVITY_CONCURRENCY', of: (c) => c.study.activityConcurrency },
       activities: ({ config, db }) => ({
         ...createStudyCardActivities({ db, config, ai: createAiRuntime(config.ai) }),
         ...createStudyReminderActivities({ db, batchSize: config.studyReminders.batchSize }),
       }),
-      concurrency: (config) => config.study.activityConcurrency,
-      // ST-3 the memo-card poller and the review loop's daily reminders, both on this queue.
-      schedules: async (client, config) => [
-        ...(await ensureStudyCardPollSchedule(client, config)),
-        ...(await ensureStudyReminderSchedule(client, config, studyCardQueues(config.temporal.taskQueuePrefix).studyCards)),
+      describe: (c) => ({ provider: c.ai.provider, pollIntervalSeconds: c.study.poll.intervalSeconds, pollLimit: c.study.poll.limit }),
+    },
+  ],
+  schedules: [
+    {
+      // ST-3 the memo-card poller (ST_POLL_*).
+      name: 'study-card-poll',
+      workflow: 'studyCardPollWorkflow',
+      queue: STUDY_CARDS_QUEUE,
+      every: (c) => `${c.study.poll.intervalSeconds}s`,
+      input: (c) => [
+        { limit: c.study.poll.limit, sourceKinds: [...c.study.poll.sourceKinds], restartGraceSeconds: c.study.poll.restartGraceSeconds } satisfies StudyCardPollInput,
       ],
+      enabled: (c) => c.study.poll.scheduleEnabled,
+    },
+    {
+      // The review loop's daily reminders (STUDY_REMINDER_*).
+      name: 'study-reminders',
+      workflow: 'studyRemindersWorkflow',
+      queue: STUDY_CARDS_QUEUE,
+      every: (c) => `${c.studyReminders.intervalMinutes}m`,
+      input: () => [],
+      catchupWindow: '10m',
+      enabled: (c) => c.studyReminders.scheduleEnabled,
     },
   ],
 } as const satisfies FamilyManifest;

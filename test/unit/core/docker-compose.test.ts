@@ -9,8 +9,8 @@ import ts from 'typescript';
 import YAML from 'yaml';
 import { z } from 'zod';
 import { loadConfig } from '../../../src/config';
-import { SEARCH_ATTRIBUTE_NAMES, taskQueues } from '../../../src/core/contracts';
-import { FAMILIES } from '../../../src/families';
+import { SEARCH_ATTRIBUTE_NAMES } from '../../../src/core/contracts';
+import { QUEUES, workerProcesses } from '../../../src/families';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
@@ -111,6 +111,9 @@ const UNPROBED = new Set(['temporal-ui']);
 
 const commandText = (c: ServiceDef['command']) => (c === undefined ? '' : Array.isArray(c) ? c.join(' ') : c);
 
+/** docker-compose service of each worker process the manifests declare. */
+const workerServices = () => workerProcesses().map((p) => `worker-${p.name}`);
+
 let compose: Compose;
 let services: Array<[string, ServiceDef]>;
 const appServices = () => services.filter(([, s]) => s.build !== undefined);
@@ -124,13 +127,13 @@ beforeAll(() => {
 describe('docker-compose.yml', () => {
   test('has the database, Temporal, its UI and setup jobs, the migration, the API and a worker per queue', () => {
     const names = Object.keys(compose.services);
-    for (const name of ['postgres', 'temporal', 'temporal-ui', 'temporal-setup', 'migrate', 'api', 'worker-jobs', 'worker-ai', 'worker-github', 'worker-ai-runs', 'worker-portal', 'minio']) {
+    for (const name of ['postgres', 'temporal', 'temporal-ui', 'temporal-setup', 'migrate', 'api', 'minio', ...workerServices()]) {
       expect(names).toContain(name);
     }
     expect(compose.services.postgres?.image).toMatch(/^pgvector\/pgvector:/);
     expect(compose.services['temporal-ui']?.image).toMatch(/^temporalio\/ui:/);
     expect(commandText(compose.services.migrate?.command)).toBe('bash scripts/prisma.sh migrate deploy');
-    expect(commandText(compose.services.api?.command)).toBe('node dist/api/server.js');
+    expect(commandText(compose.services.api?.command)).toBe('node dist/server.js');
   });
 
   test('every image is pinned to a version tag', () => {
@@ -171,7 +174,7 @@ describe('docker-compose.yml', () => {
       if (oneShot || UNPROBED.has(name)) continue;
       expect({ name, healthcheck: s.healthcheck !== undefined }).toEqual({ name, healthcheck: true });
     }
-    for (const name of ['api', 'worker-jobs', 'worker-ai', 'worker-github', 'worker-ai-runs', 'worker-portal']) {
+    for (const name of ['api', ...workerServices()]) {
       const deps = dependsOn(compose.services[name] as ServiceDef);
       expect(deps.migrate).toBe('service_completed_successfully');
       expect(deps['temporal-setup']).toBe('service_completed_successfully');
@@ -220,19 +223,33 @@ describe('docker-compose.yml', () => {
     for (const name of SEARCH_ATTRIBUTE_NAMES) expect(script).toContain(name);
   });
 
-  test('every node entry point exists in src, and worker healthchecks name real queues', () => {
-    const queues = [...Object.keys(taskQueues()), ...FAMILIES.flatMap((f) => (f.ownQueues ?? []).map((q) => q.name))];
+  test('every node entry point exists in src', () => {
     for (const [name, s] of services) {
-      const cmd = commandText(s.command);
-      const entry = /^node (dist\/\S+)\.js$/.exec(cmd)?.[1];
-      if (entry) {
-        const source = entry.replace(/^dist\//, 'src/') + '.ts';
-        expect({ name, source, exists: existsSync(path.join(root, source)) }).toEqual({ name, source, exists: true });
-      }
-      if (cmd.includes('dist/workers/')) {
-        const queue = (s.healthcheck?.test as string[] | undefined)?.at(-1);
-        expect({ name, queue: queues.includes(queue ?? '') ? queue : undefined }).toEqual({ name, queue });
-      }
+      const entry = /^node (dist\/\S+)\.js\b/.exec(commandText(s.command))?.[1];
+      if (!entry) continue;
+      const source = entry.replace(/^dist\//, 'src/') + '.ts';
+      expect({ name, source, exists: existsSync(path.join(root, source)) }).toEqual({ name, source, exists: true });
+    }
+  });
+
+  test('the worker services are the manifests\' worker processes: the generic entry point per process, its health by its queue', () => {
+    const running = services.filter(([, s]) => commandText(s.command).includes('dist/workers/')).map(([name]) => name);
+    expect(running.sort()).toEqual(workerServices().sort());
+    for (const p of workerProcesses()) {
+      const s = compose.services[`worker-${p.name}`] as ServiceDef;
+      expect({ name: p.name, command: commandText(s.command) }).toEqual({ name: p.name, command: `node dist/workers/main.js --queue ${p.name}` });
+      expect({ name: p.name, probed: (s.healthcheck?.test as string[] | undefined)?.at(-1) }).toEqual({ name: p.name, probed: p.queues[0] });
+    }
+  });
+
+  test('each worker service sets its queues\' concurrency variables, defaulting to the config\'s defaults', () => {
+    const defaults = loadConfig({});
+    for (const q of QUEUES) {
+      const env = q.activityConcurrency?.env;
+      if (!env) continue;
+      const service = `worker-${q.process ?? q.name}`;
+      const value = envOf(compose.services[service] as ServiceDef)[env];
+      expect({ service, env, value }).toEqual({ service, env, value: `\${${env}:-${q.activityConcurrency!.of(defaults)}}` });
     }
   });
 

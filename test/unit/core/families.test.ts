@@ -11,7 +11,6 @@ import {
   JOB_WORKFLOW_TYPES,
   TARGET_HOOKS,
 } from '../../../src/families';
-import { RECOVERY_SCHEDULES } from '../../../src/workers/schedules';
 import type { FamilyManifest } from '../../../src/families/manifest';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -21,7 +20,6 @@ it('every job type of the database is run by exactly one family, by an exported 
   for (const workflowType of Object.values(JOB_WORKFLOW_TYPES)) {
     expect(typeof (workflows as Record<string, unknown>)[workflowType]).toBe('function');
   }
-  for (const { workflow } of RECOVERY_SCHEDULES) expect(typeof (workflows as Record<string, unknown>)[workflow]).toBe('function');
 });
 
 it('refuses a job type declared by two families or by none', () => {
