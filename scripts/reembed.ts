@@ -9,7 +9,7 @@
  */
 import { parseArgs } from 'node:util';
 import { createAiRuntime } from '../src/ai';
-import { loadConfig } from '../src/config';
+import { loadConfig } from '../src/families';
 import { createPrisma } from '../src/db/client';
 import { reembed } from '../src/services/scraps/reembed';
 

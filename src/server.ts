@@ -3,10 +3,9 @@
  * closes cleanly on SIGINT/SIGTERM (in-flight requests finish).
  */
 import { buildApp } from './api/app';
-import { loadConfig } from './config';
 import { openDatabase, openTemporalClient } from './core/connections';
 import { taskQueues } from './core/contracts';
-import { createJobStarter, FAMILY_API } from './families';
+import { createJobStarter, FAMILY_API, loadConfig } from './families';
 import { createLogger } from './log';
 import { installProcessTelemetry } from './telemetry/process';
 

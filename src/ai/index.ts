@@ -2,7 +2,7 @@
  * AI runtime entry point (SAN-7, SAN-8, SAN-9, SAN-11): picks the configured provider and re-exports
  * the boundary types. Activities and workers import from here, never from a provider module directly.
  */
-import type { Config } from '../config';
+import type { CoreConfig as Config } from '../config';
 import { createEmbeddingBackend, LOCAL_EMBEDDING_MODEL, withEmbeddings } from './embeddings';
 import { createOpenAiRuntime } from './openai';
 import { createThreadedLocalAiRuntime } from './threaded';

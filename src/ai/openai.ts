@@ -6,7 +6,7 @@
  *
  * Prompts and answer checks live in src/ai/openai-compatible/ (prompts.ts, answers.ts).
  */
-import { type Config } from '../config';
+import type { CoreConfig as Config } from '../config';
 import { cutToLength } from '../core/text';
 import { zeroPad } from './embedding-models';
 import { type AiErrorCode, type AiRuntime, AiRuntimeError, type CardAnalysis, CardAnalysisSchema, EMBEDDING_DIMENSIONS, type Quiz, QUIZ_TYPES, QuizSchema, type QuizTypeName, type RefineResult, RefineResultSchema, type ScrapText, type SourceCard, type TilResult, TilResultSchema } from './types';

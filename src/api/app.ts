@@ -6,6 +6,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransformObject, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { installAuth } from './auth';
 import { closeWithApp, openHotPath } from './hot-path';
+import type { CoreConfig } from '../config';
 import type { ApiDeps, AppDeps } from './deps';
 import { installJsonBodyParser } from './json-body';
 import { trackRouteMethods } from './method-not-allowed';
@@ -44,10 +45,10 @@ export function findUnstorableString(value: unknown, path = ''): string | undefi
  * (`X-Request-Id` honoured or generated, echoed back), `/openapi.json` (OpenAPI 3.1) and `/docs`;
  * the core's routes, then the families' route plugins the caller passes (`routes`, in order).
  */
-export async function buildApp(appDeps: AppDeps): Promise<FastifyInstance> {
+export async function buildApp<C extends CoreConfig>(appDeps: AppDeps<C>): Promise<FastifyInstance> {
   const hot = await openHotPath(appDeps);
   const { routes, ...rest } = appDeps;
-  const deps: ApiDeps = { ...rest, hot };
+  const deps: ApiDeps<C> = { ...rest, hot };
   const { api } = deps.config;
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,

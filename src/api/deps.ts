@@ -6,14 +6,17 @@ import type { PrismaClient } from '@prisma/client';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
-import type { Config } from '../config';
+import type { CoreConfig } from '../config';
 import type { JobStarter } from '../core/starter';
 import type { TargetHookRegistry } from '../core/target-hooks';
 import type { HotPath } from './hot-path';
 
-/** Dependencies of every route plugin. */
-export interface ApiDeps {
-  config: Config;
+/**
+ * Dependencies of every route plugin. `C` is the config a plugin reads: the core's for the app's own
+ * routes, the family's config type (src/config/<family>.ts) for a family's.
+ */
+export interface ApiDeps<C extends CoreConfig = CoreConfig> {
+  config: C;
   db: PrismaClient;
   starter: JobStarter;
   /** The process's Temporal client, for routes that start or signal workflows of their own (absent: they answer 503 or leave work to the reconciler). */
@@ -29,7 +32,7 @@ export interface ApiDeps {
  * What `buildApp`'s caller provides: the process's resources and the families' route plugins and
  * target hooks (from src/families, so the app itself names no family); the app opens the hot path.
  */
-export type AppDeps = Omit<ApiDeps, 'hot'> & {
+export type AppDeps<C extends CoreConfig = CoreConfig> = Omit<ApiDeps<C>, 'hot'> & {
   /** Route plugins registered after the core's, each with {@link ApiDeps}. */
-  routes: readonly FastifyPluginAsync<ApiDeps>[];
+  routes: readonly FastifyPluginAsync<ApiDeps<C>>[];
 };

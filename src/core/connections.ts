@@ -1,7 +1,7 @@
 /** Process-level resources shared by the API and worker entry points. */
 import { Client, Connection, type ConnectionLike } from '@temporalio/client';
 import type { PrismaClient } from '@prisma/client';
-import type { Config as CoreConfig } from '../config';
+import type { CoreConfig } from '../config';
 import { temporalDataConverter, type PayloadCodecConfig } from '../crypto/payload-codec';
 import { createPrisma } from '../db/client';
 import { clientInterceptors } from '../telemetry/temporal';

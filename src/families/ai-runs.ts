@@ -19,10 +19,11 @@ import { arRuntimeOf, classifyRuntimeError, runtimeClientFromConfig } from '../s
 import { createTemporalAiRunStarter } from '../services/ai-runs/starter';
 import { AI_RUNS_QUEUE } from '../domain/ai-runs/contracts';
 import { reconcileSchedule } from './core';
-import type { FamilyManifest } from './manifest';
+import { AI_RUNS_CONFIG } from '../config/ai-runs';
+import { defineFamily } from './manifest';
 
 /** The AI-runs manifest. */
-export const aiRuns = {
+export const aiRuns = defineFamily(AI_RUNS_CONFIG, {
   name: 'ai-runs',
   jobs: {},
   failures: AR_FAILURES,
@@ -43,4 +44,4 @@ export const aiRuns = {
     },
   ],
   schedules: [reconcileSchedule('reconcile-ai-runs', 'reconcileAiRunsWorkflow')],
-} as const satisfies FamilyManifest;
+});

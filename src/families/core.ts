@@ -9,7 +9,7 @@ import { createIdempotencyPurgeActivities } from '../activities/core/idempotency
 import { createJobActivities } from '../activities/core/jobs';
 import { createRecoveryActivities } from '../activities/core/recovery';
 import { createAiRuntime } from '../ai';
-import type { Config } from '../config';
+import { CORE_CONFIG, type CoreConfig } from '../config';
 import { temporalClient } from '../core/connections';
 import { taskQueues, type TaskQueues } from '../core/contracts';
 import { createTemporalJobStarter } from '../core/starter';
@@ -18,7 +18,7 @@ import { githubClientFactoryFromConfig } from '../github/client';
 import type { ReconcileInput } from '../workflows/core/maintenance';
 import type { RecoveryInput } from '../workflows/core/recovery';
 import type {
-  AiQueueContext, GithubQueueContext, JobsQueueContext, QueueBase, QueueDecl, ScheduleDecl, WorkflowName,
+  AiQueueContext, CoreQueueDecl, GithubQueueContext, JobsQueueContext, QueueBase, ScheduleDecl, WorkflowName,
 } from './manifest';
 
 /** The `jobs` and `maintenance` queues' context: the job starter over the process's client. */
@@ -27,7 +27,7 @@ function jobsContext({ config, db, client, registry }: QueueBase): JobsQueueCont
   return { config, db, client, starter };
 }
 
-const jobs: QueueDecl<JobsQueueContext> = {
+const jobs: CoreQueueDecl<JobsQueueContext> = {
   name: 'jobs',
   workflows: true,
   context: jobsContext,
@@ -45,7 +45,7 @@ const jobs: QueueDecl<JobsQueueContext> = {
   },
 };
 
-const maintenance: QueueDecl<JobsQueueContext> = {
+const maintenance: CoreQueueDecl<JobsQueueContext> = {
   name: 'maintenance',
   process: 'jobs',
   workflows: true,
@@ -59,14 +59,14 @@ const maintenance: QueueDecl<JobsQueueContext> = {
   },
 };
 
-const ai: QueueDecl<AiQueueContext> = {
+const ai: CoreQueueDecl<AiQueueContext> = {
   name: 'ai',
   activityConcurrency: { env: 'AI_ACTIVITY_CONCURRENCY', of: (c) => c.ai.activityConcurrency },
   context: ({ config, db, provided }) => ({ config, db, ai: provided.ai ?? createAiRuntime(config.ai) }),
   describe: (c) => ({ provider: c.ai.provider }),
 };
 
-const github: QueueDecl<GithubQueueContext> = {
+const github: CoreQueueDecl<GithubQueueContext> = {
   name: 'github',
   activityConcurrency: { env: 'GITHUB_ACTIVITY_CONCURRENCY', of: (c) => c.github.activityConcurrency },
   context: ({ config, db, provided }) => ({
@@ -79,12 +79,12 @@ const github: QueueDecl<GithubQueueContext> = {
 };
 
 /** SAN-4 input of a reconcile pass, from the RECONCILE_* config. */
-export function reconcileInput(config: Config, queues: TaskQueues): ReconcileInput {
+export function reconcileInput(config: CoreConfig, queues: TaskQueues): ReconcileInput {
   return { queues, graceSeconds: config.reconcile.graceSeconds, closedLookbackSeconds: config.reconcile.closedLookbackSeconds };
 }
 
 /** SAN-6 input of a recovery rule, from the RECOVERY_* config. */
-export function recoveryInput(config: Config, queues: TaskQueues): RecoveryInput {
+export function recoveryInput(config: CoreConfig, queues: TaskQueues): RecoveryInput {
   const r = config.recovery;
   return {
     queues,
@@ -119,9 +119,10 @@ export function recoverySchedule(name: string, workflow: WorkflowName): Schedule
   };
 }
 
-/** The core's declaration. */
+/** The core's declaration: its config section, queues and Schedules. */
 export const core = {
-  queues: [jobs, maintenance, ai, github] as readonly QueueDecl<unknown>[],
+  config: CORE_CONFIG,
+  queues: [jobs, maintenance, ai, github] as readonly CoreQueueDecl<unknown>[],
   schedules: [
     reconcileSchedule('reconcile-pending-jobs', 'reconcilePendingJobsWorkflow'),
     recoverySchedule('recovery-stale-jobs', 'recoverStaleJobsWorkflow'),

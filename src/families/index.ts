@@ -1,13 +1,14 @@
 /**
- * The list of families, and everything assembled from it and the core's declaration: the job type
- * → workflow map, target hooks, failure catalogue, problem codes, routes, the task queues with
- * their activities, the worker processes and the Schedules. A new family is one manifest and one
- * entry in {@link FAMILIES}.
+ * The list of families, and everything assembled from it and the core's declaration: the config,
+ * the job type → workflow map, target hooks, failure catalogue, problem codes, routes, the task
+ * queues with their activities, the worker processes and the Schedules. A new family is one
+ * manifest and one entry in {@link FAMILIES}.
  */
 import { JobType as DbJobTypes } from '@prisma/client';
 import type { Client } from '@temporalio/client';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ApiDeps } from '../api/deps';
+import { envNames, loadSections, type ConfigSection, type CoreConfig, type SectionOf } from '../config';
 import type { JobType, JobWorkflowTypes, TaskQueues } from '../core/contracts';
 import { CORE_FAILURES, type FailureCatalogue } from '../core/failures';
 import { createTemporalJobStarter, type JobStarter, type StarterOptions } from '../core/starter';
@@ -19,11 +20,33 @@ import { portal } from './portal';
 import { scraps } from './scraps';
 import { study } from './study';
 
+/** Every family, in registration order: the one list. */
+const MANIFESTS = [scraps, aiRuns, portal, study] as const;
+
+type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
+
+/** The whole config: the core's section and every family's. */
+export type Config = CoreConfig & UnionToIntersection<SectionOf<(typeof MANIFESTS)[number]['config']>>;
+
 /** Every family, in registration order. */
-export const FAMILIES: readonly FamilyManifest[] = [scraps, aiRuns, portal, study];
+export const FAMILIES: readonly FamilyManifest<Config>[] = MANIFESTS;
+
+/** Every config section: the core's, then each family's. */
+export const CONFIG_SECTIONS: readonly ConfigSection<object>[] = [core.config, ...FAMILIES.map((f) => f.config)];
+
+/** Every environment variable the config reads (each declared by exactly one section). */
+export const CONFIG_ENV_NAMES: readonly string[] = envNames(CONFIG_SECTIONS);
+
+/**
+ * Parses the environment into a {@link Config} (see `.env.example` for every variable).
+ * @throws ConfigError naming each invalid variable (fail fast at process start).
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return loadSections<Config>(env, CONFIG_SECTIONS);
+}
 
 /** Builds the job type → workflow type map; every job type of the database has exactly one family. */
-export function assembleWorkflowTypes(families: readonly FamilyManifest[]): JobWorkflowTypes {
+export function assembleWorkflowTypes(families: readonly FamilyManifest<Config>[]): JobWorkflowTypes {
   const map: Partial<Record<JobType, string>> = {};
   for (const f of families) {
     for (const [jobType, workflow] of Object.entries(f.jobs) as [JobType, string][]) {
@@ -70,14 +93,14 @@ function mergeCatalogues(catalogues: readonly FailureCatalogue[]): FailureCatalo
 export const FAMILY_PROBLEM_CODES: readonly string[] = FAMILIES.flatMap((f) => f.problemCodes);
 
 /** Every family's route plugin, in registration order. */
-export const FAMILY_ROUTES: readonly FastifyPluginAsync<ApiDeps>[] = FAMILIES.map((f) => f.routes);
+export const FAMILY_ROUTES: readonly FastifyPluginAsync<ApiDeps<Config>>[] = FAMILIES.map((f) => f.routes);
 
 /** What the API entry points hand `buildApp` besides their resources: the families' routes and target hooks. */
 export const FAMILY_API = { routes: FAMILY_ROUTES, targets: TARGET_HOOKS } as const;
 
 /** Builds the queue list (the core's, then each family's); a queue declared twice is an error. */
-export function assembleQueues(families: readonly FamilyManifest[]): readonly QueueDecl<unknown>[] {
-  const all = [...core.queues, ...families.flatMap((f) => f.queues as readonly QueueDecl<unknown>[])];
+export function assembleQueues(families: readonly FamilyManifest<Config>[]): readonly QueueDecl<Config>[] {
+  const all: QueueDecl<Config>[] = [...core.queues, ...families.flatMap((f) => f.queues)];
   const names = all.map((q) => q.name);
   const twice = names.find((n, i) => names.indexOf(n) !== i);
   if (twice) throw new Error(`task queue ${twice} is declared twice`);
@@ -85,7 +108,7 @@ export function assembleQueues(families: readonly FamilyManifest[]): readonly Qu
 }
 
 /** Every task queue (DC-2), the core's first. */
-export const QUEUES: readonly QueueDecl<unknown>[] = assembleQueues(FAMILIES);
+export const QUEUES: readonly QueueDecl<Config>[] = assembleQueues(FAMILIES);
 
 /** Logical names of every task queue a worker serves. */
 export function workerQueues(): string[] {
@@ -96,7 +119,7 @@ export function workerQueues(): string[] {
  * The declaration of task queue `name`.
  * @throws Error when no manifest declares it.
  */
-export function queueDecl(name: string): QueueDecl<unknown> {
+export function queueDecl(name: string): QueueDecl<Config> {
   const found = QUEUES.find((q) => q.name === name);
   if (!found) throw new Error(`no manifest declares task queue ${name} (known: ${workerQueues().join(', ')})`);
   return found;
@@ -135,20 +158,20 @@ export function processOf(queue: string): WorkerProcess {
 }
 
 /** Every Schedule: the core's, then each family's. */
-export const SCHEDULES: readonly ScheduleDecl[] = [...core.schedules, ...FAMILIES.flatMap((f) => f.schedules)];
+export const SCHEDULES: readonly ScheduleDecl<Config>[] = [...core.schedules, ...FAMILIES.flatMap((f) => f.schedules)];
 
 /**
  * The declaration of Schedule `name`.
  * @throws Error when no manifest declares it.
  */
-export function scheduleDecl(name: string): ScheduleDecl {
+export function scheduleDecl(name: string): ScheduleDecl<Config> {
   const found = SCHEDULES.find((s) => s.name === name);
   if (!found) throw new Error(`no manifest declares Schedule ${name}`);
   return found;
 }
 
 /** The Schedules whose workflows run on one of `queues`. */
-export function schedulesOn(queues: readonly string[]): ScheduleDecl[] {
+export function schedulesOn(queues: readonly string[]): ScheduleDecl<Config>[] {
   return SCHEDULES.filter((s) => queues.includes(s.queue));
 }
 
@@ -158,12 +181,12 @@ export function schedulesOn(queues: readonly string[]): ScheduleDecl[] {
  */
 export function familyActivities<Q extends SharedQueueName>(
   queue: Q,
-  ctx: SharedQueueContexts[Q],
-  families: readonly FamilyManifest[] = FAMILIES,
+  ctx: SharedQueueContexts<Config>[Q],
+  families: readonly FamilyManifest<Config>[] = FAMILIES,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const f of families) {
-    const factory = f.activities[queue] as ((c: SharedQueueContexts[Q]) => object) | undefined;
+    const factory = f.activities[queue] as ((c: SharedQueueContexts<Config>[Q]) => object) | undefined;
     if (!factory) continue;
     for (const [name, fn] of Object.entries(factory(ctx))) {
       if (name in out) throw new Error(`activity ${name} on the ${queue} queue is registered twice (family ${f.name})`);
@@ -178,12 +201,12 @@ export function familyActivities<Q extends SharedQueueName>(
  * every family's ({@link familyActivities}), with the context its declaration builds from `base`.
  * @throws Error when no manifest declares the queue, or when an activity name is registered twice.
  */
-export function queueActivities(name: string, base: QueueBase): Record<string, unknown> {
+export function queueActivities(name: string, base: QueueBase<Config>): Record<string, unknown> {
   const decl = queueDecl(name);
   const ctx = decl.context ? decl.context(base) : { config: base.config, db: base.db };
-  const own = { ...(decl.activities?.(ctx, base) ?? {}) } as Record<string, unknown>;
-  if (!core.queues.includes(decl)) return own;
-  const families = familyActivities(name as SharedQueueName, ctx as SharedQueueContexts[SharedQueueName]);
+  const own = { ...(decl.activities?.(ctx as never, base) ?? {}) } as Record<string, unknown>;
+  if (!(core.queues as readonly unknown[]).includes(decl)) return own;
+  const families = familyActivities(name as SharedQueueName, ctx as SharedQueueContexts<Config>[SharedQueueName]);
   for (const [activity, fn] of Object.entries(families)) {
     if (activity in own) throw new Error(`activity ${activity} on the ${name} queue is registered twice (the core's and a family's)`);
     own[activity] = fn;

@@ -12,7 +12,7 @@ import type { NativeConnection } from '@temporalio/worker';
 import type { PrismaClient } from '@prisma/client';
 import type { AiRuntime } from '../ai/types';
 import type { ApiDeps } from '../api/deps';
-import type { Config } from '../config';
+import type { ConfigSection, CoreConfig } from '../config';
 import type { JobType, JobWorkflowInput, JobWorkflowResult, JobWorkflowTypes, TaskQueues } from '../core/contracts';
 import type { FailureCatalogue } from '../core/failures';
 import type { JobStarter } from '../core/starter';
@@ -45,8 +45,8 @@ export interface ProvidedResources {
 }
 
 /** What every queue's context is built from: the process's resources. */
-export interface QueueBase {
-  config: Config;
+export interface QueueBase<C extends CoreConfig = CoreConfig> {
+  config: C;
   db: PrismaClient;
   /** The process's Temporal client. */
   client: Client;
@@ -57,40 +57,40 @@ export interface QueueBase {
 }
 
 /** What the `jobs` and `maintenance` queues hand an activity factory. */
-export interface JobsQueueContext {
-  config: Config;
+export interface JobsQueueContext<C extends CoreConfig = CoreConfig> {
+  config: C;
   db: PrismaClient;
   client: Client;
   starter: JobStarter;
 }
 
 /** What the `ai` queue hands an activity factory. */
-export interface AiQueueContext {
-  config: Config;
+export interface AiQueueContext<C extends CoreConfig = CoreConfig> {
+  config: C;
   db: PrismaClient;
   ai: AiRuntime;
 }
 
 /** What the `github` queue hands an activity factory. */
-export interface GithubQueueContext {
-  config: Config;
+export interface GithubQueueContext<C extends CoreConfig = CoreConfig> {
+  config: C;
   db: PrismaClient;
   tokens: TokenBox;
   github: GithubClientFactory;
 }
 
 /** What a family-owned queue hands its activity factory. */
-export interface OwnQueueContext {
-  config: Config;
+export interface OwnQueueContext<C extends CoreConfig = CoreConfig> {
+  config: C;
   db: PrismaClient;
 }
 
 /** Context of each of the core's shared queues (the queues families add activities to). */
-export interface SharedQueueContexts {
-  jobs: JobsQueueContext;
-  maintenance: JobsQueueContext;
-  ai: AiQueueContext;
-  github: GithubQueueContext;
+export interface SharedQueueContexts<C extends CoreConfig = CoreConfig> {
+  jobs: JobsQueueContext<C>;
+  maintenance: JobsQueueContext<C>;
+  ai: AiQueueContext<C>;
+  github: GithubQueueContext<C>;
 }
 
 /** A shared queue's name. */
@@ -101,7 +101,7 @@ export type SharedQueueName = keyof SharedQueueContexts;
  * that owns it. Deployed as `<TEMPORAL_TASK_QUEUE_PREFIX><name>`; served by the worker process
  * `npm run worker -- --queue <name>`.
  */
-export interface QueueDecl<Ctx = OwnQueueContext> {
+export interface QueueDeclBase<C extends CoreConfig = CoreConfig> {
   /** Logical name, e.g. `ai-runs`. */
   name: string;
   /** Name of the worker process serving it (default: the queue's own name); queues sharing it run in one process. */
@@ -109,22 +109,36 @@ export interface QueueDecl<Ctx = OwnQueueContext> {
   /** The queue runs workflow tasks too, so its worker loads src/workflows. */
   workflows?: boolean;
   /** Most activities one worker runs at once: the setting and its environment variable, if any. */
-  activityConcurrency?: { env?: string; of(config: Config): number };
+  activityConcurrency?: { env?: string; of(config: C): number };
   /** Most workflow tasks one worker runs at once (SDK default when absent). */
   workflowTaskConcurrency?: number;
-  /** Builds what the queue hands its activity factories (default: config and db). */
-  context?(base: QueueBase): Ctx;
-  /** The declarer's activities on the queue. */
-  activities?(ctx: Ctx, base: QueueBase): object;
   /** Fields logged when the queue's worker starts. */
-  describe?(config: Config): object;
+  describe?(config: C): object;
+}
+
+/** A queue a family owns: its activities get the config and the database. */
+export interface FamilyQueueDecl<C extends CoreConfig = CoreConfig> extends QueueDeclBase<C> {
+  activities?(ctx: OwnQueueContext<C>): object;
+}
+
+/** A queue the core declares: it builds the context its (and the families') activity factories get. */
+export interface CoreQueueDecl<Ctx> extends QueueDeclBase {
+  context(base: QueueBase): Ctx;
+  /** The core's own activities on the queue. */
+  activities?(ctx: Ctx, base: QueueBase): object;
+}
+
+/** Any queue declaration, as the kit reads them (src/families/index.ts). */
+export interface QueueDecl<C extends CoreConfig = CoreConfig> extends QueueDeclBase<C> {
+  context?(base: QueueBase<C>): unknown;
+  activities?(ctx: never, base: QueueBase<C>): object;
 }
 
 /**
  * A Temporal Schedule (created or updated when the worker process serving its queue starts, if
  * SCHEDULES_ENABLED and its own `enabled`); ID `<prefix><name>`, overlap SKIP.
  */
-export interface ScheduleDecl {
+export interface ScheduleDecl<C extends CoreConfig = CoreConfig> {
   /** Schedule name before the task-queue prefix, e.g. `recovery-missing-cards`. */
   name: string;
   /** Workflow it starts. */
@@ -132,22 +146,27 @@ export interface ScheduleDecl {
   /** Logical queue the workflow runs on. */
   queue: string;
   /** Interval from config, e.g. `(c) => `${c.reconcile.intervalSeconds}s``. */
-  every(config: Config): Duration;
+  every(config: C): Duration;
   /** The workflow's arguments. */
-  input(config: Config, queues: TaskQueues): unknown[];
+  input(config: C, queues: TaskQueues): unknown[];
   /** Missed runs caught up after an outage (default 1 minute). */
   catchupWindow?: Duration;
   /** Its own switch besides SCHEDULES_ENABLED. */
-  enabled?(config: Config): boolean;
+  enabled?(config: C): boolean;
 }
 
 /** Activity factories a family adds to the core's shared queues (DC-2). */
-export type FamilyActivities = { readonly [Q in SharedQueueName]?: (ctx: SharedQueueContexts[Q]) => object };
+export type FamilyActivities<C extends CoreConfig = CoreConfig> = { readonly [Q in SharedQueueName]?: (ctx: SharedQueueContexts<C>[Q]) => object };
 
-/** One family's declaration. */
-export interface FamilyManifest {
+/**
+ * One family's declaration. `C` is the config its code reads: the core's and its own section
+ * ({@link defineFamily} infers it from `config`).
+ */
+export interface FamilyManifest<C extends CoreConfig = CoreConfig> {
   /** Folder name of the family in every role folder (`scraps`, `ai-runs`, `portal`, `study`). */
   name: string;
+  /** Its settings: environment variables (zod) and their mapping (src/config/<family>.ts). */
+  config: ConfigSection<object>;
   /** Job type → the workflow that runs it (compile-time checked against src/workflows exports). */
   jobs: { readonly [T in JobType]?: JobWorkflowName };
   /** Job types whose target has a status of its own or closes (SAN-6, DC-3). */
@@ -157,11 +176,24 @@ export interface FamilyManifest {
   /** Stable problem codes the family's routes and services answer with. */
   problemCodes: readonly string[];
   /** The family's route plugin (registered on the app with {@link ApiDeps}). */
-  routes: FastifyPluginAsync<ApiDeps>;
+  routes: FastifyPluginAsync<ApiDeps<C>>;
   /** Activities the family adds to the core's shared queues. */
-  activities: FamilyActivities;
+  activities: FamilyActivities<C>;
   /** Task queues the family owns. */
-  queues: readonly QueueDecl[];
+  queues: readonly FamilyQueueDecl<C>[];
   /** The family's Schedules. */
-  schedules: readonly ScheduleDecl[];
+  schedules: readonly ScheduleDecl<C>[];
+  /** Its part of `npm run demo` (scripts/demo-<family>.ts), when it has one. */
+  demo?: string;
+}
+
+/** A family's declaration with the type of its config section `S` kept (what `Config` is assembled from). */
+export type Family<S extends object> = FamilyManifest<CoreConfig & S> & { config: ConfigSection<S> };
+
+/**
+ * Declares a family from its config section and the rest of its manifest, typed with the config its
+ * code reads: the core's and the section's.
+ */
+export function defineFamily<S extends object>(config: ConfigSection<S>, manifest: Omit<FamilyManifest<CoreConfig & S>, 'config'>): Family<S> {
+  return { config, ...manifest };
 }

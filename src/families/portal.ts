@@ -21,10 +21,11 @@ import { createTemporalPortalLinkStarter } from '../services/portal/starter';
 import { createS3ObjectStore } from '../storage/s3';
 import { PORTAL_QUEUE } from '../domain/portal/contracts';
 import { reconcileSchedule } from './core';
-import type { FamilyManifest } from './manifest';
+import { PORTAL_CONFIG } from '../config/portal';
+import { defineFamily } from './manifest';
 
 /** The portal manifest. */
-export const portal = {
+export const portal = defineFamily(PORTAL_CONFIG, {
   name: 'portal',
   jobs: {},
   failures: { ...PO_FAILURES, ...PO_POST_PROCESS_FAILURES, ...SCRAPE_FAILURES },
@@ -46,4 +47,4 @@ export const portal = {
     },
   ],
   schedules: [reconcileSchedule('reconcile-portal-link-jobs', 'reconcilePortalLinkJobsWorkflow')],
-} as const satisfies FamilyManifest;
+});

@@ -18,10 +18,11 @@ import { SAN_FAILURES } from '../domain/scraps/failures';
 import { SAN_PROBLEM_CODES } from '../domain/scraps/problem-codes';
 import { recallQuizTarget, tilCommitTarget } from '../services/scraps/targets';
 import { recoverySchedule } from './core';
-import type { FamilyManifest } from './manifest';
+import { SCRAPS_CONFIG } from '../config/scraps';
+import { defineFamily } from './manifest';
 
 /** The scraps manifest. */
-export const scraps = {
+export const scraps = defineFamily(SCRAPS_CONFIG, {
   name: 'scraps',
   jobs: {
     CARD_ANALYSIS: 'cardAnalysisWorkflow',
@@ -57,4 +58,4 @@ export const scraps = {
     recoverySchedule('recovery-missing-cards', 'recoverMissingCardsWorkflow'),
     recoverySchedule('recovery-unrefined-scraps', 'recoverUnrefinedScrapsWorkflow'),
   ],
-} as const satisfies FamilyManifest;
+});

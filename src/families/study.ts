@@ -16,10 +16,11 @@ import { ST_FAILURES } from '../domain/study/failures';
 import { ST_PROBLEM_CODES } from '../domain/study/problem-codes';
 import { ST_REVIEW_PROBLEM_CODES } from '../domain/study/review-problem-codes';
 import { STUDY_CARDS_QUEUE, type StudyCardPollInput } from '../domain/study/contracts';
-import type { FamilyManifest } from './manifest';
+import { STUDY_CONFIG } from '../config/study';
+import { defineFamily } from './manifest';
 
 /** The study manifest. */
-export const study = {
+export const study = defineFamily(STUDY_CONFIG, {
   name: 'study',
   jobs: { STUDY_EXPLANATION: 'studyExplanationWorkflow' },
   failures: { ...ST_FAILURES, ...AI_FAILURES },
@@ -64,4 +65,4 @@ export const study = {
       enabled: (c) => c.studyReminders.scheduleEnabled,
     },
   ],
-} as const satisfies FamilyManifest;
+});

@@ -2,10 +2,9 @@
 import type { Client } from '@temporalio/client';
 import type { NativeConnection, Worker, WorkflowBundleOption } from '@temporalio/worker';
 import type { PrismaClient } from '@prisma/client';
-import type { Config } from '../config';
 import { ownTaskQueue } from '../core/contracts';
 import { createWorker } from '../core/worker';
-import { JOB_REGISTRY, queueActivities, queueDecl } from '../families';
+import { JOB_REGISTRY, queueActivities, queueDecl, type Config } from '../families';
 import type { ProvidedResources } from '../families/manifest';
 import type { WorkerTelemetry } from '../telemetry/temporal';
 

@@ -5,11 +5,10 @@
  */
 import { NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import type { Logger } from 'pino';
-import { loadConfig, type Config } from '../config';
 import { createLogger, temporalLogger } from '../log';
 import { openDatabase, openTemporalClient } from '../core/connections';
 import { ensureSearchAttributes } from '../core/search-attributes';
-import { processOf, queueDecl, schedulesOn } from '../families';
+import { loadConfig, processOf, queueDecl, schedulesOn, type Config } from '../families';
 import { startMetricsServer, type MetricsServer } from '../telemetry/metrics-server';
 import { installProcessTelemetry } from '../telemetry/process';
 import { runtimeTelemetryOptions, workerTelemetry, type WorkerTelemetry } from '../telemetry/temporal';

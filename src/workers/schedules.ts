@@ -1,9 +1,8 @@
 /** The manifests' Schedules, created or updated when the worker process serving their queue starts. */
 import type { Client } from '@temporalio/client';
-import type { Config } from '../config';
 import { ownTaskQueue, taskQueues } from '../core/contracts';
 import { ensureSchedule } from '../core/schedules';
-import type { ScheduleDecl } from '../families';
+import type { Config, ScheduleDecl } from '../families';
 
 /** Deployed ID of Schedule `name`: `<TEMPORAL_TASK_QUEUE_PREFIX><name>`. */
 export function scheduleId(config: Config, name: string): string {

@@ -8,7 +8,7 @@ import { heartbeat, log as activityLog } from '@temporalio/activity';
 import type { PrismaClient } from '@prisma/client';
 import type { AiRuntime } from '../../ai/types';
 import { toAiFailure } from '../../ai/failures';
-import type { Config } from '../../config';
+import type { StudyConfig as Config } from '../../config/study';
 import { failure } from '../../core/failures';
 import { withHeartbeat } from '../../core/heartbeat';
 import { extractionPassages, parseCloze, type MemoCard, type MemoCardExtractionInput } from '../../domain/study/cards';

@@ -11,7 +11,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { AiAttempt, AiCandidate, AiRun, CompanyRole, PrismaClient } from '@prisma/client';
-import type { Config } from '../../config';
+import type { AiRunsConfig as Config } from '../../config/ai-runs';
 import { domainError } from '../../core/domain-error';
 import type { WarnLog } from '../../core/enqueue';
 import { claimIdempotencyKey, recordIdempotentAnswer } from '../../core/idempotency';

@@ -4,7 +4,7 @@
  * with the per-call deadline, and classifies what it throws: retryable or terminal, the stable code,
  * Retry-After, and whether it is an outage (unreachable / 5xx: waited out, not charged).
  */
-import type { Config } from '../../config';
+import type { AiRunsConfig as Config } from '../../config/ai-runs';
 import { WORKFLOW_CATALOG_VERSION } from '../../domain/ai-runs/catalog';
 import {
   AiRuntimeCallError,

@@ -4,7 +4,7 @@
  * TargetId=<runId>, UserId, CompanyId. Idempotent by workflow ID. Replaceable for crash tests.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { Config } from '../../config';
+import type { AiRunsConfig as Config } from '../../config/ai-runs';
 import { companySearchAttributes } from '../../core/contracts';
 import { startOnce, workflowRunState } from '../../core/start-once';
 import {

@@ -12,7 +12,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { Prisma, type PortalLinkJob, type PrismaClient } from '@prisma/client';
-import type { Config } from '../../config';
+import type { PortalConfig as Config } from '../../config/portal';
 import { DomainError, domainError } from '../../core/domain-error';
 import type { WarnLog } from '../../core/enqueue';
 import { claimIdempotencyKey, recordIdempotentAnswer } from '../../core/idempotency';

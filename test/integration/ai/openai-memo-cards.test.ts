@@ -4,7 +4,7 @@
  * zod validation at the boundary (an invalid answer is MALFORMED_OUTPUT, retryable: the parse_fail
  * class), timeouts as TIMEOUT (the llm_timeout class), blank input refused before any request.
  */
-import { loadConfig } from '../../../src/config';
+import { loadConfig } from '../../../src/families';
 import { AiRuntimeError, MEMO_CARDS_SCHEMA_NAME, STUDY_EXPLANATION_SCHEMA_NAME, createOpenAiRuntime, explainStudyQuestionLocally, extractMemoCardsLocally, type AiErrorCode } from '../../../src/ai';
 import type { MemoCardExtractionInput, StudySourcePassage } from '../../../src/domain/study/cards';
 import { startOpenAiEmulator, type OpenAiEmulator } from '../../support/openai-emulator';

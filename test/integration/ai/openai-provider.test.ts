@@ -4,7 +4,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadConfig, type Config } from '../../../src/config';
+import { loadConfig, type Config } from '../../../src/families';
 import {
   AiRuntimeError,
   CATEGORIES,

@@ -15,7 +15,7 @@ import { Client } from 'pg';
 import { createUserWithToken, userIdForToken } from '../../../src/auth/tokens';
 import { buildApp } from '../../../src/api/app';
 import { FAMILY_API } from '../../../src/families';
-import { loadConfig } from '../../../src/config';
+import { loadConfig } from '../../../src/families';
 import { transitionJob } from '../../../src/core/projection';
 import { createLogger } from '../../../src/log';
 import { pollUntil } from '../../support/poll';

@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../src/api/app';
 import { FAMILY_API } from '../../../src/families';
 import { createUserWithToken } from '../../../src/auth/tokens';
-import { loadConfig } from '../../../src/config';
+import { loadConfig } from '../../../src/families';
 import type { JobStarter } from '../../../src/core/starter';
 import { createPrisma } from '../../../src/db/client';
 import { createLogger } from '../../../src/log';

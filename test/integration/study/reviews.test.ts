@@ -9,7 +9,7 @@ import { memoCardKey } from '../../../src/domain/study/keys';
 import type { MemoCard } from '../../../src/domain/study/cards';
 import { runReminderPass } from '../../../src/services/study/reminders';
 import { scheduleDecl } from '../../../src/families';
-import type { Config } from '../../../src/config';
+import { type Config } from '../../../src/families';
 import { ensureSchedules, scheduleId } from '../../../src/workers/schedules';
 import { STUDY_CARDS_QUEUE, studyCardQueues } from '../../../src/domain/study/contracts';
 import { pollUntil } from '../../support/poll';

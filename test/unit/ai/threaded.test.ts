@@ -14,7 +14,7 @@ import {
   type SourceCard,
 } from '../../../src/ai';
 import { analyzeLocally } from '../../../src/ai/local';
-import { loadConfig } from '../../../src/config';
+import { loadConfig } from '../../../src/families';
 import { BREAD, COOKING_KO, OS_SCHED_KO, PG_INDEX_A, PG_INDEX_B, TLS } from './corpus';
 
 const threaded = createThreadedLocalAiRuntime({ threads: 2 });

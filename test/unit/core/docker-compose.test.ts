@@ -1,16 +1,15 @@
 /**
  * docker-compose.yml, Dockerfile and .env.example checked without a Docker engine: structure,
- * pinned images, the dependency graph, ports, the variables the app reads (src/config.ts's
- * EnvSchema) and the entry points the commands name.
+ * pinned images, the dependency graph, ports, the variables the app reads (every config section),
+ * the entry points the commands name, and the worker services against the manifests.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import ts from 'typescript';
 import YAML from 'yaml';
 import { z } from 'zod';
-import { loadConfig } from '../../../src/config';
+import { loadConfig } from '../../../src/families';
 import { SEARCH_ATTRIBUTE_NAMES } from '../../../src/core/contracts';
-import { QUEUES, workerProcesses } from '../../../src/families';
+import { CONFIG_ENV_NAMES, QUEUES, workerProcesses } from '../../../src/families';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
@@ -68,24 +67,8 @@ const ComposeFile = z
 type Compose = z.infer<typeof ComposeFile>;
 type ServiceDef = z.infer<typeof Service>;
 
-/** Keys of `EnvSchema` in src/config.ts, read from its source (the schema is not exported). */
-function configEnvKeys(): string[] {
-  const source = ts.createSourceFile('config.ts', read('src/config.ts'), ts.ScriptTarget.ES2022, true);
-  let keys: string[] | undefined;
-  const visit = (node: ts.Node): void => {
-    if (ts.isVariableDeclaration(node) && node.name.getText() === 'EnvSchema' && node.initializer) {
-      const call = node.initializer;
-      const arg = ts.isCallExpression(call) ? call.arguments[0] : undefined;
-      if (arg && ts.isObjectLiteralExpression(arg)) {
-        keys = arg.properties.map((p) => (p.name ? p.name.getText() : '')).filter(Boolean);
-      }
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(source);
-  if (!keys?.length) throw new Error('EnvSchema = z.object({...}) not found in src/config.ts');
-  return keys;
-}
+/** Every environment variable the config reads: each config section's (src/config, assembled in src/families). */
+const configEnvKeys = (): string[] => [...CONFIG_ENV_NAMES];
 
 /** Resolves `${VAR:-default}` / `${VAR-default}` to the default, as compose does with VAR unset. */
 function withDefaults(value: string): string {
@@ -193,7 +176,7 @@ describe('docker-compose.yml', () => {
     expect(seen.get(Number(withDefaults(envOf(compose.services.api as ServiceDef).API_PORT ?? '')))).toBe('api');
   });
 
-  test('app services set only variables that src/config.ts reads, and those values load', () => {
+  test('app services set only variables the config reads, and those values load', () => {
     const keys = new Set(configEnvKeys());
     for (const [name, s] of appServices()) {
       const env = envOf(s);
@@ -301,7 +284,7 @@ describe('docker-compose.yml', () => {
 });
 
 describe('.env.example', () => {
-  test('lists every variable of src/config.ts once, with its default and a comment', () => {
+  test('lists every variable the config reads once, with its default and a comment', () => {
     const lines = read('.env.example').split('\n');
     const vars = lines.flatMap((l, i) => {
       const m = /^#?\s*([A-Z][A-Z0-9_]*)=/.exec(l);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { loadConfig } from '../../../src/config';
+import { loadConfig } from '../../../src/families';
 import { DomainError } from '../../../src/core/domain-error';
 import {
   DEFAULT_IDEMPOTENCY_TTL_MS,

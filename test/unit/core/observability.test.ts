@@ -11,7 +11,7 @@ import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-tr
 import { installAuth } from '../../../src/api/auth';
 import { installObservability } from '../../../src/api/observability';
 import { installProblemHandlers, ProblemError } from '../../../src/api/problem';
-import { loadConfig } from '../../../src/config';
+import { loadConfig } from '../../../src/families';
 import { jobMetrics } from '../../../src/core/metrics';
 import { metricsRegistry, renderMetrics } from '../../../src/telemetry/metrics';
 import { createLogger, temporalLogger } from '../../../src/log';

@@ -12,6 +12,7 @@ import { domainError } from '../../../core/domain-error';
 import { enqueueExtraction } from '../../../services/study/enqueue';
 import { loadSource } from '../../../services/study/sources';
 import { startExtraction } from '../../../services/study/start';
+import type { StudyConfig } from '../../../config/study';
 import type { ApiDeps } from '../../deps';
 import { notFound, ProblemSchema } from '../../problem';
 import { Uuid } from '../../schemas';
@@ -21,7 +22,7 @@ const TAG = 'study';
 const SourceKind = z.enum(['study_question', 'knowledge_card']);
 
 /** Registers the memo-card routes. */
-export const memoCardRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) => {
+export const memoCardRoutes: FastifyPluginAsyncZod<ApiDeps<StudyConfig>> = async (app, deps) => {
   app.get(
     '/study/questions/:questionId/memo-cards',
     {
