@@ -32,6 +32,14 @@ export function ownTaskQueue(name: string, prefix = ''): string {
 }
 
 /**
+ * Deployed name of declared queue `name` inside a job workflow, whose input names only the core's
+ * queues: the prefix is the one of `queues.jobs` (e.g. a family's own queue of an async_jobs job).
+ */
+export function taskQueueOf(queues: Pick<TaskQueues, 'jobs'>, name: string): string {
+  return ownTaskQueue(name, queues.jobs.slice(0, queues.jobs.length - 'jobs'.length));
+}
+
+/**
  * Task queue of the maintenance passes (the SAN-4 reconciler), `<prefix>maintenance`: served by its
  * own worker in the `jobs` process, so a pass never waits behind a backlog of job work.
  */

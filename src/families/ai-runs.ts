@@ -37,6 +37,7 @@ export const aiRuns = defineFamily(AI_RUNS_CONFIG, {
   queues: [
     {
       name: AI_RUNS_QUEUE,
+      summary: 'the AI runtime calls of AI runs (AR-2, AR-8)',
       activityConcurrency: { env: 'AI_RUNS_ACTIVITY_CONCURRENCY', of: (c) => c.aiRuns.activityConcurrency },
       activities: ({ config }) =>
         createAiRuntimeActivities({ runtime: arRuntimeOf(runtimeClientFromConfig(config), config.aiRuns.callTimeoutMs), classify: classifyRuntimeError }),

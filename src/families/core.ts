@@ -30,6 +30,7 @@ function jobsContext({ config, db, client, registry }: QueueBase): JobsQueueCont
 const jobs: CoreQueueDecl<JobsQueueContext> = {
   name: 'jobs',
   workflows: true,
+  summary: 'every job workflow and the projection activities',
   context: jobsContext,
   activities: ({ db, client, starter }, base) => {
     const { targets, workflowTypes, jobTypes } = base.registry;
@@ -49,6 +50,7 @@ const maintenance: CoreQueueDecl<JobsQueueContext> = {
   name: 'maintenance',
   process: 'jobs',
   workflows: true,
+  summary: 'the reconcile passes (SAN-4), never behind job work',
   // A few passes at a time: they are batch work over the database.
   activityConcurrency: { of: () => 4 },
   workflowTaskConcurrency: 4,
@@ -61,6 +63,7 @@ const maintenance: CoreQueueDecl<JobsQueueContext> = {
 
 const ai: CoreQueueDecl<AiQueueContext> = {
   name: 'ai',
+  summary: 'AI provider calls of every family',
   activityConcurrency: { env: 'AI_ACTIVITY_CONCURRENCY', of: (c) => c.ai.activityConcurrency },
   context: ({ config, db, provided }) => ({ config, db, ai: provided.ai ?? createAiRuntime(config.ai) }),
   describe: (c) => ({ provider: c.ai.provider }),
@@ -68,6 +71,7 @@ const ai: CoreQueueDecl<AiQueueContext> = {
 
 const github: CoreQueueDecl<GithubQueueContext> = {
   name: 'github',
+  summary: 'GitHub API calls (SAN-10, SAN-12)',
   activityConcurrency: { env: 'GITHUB_ACTIVITY_CONCURRENCY', of: (c) => c.github.activityConcurrency },
   context: ({ config, db, provided }) => ({
     config,

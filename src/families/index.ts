@@ -14,7 +14,7 @@ import { CORE_FAILURES, type FailureCatalogue } from '../core/failures';
 import { createTemporalJobStarter, type JobStarter, type StarterOptions } from '../core/starter';
 import type { TargetHookRegistry, TargetHooks } from '../core/target-hooks';
 import { core } from './core';
-import type { FamilyManifest, JobRegistry, QueueBase, QueueDecl, ScheduleDecl, SharedQueueContexts, SharedQueueName } from './manifest';
+import type { DeploymentService, FamilyManifest, JobRegistry, QueueBase, QueueDecl, ScheduleDecl, SharedQueueContexts, SharedQueueName } from './manifest';
 import { aiRuns } from './ai-runs';
 import { portal } from './portal';
 import { scraps } from './scraps';
@@ -133,6 +133,10 @@ export interface WorkerProcess {
   queues: string[];
   /** Environment variables of its queues' activity concurrency. */
   concurrencyEnv: string[];
+  /** What it runs: its queues' summaries. */
+  summary: string;
+  /** Services the activities it runs need (every family adding activities to one of its queues). */
+  needs: DeploymentService[];
 }
 
 /** Every worker process: queues grouped by their `process` (default: each queue its own). */
@@ -141,9 +145,12 @@ export function workerProcesses(): WorkerProcess[] {
   for (const q of QUEUES) {
     const name = q.process ?? q.name;
     let p = out.find((x) => x.name === name);
-    if (!p) out.push((p = { name, queues: [], concurrencyEnv: [] }));
+    if (!p) out.push((p = { name, queues: [], concurrencyEnv: [], summary: '', needs: [] }));
     p.queues.push(q.name);
     if (q.activityConcurrency?.env) p.concurrencyEnv.push(q.activityConcurrency.env);
+    if (q.summary) p.summary = p.summary ? `${p.summary}; ${q.summary}` : q.summary;
+    const users = FAMILIES.filter((f) => f.queues.some((own) => own.name === q.name) || q.name in f.activities);
+    for (const need of users.flatMap((f) => f.needs ?? [])) if (!p.needs.includes(need)) p.needs.push(need);
   }
   return out;
 }

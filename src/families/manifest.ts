@@ -114,7 +114,12 @@ export interface QueueDeclBase<C extends CoreConfig = CoreConfig> {
   workflowTaskConcurrency?: number;
   /** Fields logged when the queue's worker starts. */
   describe?(config: C): object;
+  /** What the queue runs, in one line (the README's process list, docker-compose). */
+  summary?: string;
 }
+
+/** A service of the deployment besides PostgreSQL and Temporal that a family's activities need. */
+export type DeploymentService = 'object-store';
 
 /** A queue a family owns: its activities get the config and the database. */
 export interface FamilyQueueDecl<C extends CoreConfig = CoreConfig> extends QueueDeclBase<C> {
@@ -183,8 +188,8 @@ export interface FamilyManifest<C extends CoreConfig = CoreConfig> {
   queues: readonly FamilyQueueDecl<C>[];
   /** The family's Schedules. */
   schedules: readonly ScheduleDecl<C>[];
-  /** Its part of `npm run demo` (scripts/demo-<family>.ts), when it has one. */
-  demo?: string;
+  /** Services its activities need, so every worker process running them waits for them (docker-compose). */
+  needs?: readonly DeploymentService[];
 }
 
 /** A family's declaration with the type of its config section `S` kept (what `Config` is assembled from). */

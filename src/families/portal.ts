@@ -41,10 +41,13 @@ export const portal = defineFamily(PORTAL_CONFIG, {
   queues: [
     {
       name: PORTAL_QUEUE,
+      summary: 'the portal scrape: log in, store the result in object storage, post the signed callback (PO-5)',
       activityConcurrency: { env: 'PORTAL_ACTIVITY_CONCURRENCY', of: (c) => c.portal.activityConcurrency },
       activities: ({ config }) => portalScrapeActivitiesFromConfig(config),
       describe: (c) => ({ portals: Object.keys(c.portal.baseUrls), bucket: c.objectStore.bucket, objectStore: c.objectStore.endpoint ?? 'aws' }),
     },
   ],
   schedules: [reconcileSchedule('reconcile-portal-link-jobs', 'reconcilePortalLinkJobsWorkflow')],
+  // PO-6 scrape results and their post-processing read and write object storage.
+  needs: ['object-store'],
 });

@@ -33,6 +33,7 @@ export const study = defineFamily(STUDY_CONFIG, {
   queues: [
     {
       name: STUDY_CARDS_QUEUE,
+      summary: 'the memo-card poller, extraction workflows and reminders (ST-3 … ST-6)',
       workflows: true,
       activityConcurrency: { env: 'ST_ACTIVITY_CONCURRENCY', of: (c) => c.study.activityConcurrency },
       activities: ({ config, db }) => ({

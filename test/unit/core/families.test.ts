@@ -28,7 +28,7 @@ import {
 import { core } from '../../../src/families/core';
 import type { FamilyManifest } from '../../../src/families/manifest';
 import { CORE_PROBLEM_CODES } from '../../../src/api/problem';
-import { taskQueues } from '../../../src/core/contracts';
+import { taskQueueOf, taskQueues } from '../../../src/core/contracts';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 
@@ -103,6 +103,11 @@ it('every task queue is declared once, the core\'s first, and the job workflows\
   const owning = FAMILIES.find((f) => f.queues.length > 0)!;
   expect(() => assembleQueues([owning, { ...owning, name: 'copy' }])).toThrow(/task queue \S+ is declared twice/);
   expect(() => assembleQueues([first, { ...first, queues: [{ name: 'jobs' }] }])).toThrow(/task queue jobs is declared twice/);
+});
+
+it('a job workflow names a declared queue with its input\'s prefix', () => {
+  expect(taskQueueOf(taskQueues('t1-'), 'study-cards')).toBe('t1-study-cards');
+  expect(taskQueueOf(taskQueues(), 'ai-runs')).toBe('ai-runs');
 });
 
 it('every queue is served by exactly one worker process, and each process is named by its first queue', () => {
