@@ -24,7 +24,7 @@ export interface ApiDeps<C extends CoreConfig = CoreConfig> {
   logger: Logger;
   /** Target hooks of every job type (SAN-6 retry), from the families' manifests. */
   targets: TargetHookRegistry;
-  /** Issue 7 §1: the `pg` hot reads, the token cache and the job change feed (opened by the app). */
+  /** The `pg` hot reads, the token cache and the job change feed (opened by the app). */
   hot: HotPath;
 }
 

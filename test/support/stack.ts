@@ -63,7 +63,7 @@ export interface StackOptions {
   githubWorker?: boolean;
   /** The API's logger (default: pino at level error). */
   logger?: Logger;
-  /** Installed tracing: the workers get its interceptors and workflow-span sink (issue 7 §2). */
+  /** Installed tracing: the workers get its interceptors and workflow-span sink. */
   tracing?: Tracing;
   /** Admin URL of the PostgreSQL server to create the test database on (default: the shared one, TEST_PG_ADMIN_URL). */
   pgAdminUrl?: string;
