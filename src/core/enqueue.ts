@@ -1,18 +1,13 @@
 /**
- * SAN-3/SAN-4 enqueue-then-start, the one implementation: rows and their PENDING jobs commit in one
- * transaction; the workflows start after the commit. A start that fails (Temporal down, process
- * killed) leaves the row PENDING for the reconciler, which starts it by the same workflow ID, so a
- * crash between commit and start loses nothing and starts nothing twice.
+ * SAN-3/SAN-4 enqueue-then-start for async_jobs: rows and their PENDING jobs commit in one
+ * transaction; the workflows start after the commit ({@link startAfterCommit}), a lost start being
+ * the reconciler's.
  */
 import { Prisma, type AsyncJob, type PrismaClient } from '@prisma/client';
+import { startAfterCommit, type WarnLog } from './after-commit';
 import type { JobType } from './contracts';
 import { enqueueIfNoneActive, type JobKey } from './projection';
 import type { JobStarter, StartableJob } from './starter';
-
-/** Minimal logger of the caller (pino, fastify's request log, the activity log adapter). */
-export interface WarnLog {
-  warn(obj: object, msg: string): void;
-}
 
 /** Dependencies of {@link enqueueAndStart}. */
 export interface EnqueueDeps {
@@ -54,22 +49,13 @@ export async function enqueueAndStart<T>(deps: EnqueueDeps, body: (scope: Enqueu
       },
     });
   }, limits);
-  await startAfterCommit(deps, created);
+  await startJobsAfterCommit(deps, created);
   return value;
 }
 
-/**
- * Starts committed jobs' workflows (idempotent by workflow ID); a failed start is logged and left to
- * the reconciler (the row is durable and PENDING). Never throws.
- */
-export async function startAfterCommit(deps: Pick<EnqueueDeps, 'starter' | 'log'>, jobs: readonly StartableJob[]): Promise<void> {
-  for (const job of jobs) {
-    try {
-      await deps.starter.start(job);
-    } catch (err) {
-      deps.log.warn({ err, jobId: job.jobId, jobType: job.jobType }, 'workflow start failed; the reconciler will start it');
-    }
-  }
+/** Starts each committed job's workflow ({@link startAfterCommit}: a failure is left to the reconciler). Never throws. */
+async function startJobsAfterCommit(deps: Pick<EnqueueDeps, 'starter' | 'log'>, jobs: readonly StartableJob[]): Promise<void> {
+  for (const job of jobs) await startAfterCommit(deps.log, { jobId: job.jobId, jobType: job.jobType }, () => deps.starter.start(job));
 }
 
 /** Jobs of a new target, in the order of the job types asked for. */
@@ -79,7 +65,7 @@ export interface NewTargetJobs {
 }
 
 /**
- * SAN-2/SAN-3/SAN-4 fast path of a new target (issue 7 §1 (a)): inserts the target row and one
+ * SAN-2/SAN-3/SAN-4 fast path of a new target: inserts the target row and one
  * PENDING job per type in ONE statement (`targetInsert` is an `INSERT … RETURNING id` that
  * returns no row when the target already exists, e.g. `ON CONFLICT DO NOTHING`), which commits on
  * its own; then makes ONE workflow start: the first job's, with the others as its companions
@@ -111,6 +97,6 @@ export async function enqueueNewTargetAndStart(
   if (rows.length !== jobTypes.length) throw new Error(`new target ${rows[0]!.target_id}: ${rows.length} of ${jobTypes.length} jobs inserted`);
   const jobs: StartableJob[] = rows.map((r) => ({ jobId: r.job_id, jobType: r.job_type, targetId: r.target_id, userId }));
   const [first, ...rest] = jobs as [StartableJob, ...StartableJob[]];
-  await startAfterCommit(deps, [rest.length > 0 ? { ...first, companions: rest } : first]);
+  await startJobsAfterCommit(deps, [rest.length > 0 ? { ...first, companions: rest } : first]);
   return { targetId: first.targetId, jobs };
 }

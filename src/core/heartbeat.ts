@@ -1,18 +1,17 @@
 /**
- * Heartbeat helper for long activities (DC-2): heartbeats while `fn` runs, hands it the activity's
- * cancellation signal, and maps what it throws with the boundary's own mapper (the adapter throws
- * its error, the activity maps it to a Temporal failure). Activity-only (not workflow-safe).
+ * Heartbeat helpers for long activities (DC-2): {@link withHeartbeat} heartbeats while a call runs,
+ * hands it the activity's cancellation signal, and maps what it throws with the boundary's own
+ * mapper (the adapter throws its error, the activity maps it to a Temporal failure);
+ * {@link heartbeat} is one beat between the items of a pass. Activity-only (not workflow-safe).
  */
 import { Context } from '@temporalio/activity';
 
 /**
- * Runs `fn(signal)` heartbeating every `everyMs` (default 2000 ms), the first time `everyMs` after
- * the start, not at once (issue 7 §1): the SDK sends an activity's first heartbeat to the server
- * immediately, and every heartbeat that reaches the server is a write of the run's state, so a
- * heartbeat at the start cost each short activity (most AI calls) one server round trip and write
- * for nothing. The server's heartbeat timeout runs from the attempt's start either way, so a dead
- * worker is detected as before (`heartbeatTimeout` must exceed `everyMs`), and a cancellation
- * reaches the activity with its first heartbeat's answer, as before with its second.
+ * Runs `fn(signal)` heartbeating every `everyMs` (default 2000 ms), the first beat `everyMs` after
+ * the start: the SDK sends an activity's first heartbeat to the server at once, and each one that
+ * reaches it is a write of the run's state, which a short activity (most AI calls) need not pay.
+ * The server's heartbeat timeout runs from the attempt's start, so a dead worker is still detected
+ * (`heartbeatTimeout` must exceed `everyMs`).
  * Errors pass through `mapError` (default: unchanged).
  */
 export async function withHeartbeat<T>(
@@ -29,4 +28,15 @@ export async function withHeartbeat<T>(
   } finally {
     clearInterval(timer);
   }
+}
+
+/** One heartbeat of the current activity; a no-op outside one (a pass called from a test or a script). */
+export function heartbeat(details?: unknown): void {
+  let ctx: Context;
+  try {
+    ctx = Context.current();
+  } catch {
+    return;
+  }
+  ctx.heartbeat(details);
 }

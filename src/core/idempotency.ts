@@ -92,6 +92,14 @@ export function idempotencyKeyHash(key: string): string {
   return sha256(key);
 }
 
+/**
+ * The key hash of a claim whose key was used before, by a resource that outlived the key's record
+ * and still holds the plain hash: SHA-256 hex of `<keyHash>:<recordId>`, unique per claim (DC-1).
+ */
+export function reclaimedKeyHash(keyHash: string, recordId: string): string {
+  return sha256(`${keyHash}:${recordId}`);
+}
+
 /** A request's fingerprint: SHA-256 hex of its RFC 8785 canonical JSON, and of each top-level field. */
 export interface RequestFingerprint {
   requestHash: string;

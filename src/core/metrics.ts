@@ -1,6 +1,7 @@
 /**
- * The job core's metrics: starts, terminal transitions and their duration, rejected transitions
- * and recovery actions, by job type (label values, never imports: the core names no family).
+ * The job core's metrics: starts, terminal transitions and their duration and recovery actions by
+ * job type, and rejected transitions by projection (label values, never imports: the core names no
+ * family).
  * Registered in the process registry (src/telemetry/metrics.ts).
  */
 import { Counter, Histogram } from 'prom-client';
@@ -39,9 +40,9 @@ const jobDuration = new Histogram({
 });
 
 const transitionsRejected = new Counter({
-  name: 'job_transitions_rejected_total',
-  help: 'Guarded projection transitions that changed nothing (late or duplicate), by job type and target status',
-  labelNames: ['job_type', 'to'] as const,
+  name: 'projection_transitions_rejected_total',
+  help: 'Guarded projection transitions that changed nothing (late or duplicate), by projection table and target status',
+  labelNames: ['projection', 'to'] as const,
   registers: [metricsRegistry],
 });
 
@@ -55,12 +56,9 @@ const recoveryActions = new Counter({
 /** Outcome label of {@link jobMetrics.started}. */
 export type StartMetricOutcome = 'started' | 'already-running' | 'failed';
 
-/** Label of an unknown job type (a transition of a missing row). */
-const UNKNOWN = 'unknown';
-
 /** Recording functions of the job core; every one is synchronous and never throws. */
 export const jobMetrics = {
-  /** One workflow start attempt of a job (src/core/starter.ts). */
+  /** One workflow start attempt (src/core/workflow-start.ts), by job type (or the kind of a workflow that runs no async_jobs row). */
   started(jobType: string, outcome: StartMetricOutcome): void {
     jobsStarted.inc({ job_type: jobType, outcome });
   },
@@ -75,20 +73,16 @@ export const jobMetrics = {
     jobDuration.observe({ job_type: jobType, status: to }, Math.max(0, (now.getTime() - createdAt.getTime()) / 1000));
   },
 
-  /** A guarded transition that was not legal from the row's status (late or duplicate), or hit no row. */
-  rejected(jobType: string | null, to: string): void {
-    transitionsRejected.inc({ job_type: jobType ?? UNKNOWN, to });
+  /**
+   * A guarded transition of a `projection` table's row that was not legal from the row's status
+   * (late or duplicate), or hit no row (src/core/guarded-transition.ts).
+   */
+  rejected(projection: string, to: string): void {
+    transitionsRejected.inc({ projection, to });
   },
 
-  /** The actions a recovery rule took on one item (RecoveryReport `record`, src/activities/core/recovery.ts). */
+  /** The actions a reconcile or recovery rule took on one item (src/core/reconciler.ts `countItem`). */
   recovery(rule: string, actions: readonly string[]): void {
     for (const action of actions) recoveryActions.inc({ rule, action });
-  },
-
-  /** One SAN-4 reconciler pass (rule `reconcile-pending-jobs`): started, already-running, start-failed. */
-  reconciled(report: { started: number; alreadyRunning: number; failedToStart: number }): void {
-    const rule = 'reconcile-pending-jobs';
-    const counts = [['started', report.started], ['already-running', report.alreadyRunning], ['start-failed', report.failedToStart]] as const;
-    for (const [action, n] of counts) if (n > 0) recoveryActions.inc({ rule, action }, n);
   },
 };

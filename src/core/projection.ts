@@ -1,66 +1,67 @@
 /**
  * Guarded writes to the async_jobs projection (SAN-1, SAN-2, SAN-4, DC-3). Every transition is a
- * conditional update, so a late or repeated call is a no-op that reports the current status.
+ * conditional update guarded by the async_jobs state machine (src/core/job-state.ts), so a late or
+ * repeated call is a no-op that reports the current status.
  */
 import { Prisma, type AsyncJob } from '@prisma/client';
 import type { DbClient } from '../db/client';
 import type { JobStatus, JobType } from './contracts';
-import { sourcesOf } from './job-state';
+import { ASYNC_JOB_STATES } from './job-state';
+import { guardedTransition, settleTransition, transitionGuard, type TransitionResult } from './guarded-transition';
 import { jobMetrics } from './metrics';
 import { storableText } from './cause-chain';
 
 export type { DbClient };
+export type { TransitionResult };
 
-/** Outcome of a guarded transition: `changed` false means it was not legal from `status`. */
-export interface TransitionResult {
-  changed: boolean;
-  status: JobStatus | null;
-}
+/** A worker's target state: every state but PENDING, which only the SAN-6 retry enters (src/core/retry.ts). */
+export type WorkerJobStatus = Exclude<JobStatus, 'PENDING'>;
+
+const statusOf = (db: DbClient, jobId: string) => db.asyncJob.findUnique({ where: { jobId }, select: { status: true } });
 
 /**
  * Moves job `jobId` to `to` when its current status allows it (DC-3), stamping started/finished
- * times; `errorMessage` is stored with FAILED (made storable, {@link storableText}). Returns the status after the call (null: no row).
- * Counted where it happens (issue 7 §2): COMPLETED/FAILED and their duration since enqueue, or a
- * rejected (late/duplicate) transition. Inside a transaction the count is taken at the guarded
- * UPDATE, so a transaction that rolls back afterwards and is retried counts that transition twice.
+ * times; `errorMessage` is stored with FAILED (made storable, {@link storableText}). Returns the
+ * status after the call (null: no row). Counted where it happens: COMPLETED/FAILED and their
+ * duration since enqueue, or a rejected (late/duplicate) transition. Inside a transaction the count
+ * is taken at the guarded UPDATE, so a transaction that rolls back afterwards and is retried counts
+ * that transition twice.
  */
 export async function transitionJob(
   db: DbClient,
   jobId: string,
-  to: JobStatus,
+  to: WorkerJobStatus,
   errorMessage?: string,
-): Promise<TransitionResult> {
+): Promise<TransitionResult<JobStatus>> {
   const now = new Date();
   const data: Prisma.AsyncJobUpdateManyMutationInput = { status: to };
   if (to === 'PROCESSING') data.startedAt = now;
   if (to === 'COMPLETED' || to === 'FAILED') data.finishedAt = now;
   if (to === 'FAILED') data.errorMessage = storableText(errorMessage ?? 'failed');
-  const updated = await db.asyncJob.updateManyAndReturn({
-    where: { jobId, status: { in: sourcesOf(to) } },
-    data,
-    select: { jobType: true, createdAt: true },
+  let moved: { jobType: string; createdAt: Date } | undefined;
+  const result = await guardedTransition(ASYNC_JOB_STATES, {
+    to,
+    write: async (from) => {
+      const rows = await db.asyncJob.updateManyAndReturn({ where: { jobId, status: { in: from } }, data, select: { jobType: true, createdAt: true } });
+      moved = rows[0];
+      return rows;
+    },
+    read: () => statusOf(db, jobId),
   });
-  const moved = updated[0];
-  if (moved) {
-    jobMetrics.transitioned(moved.jobType, to, moved.createdAt, now);
-    return { changed: true, status: to };
-  }
-  const row = await db.asyncJob.findUnique({ where: { jobId }, select: { status: true, jobType: true } });
-  jobMetrics.rejected(row?.jobType ?? null, to);
-  return { changed: false, status: row?.status ?? null };
+  if (moved) jobMetrics.transitioned(moved.jobType, to, moved.createdAt, now);
+  return result;
 }
 
 /**
  * The guarded COMPLETED transition of job `jobId` (DC-3: only from the states {@link transitionJob}
  * allows) as a data-modifying CTE named `completed_job` (`RETURNING job_type, created_at`), for a
- * store-and-complete done in ONE statement (issue 7 §1 (b): one round trip instead of an
- * interactive transaction of many). `now`: finished_at and updated_at. Count the outcome with
- * {@link countCompletion}.
+ * store-and-complete done in ONE statement (one round trip instead of an interactive transaction).
+ * `now`: finished_at and updated_at. Count the outcome with {@link countCompletion}.
  */
 export function completedJobCte(jobId: string, now: Date): Prisma.Sql {
   return Prisma.sql`completed_job AS (
     UPDATE async_jobs SET status = 'COMPLETED', finished_at = ${now}, updated_at = ${now}
-    WHERE job_id = ${jobId}::uuid AND status::text = ANY(${sourcesOf('COMPLETED')}::text[])
+    WHERE job_id = ${jobId}::uuid AND status::text = ANY(${transitionGuard(ASYNC_JOB_STATES, 'COMPLETED')}::text[])
     RETURNING job_type, created_at)`;
 }
 
@@ -68,14 +69,30 @@ export function completedJobCte(jobId: string, now: Date): Prisma.Sql {
  * Counts the outcome of a {@link completedJobCte} statement as {@link transitionJob} counts its own:
  * `moved` = the CTE's row (undefined when the guard rejected it, which costs one more read).
  */
-export async function countCompletion(db: DbClient, jobId: string, moved: { jobType: string; createdAt: Date } | undefined, now: Date): Promise<TransitionResult> {
-  if (moved) {
-    jobMetrics.transitioned(moved.jobType, 'COMPLETED', moved.createdAt, now);
-    return { changed: true, status: 'COMPLETED' };
-  }
-  const row = await db.asyncJob.findUnique({ where: { jobId }, select: { status: true, jobType: true } });
-  jobMetrics.rejected(row?.jobType ?? null, 'COMPLETED');
-  return { changed: false, status: row?.status ?? null };
+export async function countCompletion(db: DbClient, jobId: string, moved: { jobType: string; createdAt: Date } | undefined, now: Date): Promise<TransitionResult<JobStatus>> {
+  if (moved) jobMetrics.transitioned(moved.jobType, 'COMPLETED', moved.createdAt, now);
+  return settleTransition(ASYNC_JOB_STATES, 'COMPLETED', moved !== undefined, () => statusOf(db, jobId));
+}
+
+/**
+ * DC-3/SAN-6 recovery's FAILED transition of a job as it was read (`status`, `updatedAt`): a
+ * compare-and-set that loses to any change since the read (a run that just moved the row wins).
+ * Not counted as a failed job: recovery counts it as its own action.
+ */
+export function failJobAsRead(
+  db: DbClient,
+  row: Pick<AsyncJob, 'jobId' | 'status' | 'updatedAt'>,
+  errorMessage: string,
+): Promise<TransitionResult<JobStatus>> {
+  return guardedTransition(ASYNC_JOB_STATES, {
+    to: 'FAILED',
+    from: [row.status],
+    write: (from) => db.asyncJob.updateMany({
+      where: { jobId: row.jobId, status: { in: from }, updatedAt: row.updatedAt },
+      data: { status: 'FAILED', errorMessage: storableText(errorMessage), finishedAt: new Date() },
+    }),
+    read: () => statusOf(db, row.jobId),
+  });
 }
 
 /** Identity of a job to enqueue. */
@@ -93,6 +110,7 @@ export async function enqueueIfNoneActive(
   db: DbClient,
   key: JobKey,
 ): Promise<{ job: AsyncJob; created: boolean }> {
+  // ON CONFLICT names the SAN-2 partial index by its predicate, so the active states are spelled out.
   const inserted = await db.$queryRaw<{ job_id: string }[]>`
     INSERT INTO async_jobs (job_id, job_type, target_id, user_id, status, updated_at)
     VALUES (gen_random_uuid(), ${key.jobType}::"JobType", ${key.targetId}::uuid, ${key.userId}::uuid,
@@ -104,7 +122,7 @@ export async function enqueueIfNoneActive(
     return { job: await db.asyncJob.findUniqueOrThrow({ where: { jobId: insertedId } }), created: true };
   }
   const active = await db.asyncJob.findFirst({
-    where: { targetId: key.targetId, jobType: key.jobType, status: { in: ['PENDING', 'PROCESSING'] } },
+    where: { targetId: key.targetId, jobType: key.jobType, status: { in: [...ASYNC_JOB_STATES.active] } },
   });
   if (active) return { job: active, created: false };
   // The active job finished between our insert and read: the target is free again.

@@ -6,7 +6,8 @@
  * DC-3), and a target whose `mayRequeue` hook says no keeps its job FAILED (`target-closed`).
  */
 import { Prisma, type AsyncJob, type PrismaClient } from '@prisma/client';
-import { retryDecision } from './job-state';
+import { ASYNC_JOB_STATES, retryDecision } from './job-state';
+import { transitionGuard } from './guarded-transition';
 import { hooksOf, type TargetHookRegistry } from './target-hooks';
 
 /**
@@ -52,6 +53,8 @@ export async function requeueFailedJob(
 ): Promise<RequeueResult> {
   let updated: { job_id: string }[];
   let closed = false;
+  const from = transitionGuard(ASYNC_JOB_STATES, 'PENDING', { actor: 'retry' });
+  const active = [...ASYNC_JOB_STATES.active];
   try {
     updated = await db.$transaction(async (tx) => {
       const rows = await tx.$queryRaw<{ job_id: string; job_type: AsyncJob['jobType']; target_id: string }[]>`
@@ -59,12 +62,12 @@ export async function requeueFailedJob(
            SET status = 'PENDING', retry_count = j.retry_count + 1, error_message = NULL,
                started_at = NULL, finished_at = NULL, updated_at = now()
          WHERE j.job_id = ${jobId}::uuid
-           AND j.status = 'FAILED'
+           AND j.status = ANY(${from}::"JobStatus"[])
            AND j.retry_count < ${maxRetries}
            AND NOT EXISTS (
              SELECT 1 FROM async_jobs o
               WHERE o.target_id = j.target_id AND o.job_type = j.job_type AND o.job_id <> j.job_id
-                AND (o.status IN ('PENDING', 'PROCESSING') OR o.created_at > j.created_at))
+                AND (o.status = ANY(${active}::"JobStatus"[]) OR o.created_at > j.created_at))
         RETURNING j.job_id, j.job_type, j.target_id`;
       for (const r of rows) {
         const hooks = hooksOf(targets, r.job_type);
@@ -91,7 +94,7 @@ export async function requeueFailedJob(
       targetId: job.targetId,
       jobType: job.jobType,
       jobId: { not: job.jobId },
-      OR: [{ status: { in: ['PENDING', 'PROCESSING'] } }, { createdAt: { gt: job.createdAt } }],
+      OR: [{ status: { in: active } }, { createdAt: { gt: job.createdAt } }],
     },
     orderBy: { createdAt: 'desc' },
     select: { jobId: true },

@@ -2,10 +2,9 @@
  * Starts the Temporal workflow of a committed async_jobs row (SAN-4, DC-1, DC-4). Idempotent: the
  * workflow ID is derived from job type and target, so a second start of a running job is a no-op.
  */
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
-import { jobMetrics } from './metrics';
+import type { Client } from '@temporalio/client';
 import { jobSearchAttributes, jobWorkflowId, type JobRef, type JobType, type JobWorkflowInput, type JobWorkflowTypes, type TaskQueues } from './contracts';
+import { startWorkflow, type StartOutcome } from './workflow-start';
 
 /**
  * A committed job to start. `companions`: committed jobs its workflow starts first thing
@@ -24,9 +23,6 @@ function refOf(job: StartableJob): JobRef {
   return { jobId: job.jobId, jobType: job.jobType, targetId: job.targetId, userId: job.userId };
 }
 
-/** Outcome of a start: `started` (new run) or `already-running` (same workflow ID open). */
-export type StartOutcome = 'started' | 'already-running';
-
 /** Starts job workflows; implemented over Temporal, replaceable for fault-injection tests. */
 export interface JobStarter {
   /** @throws when Temporal is unreachable; the row stays PENDING and the reconciler starts it. */
@@ -35,18 +31,15 @@ export interface JobStarter {
 
 /** Options of {@link createTemporalJobStarter}. */
 export interface StarterOptions {
-  /**
-   * Ask for eager workflow start (issue 7 §1): the server hands the run's first workflow task
-   * straight back to a worker of the `jobs` queue sharing `client`'s NativeConnection, saving the
-   * task's dispatch; without such a worker (or when the server declines) it is an ordinary start.
-   */
+  /** Eager workflow start ({@link WorkflowStart.eager}), for a worker of the `jobs` queue on the client's connection. */
   eager?: boolean;
 }
 
 /**
- * Temporal-backed {@link JobStarter}: workflow ID `<job-type>:<targetId>`, search attributes set,
- * the workflow type from `workflowTypes` (the families' job type → workflow map). Every attempt is
- * counted in `jobs_started_total` by job type and outcome (started, already-running, failed).
+ * Temporal-backed {@link JobStarter}: workflow ID `<job-type>:<targetId>` with `allow-duplicate`
+ * (a FAILED job re-run starts a new run under the same ID), search attributes set, the workflow
+ * type from `workflowTypes` (the families' job type → workflow map).
+ * @throws Error when `workflowTypes` has no workflow for the job type.
  */
 export function createTemporalJobStarter(client: Client, queues: TaskQueues, workflowTypes: JobWorkflowTypes, opts: StarterOptions = {}): JobStarter {
   return {
@@ -56,27 +49,17 @@ export function createTemporalJobStarter(client: Client, queues: TaskQueues, wor
       const input: JobWorkflowInput = {
         ...refOf(job), queues, localWrites: true, ...(job.companions?.length ? { companions: job.companions.map(refOf), companionsAfterWork: true } : {}),
       };
-      try {
-        await client.workflow.start(workflowType, {
-          workflowId: jobWorkflowId(job.jobType, job.targetId),
-          taskQueue: queues.jobs,
-          args: [input],
-          workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-          workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
-          typedSearchAttributes: jobSearchAttributes(job),
-          memo: { jobId: job.jobId },
-          ...(opts.eager ? { requestEagerStart: true } : {}),
-        });
-        jobMetrics.started(job.jobType, 'started');
-        return 'started';
-      } catch (err) {
-        if (err instanceof WorkflowExecutionAlreadyStartedError) {
-          jobMetrics.started(job.jobType, 'already-running');
-          return 'already-running';
-        }
-        jobMetrics.started(job.jobType, 'failed');
-        throw err;
-      }
+      return startWorkflow(client, {
+        workflowType,
+        workflowId: jobWorkflowId(job.jobType, job.targetId),
+        taskQueue: queues.jobs,
+        args: [input],
+        reuse: 'allow-duplicate',
+        searchAttributes: jobSearchAttributes(job),
+        memo: { jobId: job.jobId },
+        jobType: job.jobType,
+        ...(opts.eager ? { eager: true } : {}),
+      });
     },
   };
 }

@@ -17,11 +17,17 @@
 // of a pool of one, for any number of clients. A connection that closes while it owns the session
 // is cleaned up (CopyFail, Sync, ROLLBACK); one that owns it mid-transaction and stays silent
 // while others wait longer than `ownerIdleTimeoutMs` is terminated like PostgreSQL's
-// idle_in_transaction_session_timeout (SQLSTATE 25P03). Session-level state (SET, named prepared
-// statements, LISTEN, temporary tables) is shared by every connection: clients here (Prisma over
-// adapter-pg, pg, psql) use unnamed statements. CancelRequest is not supported (the connection is
-// closed). Real PostgreSQL has none of these limits; this is for the demo and tests.
+// idle_in_transaction_session_timeout (SQLSTATE 25P03). Session-level state (SET, set_config(),
+// named prepared statements, LISTEN, temporary tables, session advisory locks) lasts one turn: when
+// the session passes to another connection after a turn that may have changed it, DISCARD ALL runs
+// first, so no client's settings reach another (a psql `SET search_path` or pg_dump's set_config()
+// cannot break the API's queries). Clients here (Prisma over adapter-pg, pg, psql) use unnamed
+// statements. CancelRequest is not supported (the connection is closed). Real PostgreSQL has none
+// of these limits; this is for the demo and tests.
 import { createServer, type Server, type Socket } from 'node:net';
+import { changesSessionState, COPY_FAIL, DISCARD_ALL, fatal, lastBackendMessage, ROLLBACK, SYNC } from './pg-wire-messages';
+
+export { changesSessionState, lastBackendMessage } from './pg-wire-messages';
 
 /** What running one frontend message on the PGlite session returns. */
 export interface WireExecResult {
@@ -98,48 +104,6 @@ class Connection {
   ) {}
 }
 
-function frontendMessage(type: string, body: Buffer): Uint8Array {
-  const out = Buffer.alloc(5 + body.length);
-  out.write(type, 0, 'latin1');
-  out.writeInt32BE(4 + body.length, 1);
-  body.copy(out, 5);
-  return new Uint8Array(out);
-}
-const cstring = (s: string) => Buffer.concat([Buffer.from(s, 'utf8'), Buffer.from([0])]);
-const SYNC = frontendMessage('S', Buffer.alloc(0));
-const COPY_FAIL = frontendMessage('f', cstring('the client connection closed'));
-const ROLLBACK = frontendMessage('Q', cstring('ROLLBACK'));
-
-/** A backend ErrorResponse (severity FATAL) with SQLSTATE `code`. */
-function fatal(code: string, message: string): Buffer {
-  const fields = Buffer.concat([
-    Buffer.from('S'), cstring('FATAL'), Buffer.from('V'), cstring('FATAL'),
-    Buffer.from('C'), cstring(code), Buffer.from('M'), cstring(message), Buffer.from([0]),
-  ]);
-  const head = Buffer.alloc(5);
-  head.write('E', 0, 'latin1');
-  head.writeInt32BE(4 + fields.length, 1);
-  return Buffer.concat([head, fields]);
-}
-
-/**
- * The type of the last backend message in `data` and, for ReadyForQuery, its transaction status
- * ('I' idle, 'T' in a transaction, 'E' in a failed one). Undefined for empty or cut-off output.
- */
-export function lastBackendMessage(data: Uint8Array): { type: string; status?: string } | undefined {
-  const view = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  let at = 0;
-  let last: { type: string; status?: string } | undefined;
-  while (at + 5 <= view.length) {
-    const length = view.readInt32BE(at + 1);
-    if (length < 4 || at + 1 + length > view.length) return undefined;
-    const type = String.fromCharCode(view[at]!);
-    last = type === 'Z' && length === 5 ? { type, status: String.fromCharCode(view[at + 5]!) } : { type };
-    at += 1 + length;
-  }
-  return at === view.length ? last : undefined;
-}
-
 /**
  * Serves `backend` (one PGlite session) over the PostgreSQL wire protocol to up to
  * `maxConnections` clients at once, one connection owning the session per unit of work (see the
@@ -157,6 +121,9 @@ export async function startPgliteWireServer(opts: PgliteWireServerOptions): Prom
   let closing = false;
   let ownerTimer: NodeJS.Timeout | undefined;
   let nextId = 1;
+  /** The connection whose work ran last, and whether it may have left session state behind. */
+  let lastOwner: Connection | undefined;
+  let sessionDirty = false;
 
   const exec = async (message: Uint8Array): Promise<WireExecResult | undefined> => {
     try {
@@ -172,6 +139,16 @@ export async function startPgliteWireServer(opts: PgliteWireServerOptions): Prom
     await exec(COPY_FAIL); // ends a COPY FROM STDIN; ignored outside COPY
     const synced = await exec(SYNC); // ends an unfinished extended-query sequence
     if (synced?.inTransaction) await exec(ROLLBACK);
+    lastOwner = undefined;
+  };
+
+  /** Before `c`'s turn: session state another connection left (settings, prepared statements, temp tables …) is discarded. */
+  const handOver = async (c: Connection) => {
+    if (c !== lastOwner && sessionDirty) {
+      await exec(DISCARD_ALL);
+      sessionDirty = false;
+    }
+    lastOwner = c;
   };
 
   const enqueue = (c: Connection) => {
@@ -227,8 +204,10 @@ export async function startPgliteWireServer(opts: PgliteWireServerOptions): Prom
           c.queued = false;
           if (c.closed || c.pending.length === 0) continue;
           owner = c;
+          await handOver(c);
         }
         const message = c.pending.shift()!;
+        if (!sessionDirty && changesSessionState(message)) sessionDirty = true;
         const result = await exec(message.bytes);
         c.lastActivity = Date.now();
         if (!result) {

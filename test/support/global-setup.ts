@@ -1,13 +1,15 @@
 /**
- * Jest globalSetup: one PostgreSQL 15 server, one Temporal dev server and one S3-compatible server
- * (moto, PO-6) for the whole run, shared by every test file through `TEST_PG_ADMIN_URL`,
- * `TEST_TEMPORAL_ADDRESS`, `TEST_TEMPORAL_UI_URL` and `OBJECT_STORE_*` (see ./object-store.ts).
+ * Jest globalSetup: one PostgreSQL 15 server, one Temporal dev server, one S3-compatible server
+ * (moto, PO-6) and the workflow bundles (./workflow-bundles.ts) for the whole run, shared by every
+ * test file through `TEST_PG_ADMIN_URL`, `TEST_TEMPORAL_ADDRESS`, `TEST_TEMPORAL_UI_URL`,
+ * `OBJECT_STORE_*` (see ./object-store.ts) and `TEST_WORKFLOW_BUNDLE_DIR`.
  * Variables already set are reused and nothing is started for them (point them at running servers
  * while developing). Handles stay on globalThis for global-teardown.ts.
  */
 import { startTestObjectStore } from './object-store';
 import { startPostgres } from './postgres';
 import { startTestTemporal } from './temporal';
+import { BUNDLE_DIR_ENV, buildSharedBundles } from './workflow-bundles';
 
 /** What global-teardown.ts stops, in order. */
 export interface TestServerHandles {
@@ -30,10 +32,11 @@ export default async function globalSetup(): Promise<void> {
   (globalThis as WithHandles)[HANDLES_KEY] = handles;
 
   const reuseObjectStore = Boolean(process.env.OBJECT_STORE_ENDPOINT);
-  const [pg, temporal, objects] = await Promise.allSettled([
+  const [pg, temporal, objects, bundles] = await Promise.allSettled([
     process.env.TEST_PG_ADMIN_URL ? undefined : timed(startPostgres),
     process.env.TEST_TEMPORAL_ADDRESS ? undefined : timed(startTestTemporal),
     timed(startTestObjectStore),
+    process.env[BUNDLE_DIR_ENV] ? undefined : timed(buildSharedBundles),
   ]);
   if (pg.status === 'fulfilled' && pg.value) handles.stops.push({ name: 'PostgreSQL', stop: pg.value.value.stop });
   if (temporal.status === 'fulfilled' && temporal.value) {
@@ -42,7 +45,8 @@ export default async function globalSetup(): Promise<void> {
   if (objects.status === 'fulfilled' && objects.value.value.stop) {
     handles.stops.push({ name: 'object store', stop: objects.value.value.stop });
   }
-  const failures = [pg, temporal, objects].filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (bundles.status === 'fulfilled' && bundles.value) handles.stops.push({ name: 'workflow bundles', stop: bundles.value.value.remove });
+  const failures = [pg, temporal, objects, bundles].filter((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failures.length > 0) {
     await Promise.allSettled(handles.stops.map((h) => h.stop()));
     handles.stops = [];
@@ -64,6 +68,10 @@ export default async function globalSetup(): Promise<void> {
   }
   if (objects.status === 'fulfilled' && !reuseObjectStore) {
     started.push(`object store ${objects.value.ms} ms (${objects.value.value.endpoint})`);
+  }
+  if (bundles.status === 'fulfilled' && bundles.value) {
+    process.env[BUNDLE_DIR_ENV] = bundles.value.value.dir;
+    started.push(`workflow bundles ${bundles.value.ms} ms`);
   }
   if (started.length > 0) process.stderr.write(`\ntest servers started: ${started.join(', ')}\n`);
 }

@@ -42,6 +42,8 @@ export interface PortalStats {
   expiredAnswers: number;
   faultAnswers: number;
   maintenanceAnswers: number;
+  /** Requests held by a slow-page fault right now (not yet answered). */
+  held: number;
 }
 
 /** The running emulator. */
@@ -314,7 +316,7 @@ export async function startPortalEmulator(opts: PortalEmulatorOptions = {}): Pro
   const sessions = new Map<string, Session>();
   let global: FaultState = { faults: {}, counted: 0, failedInRow: 0 };
   const perStudent = new Map<string, FaultState>();
-  const stats: PortalStats = { logins: 0, failedLogins: 0, pages: 0, expiredAnswers: 0, faultAnswers: 0, maintenanceAnswers: 0 };
+  const stats: PortalStats = { logins: 0, failedLogins: 0, pages: 0, expiredAnswers: 0, faultAnswers: 0, maintenanceAnswers: 0, held: 0 };
   const defaultMaxRequests = opts.sessionMaxRequests ?? 200;
   const defaultTtlMs = opts.sessionTtlMs ?? 30 * 60_000;
 
@@ -369,7 +371,14 @@ export async function startPortalEmulator(opts: PortalEmulatorOptions = {}): Pro
         return true;
       }
     }
-    if (merged.slowMs && (!merged.slowPaths || merged.slowPaths.some((p) => path.startsWith(p)))) await sleep(merged.slowMs);
+    if (merged.slowMs && (!merged.slowPaths || merged.slowPaths.some((p) => path.startsWith(p)))) {
+      stats.held++;
+      try {
+        await sleep(merged.slowMs);
+      } finally {
+        stats.held--;
+      }
+    }
     return false;
   };
 

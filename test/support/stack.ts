@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Connection, type Client } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, type Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, type Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import type { PrismaClient } from '@prisma/client';
 import pino, { type Logger } from 'pino';
@@ -22,23 +22,13 @@ import { createQueueWorker, type QueueWorkerDeps } from '../../src/workers/queue
 import { AI_RUNS_QUEUE } from '../../src/domain/ai-runs/contracts';
 import { createTestDatabase } from './postgres';
 import { pollUntil } from './poll';
-import { WORKFLOW_INTERCEPTOR_MODULES, workerTelemetry } from '../../src/telemetry/temporal';
+import { sharedBundle } from './workflow-bundles';
+import { workerTelemetry } from '../../src/telemetry/temporal';
 import type { Tracing } from '../../src/telemetry/tracing';
 
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
-let tracedBundle: Promise<WorkflowBundleWithSourceMap> | undefined;
-/** The workflow bundle, built once per test file; `traced` adds the tracing workflow interceptors. */
+/** The run's workflow bundle (built once per jest run); `traced` adds the tracing workflow interceptors. */
 export function workflowBundle(traced = false): Promise<WorkflowBundleWithSourceMap> {
-  if (traced) {
-    tracedBundle ??= bundleWorkflowCode({
-      workflowsPath: require.resolve('../../src/workflows'),
-      workflowInterceptorModules: [...WORKFLOW_INTERCEPTOR_MODULES],
-      logger: new DefaultLogger('WARN'),
-    });
-    return tracedBundle;
-  }
-  bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../../src/workflows'), logger: new DefaultLogger('WARN') });
-  return bundle;
+  return sharedBundle(traced ? 'traced' : 'plain');
 }
 
 try {

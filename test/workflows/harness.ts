@@ -6,6 +6,7 @@ import type { Duration, Payload } from '@temporalio/common';
 import { loadConfig } from '../../src/families';
 import { payloadCodecFromConfig } from '../../src/crypto/payload-codec';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { sharedBundle } from '../support/workflow-bundles';
 import { jobWorkflowId, taskQueues, type JobType, type JobWorkflowInput, type QueueName } from '../../src/core/contracts';
 import { findTemporalTestServer } from '../../src/dev/temporal-server';
 import { testDataConverter } from '../support/temporal';
@@ -26,8 +27,9 @@ export function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
   });
 }
 
-/** Bundles `src/workflows` (or another workflows module) once. */
-export function bundle(workflowsPath = require.resolve('../../src/workflows')): Promise<WorkflowBundleWithSourceMap> {
+/** The bundle of `src/workflows` (built once per jest run), or of another workflows module. */
+export function bundle(workflowsPath?: string): Promise<WorkflowBundleWithSourceMap> {
+  if (workflowsPath === undefined) return sharedBundle('plain');
   return bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') });
 }
 

@@ -7,9 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import { Prisma, type PrismaClient } from '@prisma/client';
 import { storableText } from '../../core/cause-chain';
-import { runSourcesOf } from '../../domain/ai-runs/run-state';
 import type { AnswerValidator } from '../../services/ai-runs/answer-port';
-import { failActiveRun, stateOf, type RunState } from '../../services/ai-runs/run-projection';
+import { failActiveRun, moveAttempt, moveRun, stateOf, type RunState } from '../../services/ai-runs/run-projection';
 
 export type { RunState } from '../../services/ai-runs/run-projection';
 import type { AttemptTrigger, AttemptVersions, RuntimeCallResult } from '../../domain/ai-runs/contracts';
@@ -66,12 +65,9 @@ export function createAiRunActivities({ db, validate }: AiRunActivityDeps) {
           return { ...state, proceed, attemptId: existing.id, requestId: existing.requestId };
         }
         const now = new Date();
-        const moved = await tx.aiRun.updateMany({
-          where: { id: args.runId, status: { in: runSourcesOf('RUNNING') }, attemptCount: args.number - 1 },
-          data: { status: 'RUNNING', attemptCount: args.number, nextAttemptAt: null, version: { increment: 1 } },
-        });
+        const moved = await moveRun(tx, args.runId, 'RUNNING', { attemptCount: args.number, nextAttemptAt: null }, { where: { attemptCount: args.number - 1 } });
         const requestId = randomUUID();
-        if (moved.count === 0) return { ...(await stateOf(tx, args.runId)), proceed: false, requestId };
+        if (!moved) return { ...(await stateOf(tx, args.runId)), proceed: false, requestId };
         await tx.aiRun.updateMany({ where: { id: args.runId, startedAt: null }, data: { startedAt: now } });
         const attempt = await tx.aiAttempt.create({
           data: { runId: args.runId, number: args.number, trigger: args.trigger, status: 'RUNNING', requestId, startedAt: now },
@@ -92,34 +88,24 @@ export function createAiRunActivities({ db, validate }: AiRunActivityDeps) {
       const versions = versionColumns(checked.versions ?? args.call.versions);
       return db.$transaction(async (tx) => {
         const now = new Date();
-        const ended = await tx.aiAttempt.updateMany({
-          where: { id: args.attemptId, runId: args.runId, status: 'RUNNING' },
-          data: checked.ok
-            ? { status: 'SUCCEEDED', latencyMs: args.call.latencyMs, traceId: args.call.traceId ?? null, finishedAt: now, ...versions }
-            : {
-                status: 'FAILED',
-                errorCode: checked.code,
-                errorMessage: 'the runtime answer failed re-validation',
-                validationErrors: checked.issues as unknown as Prisma.InputJsonValue,
-                latencyMs: args.call.latencyMs,
-                traceId: args.call.traceId ?? null,
-                finishedAt: now,
-                ...versions,
-              },
-        });
-        if (ended.count === 0) return stateOf(tx, args.runId);
+        const ended = checked.ok
+          ? await moveAttempt(tx, args.runId, args.attemptId, 'SUCCEEDED', { latencyMs: args.call.latencyMs, traceId: args.call.traceId ?? null, finishedAt: now, ...versions })
+          : await moveAttempt(tx, args.runId, args.attemptId, 'FAILED', {
+              errorCode: checked.code,
+              errorMessage: 'the runtime answer failed re-validation',
+              validationErrors: checked.issues as unknown as Prisma.InputJsonValue,
+              latencyMs: args.call.latencyMs,
+              traceId: args.call.traceId ?? null,
+              finishedAt: now,
+              ...versions,
+            });
+        if (!ended) return stateOf(tx, args.runId);
         if (!checked.ok) {
-          await tx.aiRun.updateMany({
-            where: { id: args.runId, status: { in: runSourcesOf('FAILED') } },
-            data: { status: 'FAILED', errorCode: checked.code, errorMessage: 'the runtime answer failed re-validation', finishedAt: now, nextAttemptAt: null, version: { increment: 1 } },
-          });
+          await moveRun(tx, args.runId, 'FAILED', { errorCode: checked.code, errorMessage: 'the runtime answer failed re-validation', finishedAt: now, nextAttemptAt: null });
           return stateOf(tx, args.runId);
         }
-        const moved = await tx.aiRun.updateMany({
-          where: { id: args.runId, status: 'RUNNING' },
-          data: { status: 'SUCCEEDED', analysisOutcome: checked.outcome, errorCode: null, errorMessage: null, finishedAt: now, nextAttemptAt: null, version: { increment: 1 } },
-        });
-        if (moved.count === 1) {
+        const moved = await moveRun(tx, args.runId, 'SUCCEEDED', { analysisOutcome: checked.outcome, errorCode: null, errorMessage: null, finishedAt: now, nextAttemptAt: null });
+        if (moved) {
           await tx.aiCandidate.createMany({
             data: checked.candidates.map((c, i) => ({
               runId: args.runId,
@@ -157,21 +143,15 @@ export function createAiRunActivities({ db, validate }: AiRunActivityDeps) {
       return db.$transaction(async (tx) => {
         const now = new Date();
         const message = storableText(args.message, 2000);
-        const ended = await tx.aiAttempt.updateMany({
-          where: { id: args.attemptId, runId: args.runId, status: 'RUNNING' },
-          data: { status: 'FAILED', errorCode: args.code, errorMessage: message, latencyMs: args.latencyMs, finishedAt: now, ...(args.versions ? versionColumns(args.versions) : {}) },
+        const ended = await moveAttempt(tx, args.runId, args.attemptId, 'FAILED', {
+          errorCode: args.code, errorMessage: message, latencyMs: args.latencyMs, finishedAt: now, ...(args.versions ? versionColumns(args.versions) : {}),
         });
-        if (ended.count === 0) return stateOf(tx, args.runId);
+        if (!ended) return stateOf(tx, args.runId);
         if (args.retryAt) {
-          await tx.aiRun.updateMany({
-            where: { id: args.runId, status: { in: runSourcesOf('RETRYING') } },
-            data: { status: 'RETRYING', nextAttemptAt: new Date(args.retryAt), errorCode: args.code, errorMessage: message, version: { increment: 1 } },
-          });
+          await moveRun(tx, args.runId, 'RETRYING', { nextAttemptAt: new Date(args.retryAt), errorCode: args.code, errorMessage: message });
         } else {
-          await tx.aiRun.updateMany({
-            where: { id: args.runId, status: 'RUNNING' },
-            data: { status: 'FAILED', nextAttemptAt: null, errorCode: args.code, errorMessage: message, finishedAt: now, version: { increment: 1 } },
-          });
+          // Only the attempt in flight fails the run here; a queued or retrying run fails by deadline or cancel.
+          await moveRun(tx, args.runId, 'FAILED', { nextAttemptAt: null, errorCode: args.code, errorMessage: message, finishedAt: now }, { from: ['RUNNING'] });
         }
         return stateOf(tx, args.runId);
       });

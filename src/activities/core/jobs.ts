@@ -3,17 +3,17 @@
  * PROCESSING and FAILED transitions, completion in the caller's transaction, and the SAN-4
  * reconciler. Every write is a guarded transition, so a retried activity changes nothing twice.
  */
-import { Context, log as activityLog } from '@temporalio/activity';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { PrismaClient } from '@prisma/client';
+import { log as activityLog } from '@temporalio/activity';
+import { WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
+import type { AsyncJob, PrismaClient } from '@prisma/client';
 import type { DbTx } from '../../db/client';
-import { transitionJob } from '../../core/projection';
-import type { JobStarter, StartableJob, StartOutcome } from '../../core/starter';
+import { failJobAsRead, transitionJob } from '../../core/projection';
+import type { JobStarter, StartableJob } from '../../core/starter';
+import type { StartOutcome } from '../../core/workflow-start';
+import { countOf, reconcile } from '../../core/reconciler';
 import { jobWorkflowId, type JobStatus, type JobType } from '../../core/contracts';
-import { ACTIVE_STATUSES } from '../../core/job-state';
-import { storableText } from '../../core/cause-chain';
+import { ASYNC_JOB_STATES } from '../../core/job-state';
 import { CORE_FAILURES, failure } from '../../core/failures';
-import { jobMetrics } from '../../core/metrics';
 import { hooksOf, type TargetHookRegistry } from '../../core/target-hooks';
 
 /** Dependencies of the projection activities. */
@@ -56,21 +56,15 @@ export interface ReconcileReport {
   closedFailed?: number;
 }
 
+/** What {@link JobActivities.startStalePendingJobs} did to one PENDING row. */
+type PendingJobAction = StartOutcome | 'skipped' | 'start-failed';
+
 /** Result of {@link JobActivities.failClosedRuns}. */
 export interface ClosedRunsReport {
   /** Terminated / timed-out job runs looked at. */
   examined: number;
   /** Rows moved to FAILED. */
   failed: number;
-}
-
-/** Heartbeats when called inside an activity (the reconciler's passes can take a while). */
-function heartbeat(): void {
-  try {
-    Context.current().heartbeat();
-  } catch {
-    // not running as an activity (direct call from a test or a script)
-  }
 }
 
 /**
@@ -139,8 +133,8 @@ export function createJobActivities({ db, starter, client, targets = {} }: JobAc
     },
 
     /**
-     * SAN-4, issue 7 §1 (a): starts the workflows of committed companion jobs (a scrap's
-     * SCRAP_REFINE from its CARD_ANALYSIS run), each under its own workflow ID. Idempotent: a run
+     * SAN-4: starts the workflows of committed companion jobs (a target's other jobs, from its
+     * first job's run), each under its own workflow ID. Idempotent: a run
      * already open is `already-running`, a late start of a finished job's workflow is SKIPPED by its
      * beginJob. Retryable; when it gives up, the rows are PENDING and the reconciler starts them.
      */
@@ -180,45 +174,29 @@ export function createJobActivities({ db, starter, client, targets = {} }: JobAc
      * committed it but died before starting it), oldest first, at most `limit`. It never multiplies
      * work: right before starting, each row must still be PENDING, and its workflow ID must have no
      * run of this job (a run that is open, or that closed after the row last changed, owns the row:
-     * nothing is started, and a terminated one is {@link failClosedRuns}'s). Heartbeats per row.
-     * Returns counts. Retryable (MAINTENANCE_RETRY); a repeated pass starts nothing twice.
+     * nothing is started, and a terminated one is {@link failClosedRuns}'s). A reconciler rule
+     * (`reconcile-pending-jobs`, src/core/reconciler.ts): heartbeats per row, returns counts.
+     * Retryable (MAINTENANCE_RETRY); a repeated pass starts nothing twice.
      */
     async startStalePendingJobs(args: { graceSeconds: number; limit: number }): Promise<ReconcileReport> {
       const cutoff = new Date(Date.now() - args.graceSeconds * 1000);
-      const rows = await db.asyncJob.findMany({
-        where: { status: 'PENDING', createdAt: { lte: cutoff } },
-        orderBy: { createdAt: 'asc' },
-        take: args.limit,
-      });
-      const report: ReconcileReport = { examined: rows.length, started: 0, alreadyRunning: 0, skipped: 0, failedToStart: 0 };
-      for (const row of rows) {
-        heartbeat();
-        try {
+      const pass = await reconcile<AsyncJob, PendingJobAction>({
+        rule: 'reconcile-pending-jobs',
+        lost: () => db.asyncJob.findMany({ where: { status: 'PENDING', createdAt: { lte: cutoff } }, orderBy: { createdAt: 'asc' }, take: args.limit }),
+        async settle(row) {
           const now = await db.asyncJob.findUnique({ where: { jobId: row.jobId }, select: { status: true, updatedAt: true } });
-          if (now?.status !== 'PENDING') {
-            report.skipped! += 1;
-            continue;
-          }
+          if (now?.status !== 'PENDING') return 'skipped';
           const run = await runOf(jobWorkflowId(row.jobType, row.targetId));
-          if (run?.open) {
-            report.alreadyRunning += 1;
-            continue;
-          }
-          if (run && run.jobId === row.jobId && run.closedAt && run.closedAt >= now.updatedAt) {
-            report.skipped! += 1; // this job's run already ran after the row last changed
-            continue;
-          }
-          const outcome = await starter.start(row);
-          if (outcome === 'started') report.started += 1;
-          else report.alreadyRunning += 1;
-        } catch (err) {
-          report.failedToStart += 1;
-          activityLog.warn('reconcile start failed', { jobId: row.jobId, error: String(err) });
-        }
-      }
-      activityLog.info('reconcile pass', { ...report });
-      jobMetrics.reconciled(report);
-      return report;
+          if (run?.open) return 'already-running';
+          // This job's run already ran after the row last changed.
+          if (run && run.jobId === row.jobId && run.closedAt && run.closedAt >= now.updatedAt) return 'skipped';
+          return starter.start(row);
+        },
+        failed: 'start-failed',
+        ids: (row) => ({ jobId: row.jobId }),
+      }, activityLog);
+      const n = (a: PendingJobAction) => countOf(pass, a);
+      return { examined: pass.examined, started: n('started'), alreadyRunning: n('already-running'), skipped: n('skipped'), failedToStart: n('start-failed') };
     },
 
     /**
@@ -227,44 +205,44 @@ export function createJobActivities({ db, starter, client, targets = {} }: JobAc
      * the last `lookbackSeconds` (visibility, at most `limit`) whose row is still active, unchanged
      * since the run closed, and which are still the latest run of their workflow ID, are moved to
      * FAILED `terminated: <reason>` / `timed out: …` (compare-and-set on the row as read; the target
-     * follows through its `mirror` hook). The SAN-6 retry rules then apply as usual. Idempotent.
+     * follows through its `mirror` hook). The SAN-6 retry rules then apply as usual. A reconciler
+     * rule (`reconcile-closed-runs`): a run that cannot be settled is logged and left to the next
+     * pass. Idempotent.
      */
     async failClosedRuns(args: { jobsTaskQueue: string; lookbackSeconds: number; limit: number }): Promise<ClosedRunsReport> {
-      const report: ClosedRunsReport = { examined: 0, failed: 0 };
-      if (!client) return report;
+      if (!client) return { examined: 0, failed: 0 };
       const since = new Date(Date.now() - args.lookbackSeconds * 1000).toISOString();
       const query =
         `TaskQueue = '${args.jobsTaskQueue}' AND JobType IS NOT NULL AND CloseTime > '${since}'` +
         ` AND (ExecutionStatus = 'Terminated' OR ExecutionStatus = 'TimedOut')`;
-      for await (const wf of client.workflow.list({ query })) {
-        if (report.examined >= args.limit) break;
-        report.examined += 1;
-        heartbeat();
-        const jobId = typeof wf.memo?.jobId === 'string' ? wf.memo.jobId : undefined;
-        if (!jobId) continue;
-        const row = await db.asyncJob.findUnique({ where: { jobId } });
-        if (!row || !ACTIVE_STATUSES.includes(row.status)) continue;
-        if (!wf.closeTime || row.updatedAt > wf.closeTime) continue; // re-opened after this run closed
-        const latest = await runOf(wf.workflowId);
-        if (latest?.runId !== wf.runId) continue; // a newer run owns the row
-        const errorMessage = wf.status.name === 'TERMINATED'
-          ? `terminated: ${await terminationReason(wf.workflowId, wf.runId)}`
-          : 'timed out: the run exceeded its execution or run timeout';
-        const changed = await db.$transaction(async (tx) => {
-          const r = await tx.asyncJob.updateMany({
-            where: { jobId, status: row.status, updatedAt: row.updatedAt },
-            data: { status: 'FAILED', errorMessage: storableText(errorMessage), finishedAt: new Date() },
+      const pass = await reconcile<WorkflowExecutionInfo, 'marked-failed' | 'error'>({
+        rule: 'reconcile-closed-runs',
+        lost: () => client.workflow.list({ query }),
+        limit: args.limit,
+        async settle(wf) {
+          const jobId = typeof wf.memo?.jobId === 'string' ? wf.memo.jobId : undefined;
+          if (!jobId) return null;
+          const row = await db.asyncJob.findUnique({ where: { jobId } });
+          if (!row || !ASYNC_JOB_STATES.isActive(row.status)) return null;
+          if (!wf.closeTime || row.updatedAt > wf.closeTime) return null; // re-opened after this run closed
+          const latest = await runOf(wf.workflowId);
+          if (latest?.runId !== wf.runId) return null; // a newer run owns the row
+          const errorMessage = wf.status.name === 'TERMINATED'
+            ? `terminated: ${await terminationReason(wf.workflowId, wf.runId)}`
+            : 'timed out: the run exceeded its execution or run timeout';
+          const changed = await db.$transaction(async (tx) => {
+            const r = await failJobAsRead(tx, row, errorMessage);
+            if (r.changed) await hooksOf(targets, row.jobType).mirror?.(tx, row.targetId, 'FAILED');
+            return r.changed;
           });
-          if (r.count === 1) await hooksOf(targets, row.jobType).mirror?.(tx, row.targetId, 'FAILED');
-          return r.count === 1;
-        });
-        if (changed) {
-          report.failed += 1;
+          if (!changed) return null;
           activityLog.warn('job failed after its run closed', { jobId, workflowId: wf.workflowId, errorMessage });
-        }
-      }
-      if (report.examined > 0) activityLog.info('closed-runs pass', { ...report });
-      return report;
+          return 'marked-failed';
+        },
+        failed: 'error',
+        ids: (wf) => ({ workflowId: wf.workflowId, runId: wf.runId }),
+      }, activityLog);
+      return { examined: pass.examined, failed: countOf(pass, 'marked-failed') };
     },
   };
 }

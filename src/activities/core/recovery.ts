@@ -9,13 +9,15 @@
 import { log as activityLog } from '@temporalio/activity';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { AsyncJob, PrismaClient } from '@prisma/client';
+import { startAfterCommit, type WarnLog } from '../../core/after-commit';
 import { requeueFailedJob } from '../../core/retry';
 import type { JobStarter } from '../../core/starter';
 import { SA_JOB_TYPE, SA_TARGET_ID, jobWorkflowId, type JobType } from '../../core/contracts';
-import { isTerminal } from '../../core/job-state';
+import { ASYNC_JOB_STATES } from '../../core/job-state';
+import { failJobAsRead } from '../../core/projection';
 import { storableText } from '../../core/cause-chain';
 import { hooksOf, type TargetHookRegistry } from '../../core/target-hooks';
-import { jobMetrics } from '../../core/metrics';
+import { countItem, newPassReport, type PassReport } from '../../core/reconciler';
 
 /** Dependencies of the recovery activities: the worker's clients and the families' declarations. */
 export interface RecoveryActivityDeps {
@@ -76,12 +78,10 @@ export interface RecoveryItem {
   detail?: string;
 }
 
-/** Result of one recovery pass: counts per action over every examined row, and the rows. */
-export interface RecoveryReport {
+/** Result of one recovery pass: the reconciler's report (counts per action over every examined row), and the rows. */
+export interface RecoveryReport extends PassReport<RecoveryAction> {
   /** `stale-jobs`, `failed-jobs`, `retry-job`, or a family rule's name (e.g. `missing-cards`). */
   rule: string;
-  examined: number;
-  counts: Partial<Record<RecoveryAction, number>>;
   items: RecoveryItem[];
 }
 
@@ -137,15 +137,13 @@ export function describeFailure(f: FailureProto | null | undefined): string {
 
 /** An empty report of `rule`. */
 export function newReport(rule: RecoveryReport['rule']): RecoveryReport {
-  return { rule, examined: 0, counts: {}, items: [] };
+  return { ...newPassReport<RecoveryAction>(rule), items: [] };
 }
 
-/** Appends `item` to `report`, counting its actions (also in `job_recovery_actions_total`). */
+/** Appends `item` to `report`, counting its actions ({@link countItem}: also in `job_recovery_actions_total`). */
 export function record(report: RecoveryReport, item: RecoveryItem): void {
-  report.examined += 1;
   report.items.push(item);
-  for (const a of item.actions) report.counts[a] = (report.counts[a] ?? 0) + 1;
-  jobMetrics.recovery(report.rule, item.actions);
+  countItem(report, item.actions);
 }
 
 /** The report item of one job row. */
@@ -155,14 +153,12 @@ export function itemOf(job: Pick<AsyncJob, 'jobId' | 'jobType' | 'targetId'>, ac
   return item;
 }
 
-/** Starts a job's workflow after an enqueue; a failed start is left to the SAN-4 reconciler. */
+/** {@link startAfterCommit}'s warning through the activity logger, its error as text. */
+const activityWarnLog: WarnLog = { warn: (obj, msg) => activityLog.warn(msg, { ...obj, ...('err' in obj ? { err: String(obj.err) } : {}) }) };
+
+/** Starts a job's workflow after an enqueue ({@link startAfterCommit}: a failed start is left to the SAN-4 reconciler). */
 export async function startJob(starter: JobStarter, job: AsyncJob, actions: RecoveryAction[]): Promise<void> {
-  try {
-    actions.push((await starter.start(job)) === 'started' ? 'started' : 'already-running');
-  } catch (err) {
-    actions.push('start-failed');
-    activityLog.warn('recovery start failed', { jobId: job.jobId, error: String(err) });
-  }
+  actions.push(await startAfterCommit(activityWarnLog, { jobId: job.jobId, jobType: job.jobType }, () => starter.start(job)));
 }
 
 const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
@@ -246,15 +242,12 @@ export function createRecoveryActivities({ db, client, starter, targets, jobType
             if (!(err instanceof WorkflowNotFoundError)) throw err; // closed meanwhile: fail the row all the same
           }
         }
-        const count = await db.$transaction(async (tx) => {
-          const r = await tx.asyncJob.updateMany({
-            where: { jobId: row.jobId, status: row.status, updatedAt: row.updatedAt },
-            data: { status: 'FAILED', errorMessage, finishedAt: new Date() },
-          });
-          if (r.count === 1) await hooksOf(targets, row.jobType).mirror?.(tx, row.targetId, 'FAILED');
-          return r.count;
+        const changed = await db.$transaction(async (tx) => {
+          const r = await failJobAsRead(tx, row, errorMessage);
+          if (r.changed) await hooksOf(targets, row.jobType).mirror?.(tx, row.targetId, 'FAILED');
+          return r.changed;
         });
-        if (count === 0) {
+        if (!changed) {
           record(report, itemOf(row, [...actions, 'changed-concurrently'], `${row.status}; workflow ${view.status}`));
           continue;
         }
@@ -284,7 +277,7 @@ export function createRecoveryActivities({ db, client, starter, targets, jobType
         if (seen++ >= args.batchSize) break;
         const jobId = typeof wf.memo?.jobId === 'string' ? wf.memo.jobId : null;
         const row = jobId ? await db.asyncJob.findUnique({ where: { jobId } }) : null;
-        if (row && !isTerminal(row.status)) continue;
+        if (row && !ASYNC_JOB_STATES.isTerminal(row.status)) continue;
         const jobType = (wf.typedSearchAttributes.get(SA_JOB_TYPE) as JobType | undefined) ?? row?.jobType;
         if (!jobType) continue; // not a job workflow
         const targetId = wf.typedSearchAttributes.get(SA_TARGET_ID) ?? row?.targetId ?? '';

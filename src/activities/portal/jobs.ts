@@ -9,7 +9,8 @@ import { storableText } from '../../core/cause-chain';
 import { PORTAL_JOB_ERROR_CODES } from '../../domain/portal/error-codes';
 import { failure } from '../../core/failures';
 import { PO_FAILURES } from '../../domain/portal/failures';
-import { jobSourcesOf, type PortalLinkJobStatus } from '../../domain/portal/job-state';
+import { guardedTransition } from '../../core/guarded-transition';
+import { PORTAL_LINK_JOB_STATES, type PortalLinkJobStatus } from '../../domain/portal/job-state';
 import type { PortalStudentSummary } from '../../domain/portal/contracts';
 
 /** Dependencies of {@link createPortalLinkJobActivities}. */
@@ -27,6 +28,21 @@ export interface PortalJobState {
 /** Longest stored error message, in code points. */
 export const MAX_ERROR_MESSAGE = 2000;
 
+/** The guarded transition of job `jobId` to `to` with `data` (DC-3); `moved` false when its status did not allow it. */
+async function moveJob(
+  db: PrismaClient | Prisma.TransactionClient,
+  jobId: string,
+  to: PortalLinkJobStatus,
+  data: Prisma.PortalLinkJobUpdateManyMutationInput,
+): Promise<boolean> {
+  const r = await guardedTransition(PORTAL_LINK_JOB_STATES, {
+    to,
+    write: (from) => db.portalLinkJob.updateMany({ where: { id: jobId, status: { in: from } }, data: { ...data, status: to } }),
+    read: () => db.portalLinkJob.findUnique({ where: { id: jobId }, select: { status: true } }),
+  });
+  return r.changed;
+}
+
 async function stateOf(db: PrismaClient | Prisma.TransactionClient, jobId: string, moved: boolean): Promise<PortalJobState> {
   const row = await db.portalLinkJob.findUnique({ where: { id: jobId }, select: { status: true, errorCode: true } });
   if (!row) throw failure(PO_FAILURES, 'PORTAL_LINK_JOB_NOT_FOUND', `portal link job ${jobId} does not exist`);
@@ -41,15 +57,12 @@ async function stateOf(db: PrismaClient | Prisma.TransactionClient, jobId: strin
 export async function failPortalLinkJob(db: PrismaClient, jobId: string, code: string, message: string): Promise<PortalJobState> {
   return db.$transaction(async (tx) => {
     const now = new Date();
-    const moved = await tx.portalLinkJob.updateMany({
-      where: { id: jobId, status: { in: jobSourcesOf('FAILED') } },
-      data: { status: 'FAILED', errorCode: code, errorMessage: storableText(message, MAX_ERROR_MESSAGE), finishedAt: now },
-    });
-    if (moved.count === 1 && code === PORTAL_JOB_ERROR_CODES.PORTAL_CREDENTIALS_INVALID) {
+    const moved = await moveJob(tx, jobId, 'FAILED', { errorCode: code, errorMessage: storableText(message, MAX_ERROR_MESSAGE), finishedAt: now });
+    if (moved && code === PORTAL_JOB_ERROR_CODES.PORTAL_CREDENTIALS_INVALID) {
       const job = await tx.portalLinkJob.findUniqueOrThrow({ where: { id: jobId }, select: { userId: true, portalType: true } });
       await tx.portalLink.updateMany({ where: { userId: job.userId, portalType: job.portalType }, data: { status: 'LOGIN_REQUIRED' } });
     }
-    return stateOf(tx, jobId, moved.count === 1);
+    return stateOf(tx, jobId, moved);
   });
 }
 
@@ -58,11 +71,7 @@ export function createPortalLinkJobActivities({ db }: PortalLinkJobActivityDeps)
   return {
     /** PO-2 QUEUED → RUNNING (started_at). Key: the job id. Retry: PROJECTION_RETRY (local first). */
     async markPortalJobRunning(args: { jobId: string }): Promise<PortalJobState> {
-      const moved = await db.portalLinkJob.updateMany({
-        where: { id: args.jobId, status: { in: jobSourcesOf('RUNNING') } },
-        data: { status: 'RUNNING', startedAt: new Date() },
-      });
-      return stateOf(db, args.jobId, moved.count === 1);
+      return stateOf(db, args.jobId, await moveJob(db, args.jobId, 'RUNNING', { startedAt: new Date() }));
     },
 
     /**
@@ -70,20 +79,14 @@ export function createPortalLinkJobActivities({ db }: PortalLinkJobActivityDeps)
      * Key: the job id. Retry: PROJECTION_RETRY.
      */
     async markPortalJobPostProcessing(args: { jobId: string; resultKey: string; sha256: string | null }): Promise<PortalJobState> {
-      const moved = await db.portalLinkJob.updateMany({
-        where: { id: args.jobId, status: { in: jobSourcesOf('POST_PROCESSING') } },
-        data: { status: 'POST_PROCESSING', postProcessingAt: new Date(), resultKey: args.resultKey, resultSha256: args.sha256 },
-      });
-      return stateOf(db, args.jobId, moved.count === 1);
+      const data = { postProcessingAt: new Date(), resultKey: args.resultKey, resultSha256: args.sha256 };
+      return stateOf(db, args.jobId, await moveJob(db, args.jobId, 'POST_PROCESSING', data));
     },
 
     /** PO-2/PO-4 POST_PROCESSING → SUCCEEDED with the student summary. Key: the job id. Retry: PROJECTION_RETRY. */
     async completePortalJob(args: { jobId: string; summary: PortalStudentSummary }): Promise<PortalJobState> {
-      const moved = await db.portalLinkJob.updateMany({
-        where: { id: args.jobId, status: { in: jobSourcesOf('SUCCEEDED') } },
-        data: { status: 'SUCCEEDED', summary: args.summary as unknown as Prisma.InputJsonValue, errorCode: null, errorMessage: null, finishedAt: new Date() },
-      });
-      return stateOf(db, args.jobId, moved.count === 1);
+      const data = { summary: args.summary as unknown as Prisma.InputJsonValue, errorCode: null, errorMessage: null, finishedAt: new Date() };
+      return stateOf(db, args.jobId, await moveJob(db, args.jobId, 'SUCCEEDED', data));
     },
 
     /** PO-2 QUEUED | RUNNING | POST_PROCESSING → FAILED with `code` and `message`. Key: the job id. Retry: PROJECTION_RETRY. */

@@ -1,5 +1,6 @@
 /**
- * The portal-link family's reconcile activities on the `maintenance` queue (PO-3, SAN-4 pattern):
+ * The portal-link family's reconcile activities on the `maintenance` queue (PO-3, SAN-4 pattern), a
+ * rule of the core's reconciler:
  * - QUEUED jobs older than the grace whose workflow start was lost after their commit are started
  *   now, by the same workflow ID (never a second run). The password is never stored, so the start
  *   carries none and the workflow FAILS the job PORTAL_CREDENTIALS_REQUIRED: the user is asked again
@@ -8,11 +9,12 @@
  *   CANCELLED (DC-3: no workflow code ran to do it).
  * Idempotent: starts are keyed by the workflow ID, failures are guarded transitions.
  */
-import { Context, log as activityLog } from '@temporalio/activity';
-import type { PrismaClient } from '@prisma/client';
+import { log as activityLog } from '@temporalio/activity';
+import type { PortalLinkJob, PrismaClient } from '@prisma/client';
+import { countOf, reconcile } from '../../core/reconciler';
 import { PORTAL_JOB_ERROR_CODES } from '../../domain/portal/error-codes';
-import { ACTIVE_PORTAL_LINK_JOB_STATUSES } from '../../domain/portal/job-state';
-import type { PortalLinkStarter } from '../../services/portal/starter';
+import { PORTAL_LINK_JOB_STATES } from '../../domain/portal/job-state';
+import { startablePortalJobOf, type PortalLinkStarter } from '../../services/portal/starter';
 import { failPortalLinkJob } from './jobs';
 
 /** Dependencies of {@link createPortalLinkReconcileActivities}. */
@@ -32,13 +34,7 @@ export interface PortalLinkReconcileReport {
   failed: number;
 }
 
-function heartbeat(): void {
-  try {
-    Context.current().heartbeat();
-  } catch {
-    // called outside an activity (a test or a script)
-  }
-}
+type LinkJobAction = 'started' | 'already-running' | 'closed-failed' | 'error';
 
 /** The PO reconcile activities. */
 export function createPortalLinkReconcileActivities({ db, starter }: PortalLinkReconcileDeps) {
@@ -46,40 +42,25 @@ export function createPortalLinkReconcileActivities({ db, starter }: PortalLinkR
     /** PO-3: one pass over active jobs created more than `graceSeconds` ago (see the module comment). Retry: MAINTENANCE_RETRY. */
     async reconcilePortalLinkJobs(args: { graceSeconds: number; limit: number }): Promise<PortalLinkReconcileReport> {
       const cutoff = new Date(Date.now() - args.graceSeconds * 1000);
-      const report: PortalLinkReconcileReport = { examined: 0, started: 0, alreadyRunning: 0, closedFailed: 0, failed: 0 };
-      const jobs = await db.portalLinkJob.findMany({
-        where: { status: { in: [...ACTIVE_PORTAL_LINK_JOB_STATUSES] }, createdAt: { lte: cutoff } },
-        orderBy: { createdAt: 'asc' },
-        take: args.limit,
-      });
-      for (const job of jobs) {
-        heartbeat();
-        report.examined += 1;
-        try {
-          if (job.status === 'QUEUED') {
-            const outcome = await starter.start(
-              { jobId: job.id, userId: job.userId, portalType: job.portalType, studentId: job.studentId, kind: job.kind, workflowId: job.workflowId, createdAt: job.createdAt },
-              null,
-            );
-            if (outcome === 'started') {
-              report.started += 1;
-              continue;
-            }
-          }
+      const pass = await reconcile<PortalLinkJob, LinkJobAction>({
+        rule: 'reconcile-portal-link-jobs',
+        lost: () => db.portalLinkJob.findMany({
+          where: { status: { in: [...PORTAL_LINK_JOB_STATES.active] }, createdAt: { lte: cutoff } },
+          orderBy: { createdAt: 'asc' },
+          take: args.limit,
+        }),
+        async settle(job) {
+          if (job.status === 'QUEUED' && (await starter.start(startablePortalJobOf(job), null)) === 'started') return 'started';
           const state = await starter.state(job.workflowId);
-          if (state === 'running') {
-            report.alreadyRunning += 1;
-            continue;
-          }
+          if (state === 'running') return 'already-running';
           const s = await failPortalLinkJob(db, job.id, PORTAL_JOB_ERROR_CODES.CANCELLED, `the job's workflow is ${state === 'closed' ? 'closed' : 'gone'} without finishing it`);
-          if (s.moved) report.closedFailed += 1;
-        } catch (err) {
-          report.failed += 1;
-          activityLog.warn('portal link reconcile failed for a job', { portalLinkJobId: job.id, error: String(err) });
-        }
-      }
-      activityLog.info('portal link reconcile pass', { ...report });
-      return report;
+          return s.moved ? 'closed-failed' : null;
+        },
+        failed: 'error',
+        ids: (job) => ({ portalLinkJobId: job.id }),
+      }, activityLog);
+      const n = (a: LinkJobAction) => countOf(pass, a);
+      return { examined: pass.examined, started: n('started'), alreadyRunning: n('already-running'), closedFailed: n('closed-failed'), failed: n('error') };
     },
   };
 }

@@ -4,13 +4,14 @@
  * (context gathering, the AI runtime, the card guards) and the supersede. Nothing here is shared
  * with the `ai` queue of the explanation jobs, so neither can starve the other.
  */
-import { heartbeat, log as activityLog } from '@temporalio/activity';
+import { log as activityLog } from '@temporalio/activity';
 import type { PrismaClient } from '@prisma/client';
 import type { AiRuntime } from '../../ai/types';
 import { toAiFailure } from '../../ai/failures';
 import type { StudyConfig as Config } from '../../config/study';
 import { failure } from '../../core/failures';
-import { withHeartbeat } from '../../core/heartbeat';
+import { heartbeat, withHeartbeat } from '../../core/heartbeat';
+import { reconcile } from '../../core/reconciler';
 import { extractionPassages, parseCloze, type MemoCard, type MemoCardExtractionInput } from '../../domain/study/cards';
 import type { ExtractionErrorCode } from '../../domain/study/error-codes';
 import { ST_FAILURES } from '../../domain/study/failures';
@@ -66,14 +67,26 @@ export function createStudyCardActivities({ db, ai, config }: StudyCardActivityD
   return {
     /**
      * ST-3 one poll: enqueues at most `limit` ready source versions in one statement and lists
-     * pending jobs older than `restartGraceSeconds` (a lost start); the workflow starts them.
+     * pending jobs older than `restartGraceSeconds` (a lost start: a reconcile pass whose restart
+     * is the workflow's child start); the workflow starts them all.
      * Idempotent by the database (a repeat enqueues only what is still missing).
      */
     async pollStudyCardSources(input: StudyCardPollInput): Promise<{ enqueued: PolledJob[]; stale: PolledJob[] }> {
       const enqueued = await pollSources(db, { limit: input.limit, sourceKinds: input.sourceKinds, maxAttempts: config.study.extract.maxAttempts });
       const fresh = new Set(enqueued.map((j) => j.jobId));
-      const stale = (await stalePendingJobs(db, input.restartGraceSeconds, input.limit)).filter((j) => !fresh.has(j.jobId));
-      return { enqueued: enqueued.map(toPolled), stale: stale.map(toPolled) };
+      // The reconciler's rule for lost extraction starts: the poll workflow restarts each one as a child.
+      const stale: PolledJob[] = [];
+      await reconcile<EnqueuedJob, 'handed-to-workflow' | 'error'>({
+        rule: 'restart-stale-extractions',
+        lost: async () => (await stalePendingJobs(db, input.restartGraceSeconds, input.limit)).filter((j) => !fresh.has(j.jobId)),
+        async settle(job) {
+          stale.push(toPolled(job));
+          return 'handed-to-workflow';
+        },
+        failed: 'error',
+        ids: (job) => ({ jobId: job.jobId }),
+      }, activityLog);
+      return { enqueued: enqueued.map(toPolled), stale };
     },
 
     /** ST-4 begins attempt `attempt` of the job (idempotent per attempt); skips it `no_ready_explanation` when the source is not ready. */

@@ -1,47 +1,48 @@
 /**
- * AR-3/AR-4/DC-3 state machine of the ai_runs projection: QUEUED → RUNNING → (RETRYING → RUNNING)* →
- * SUCCEEDED | FAILED. The worker takes the automatic edges; FAILED → RETRYING is taken only by a
- * manual retry (AR-4, `POST /api/v1/ai-runs/{id}/retry`). Every write is a guarded update whose
- * `WHERE status IN (…)` comes from {@link runSourcesOf}, so a late or repeated transition is a
- * harmless no-op. Workflow-safe, no I/O.
+ * AR-3/AR-4/AR-5/DC-3 state machines of the AI-runs projections. ai_runs: QUEUED → RUNNING →
+ * (RETRYING → RUNNING)* → SUCCEEDED | FAILED; the worker takes the automatic edges, FAILED →
+ * RETRYING is taken only by a manual retry (AR-4, `POST /api/v1/ai-runs/{id}/retry`). ai_attempts:
+ * RUNNING → SUCCEEDED | FAILED. ai_candidates: PROPOSED → ADOPTED | DISCARDED (AR-5, a reviewer's
+ * decision). Every write is a guarded update whose `WHERE status IN (…)` comes from these tables
+ * (src/core/guarded-transition.ts), so a late or repeated transition is a harmless no-op.
+ * Workflow-safe, no I/O.
  */
+import { defineStateMachine } from '../../core/state-machine';
 
 /** AR-3 technical statuses, exactly the spec's five. */
 export const AI_RUN_STATUSES = ['QUEUED', 'RUNNING', 'RETRYING', 'SUCCEEDED', 'FAILED'] as const;
 export type AiRunStatus = (typeof AI_RUN_STATUSES)[number];
 
-/** Who takes a transition: the run's workflow, or a manual retry (AR-4). */
-export type RunTransitionActor = 'worker' | 'manual-retry';
+/** The ai_runs table: the worker's edges (the run's workflow, cancel, deadline) and the AR-4 manual retry. */
+export const AI_RUN_STATES = defineStateMachine({
+  projection: 'ai_runs',
+  states: AI_RUN_STATUSES,
+  worker: {
+    QUEUED: ['RUNNING', 'FAILED'],
+    RUNNING: ['RETRYING', 'SUCCEEDED', 'FAILED'],
+    RETRYING: ['RUNNING', 'FAILED'],
+    SUCCEEDED: [],
+    FAILED: [],
+  },
+  actors: { 'manual-retry': { FAILED: ['RETRYING'] } },
+});
 
-/** Transitions the run's workflow (and cancel / deadline) take. */
-const WORKER_NEXT: Readonly<Record<AiRunStatus, readonly AiRunStatus[]>> = {
-  QUEUED: ['RUNNING', 'FAILED'],
-  RUNNING: ['RETRYING', 'SUCCEEDED', 'FAILED'],
-  RETRYING: ['RUNNING', 'FAILED'],
-  SUCCEEDED: [],
-  FAILED: [],
-};
+/** Who takes an ai_runs transition: the run's workflow, or a manual retry (AR-4). */
+export type RunTransitionActor = (typeof AI_RUN_STATES.actors)[number];
 
-/** The one manual edge (AR-4). */
-const MANUAL_NEXT: Readonly<Partial<Record<AiRunStatus, readonly AiRunStatus[]>>> = {
-  FAILED: ['RETRYING'],
-};
+/** An ai_attempts status. */
+export type AiAttemptStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED';
 
-/** True when `from → to` is legal for `actor` (default: the worker). */
-export function canRunTransition(from: AiRunStatus, to: AiRunStatus, actor: RunTransitionActor = 'worker'): boolean {
-  const edges = actor === 'worker' ? WORKER_NEXT[from] : (MANUAL_NEXT[from] ?? []);
-  return edges.includes(to);
-}
+/** The ai_attempts table: one attempt's call in flight, then its end. */
+export const AI_ATTEMPT_STATES = defineStateMachine<AiAttemptStatus>({
+  projection: 'ai_attempts',
+  states: ['RUNNING', 'SUCCEEDED', 'FAILED'],
+  worker: { RUNNING: ['SUCCEEDED', 'FAILED'], SUCCEEDED: [], FAILED: [] },
+});
 
-/** The states from which `actor` may enter `to` (the guard of the UPDATE). */
-export function runSourcesOf(to: AiRunStatus, actor: RunTransitionActor = 'worker'): AiRunStatus[] {
-  return AI_RUN_STATUSES.filter((from) => canRunTransition(from, to, actor));
-}
-
-/** QUEUED, RUNNING, RETRYING: the run may still change on its own (and may be cancelled). */
-export const ACTIVE_RUN_STATUSES: readonly AiRunStatus[] = ['QUEUED', 'RUNNING', 'RETRYING'];
-
-/** True for SUCCEEDED and FAILED (only a manual retry re-opens FAILED). */
-export function isFinishedRun(status: AiRunStatus): boolean {
-  return WORKER_NEXT[status].length === 0;
-}
+/** The ai_candidates table (AR-5): a proposed candidate is decided once. */
+export const AI_CANDIDATE_STATES = defineStateMachine({
+  projection: 'ai_candidates',
+  states: ['PROPOSED', 'ADOPTED', 'DISCARDED'] as const,
+  worker: { PROPOSED: ['ADOPTED', 'DISCARDED'], ADOPTED: [], DISCARDED: [] },
+});

@@ -8,7 +8,8 @@
  *   see ./numbers) does not appear in the card's evidence quotes;
  * - `answer_leak`: the answer can be read off the prompt: a basic card's answer in its cue, a cloze
  *   deletion's answer in the text shown while it is asked (its sibling deletions revealed, its hint
- *   shown), as a whole phrase or word by word, after normalisation;
+ *   shown), as a whole phrase or word by word, after normalisation with case, width and accents
+ *   folded (`Résumé` leaks `resume`);
  * - `duplicate_in_batch` / `duplicate_of_live`: its normalised key ({@link memoCardKey}) equals an
  *   earlier kept card's of the batch, or one of `liveKeys`.
  * Every drop is counted by reason for the job's payload. Uses node:crypto through the keys: not for
@@ -16,7 +17,7 @@
  */
 import { type EvidenceQuote, type MemoCard, type StudySourcePassage, clozeFront, clozePlain, parseCloze } from './cards';
 import { memoCardKey } from './keys';
-import { containsPhrase, normaliseText } from './normalise';
+import { containsPhrase, foldText, normaliseText } from './normalise';
 import { unbackedNumbers } from './numbers';
 
 /** Why a card was dropped, in the order the guards check. */
@@ -95,11 +96,11 @@ function readableIn(prompt: string, answer: string): boolean {
  * whose answer is readable in what is shown while it is asked (siblings revealed, hint shown).
  */
 export function answerLeak(card: MemoCard): string | undefined {
-  if (card.kind === 'basic') return readableIn(normaliseText(card.cue), normaliseText(card.answer)) ? 'cue' : undefined;
+  if (card.kind === 'basic') return readableIn(foldText(card.cue), foldText(card.answer)) ? 'cue' : undefined;
   const deletions = parseCloze(card.clozeText) ?? [];
   for (const n of [...new Set(deletions.map((d) => d.n))]) {
-    const front = normaliseText(clozeFront(card.clozeText, deletions, n));
-    if (deletions.some((d) => d.n === n && readableIn(front, normaliseText(d.answer)))) return `c${n}`;
+    const front = foldText(clozeFront(card.clozeText, deletions, n));
+    if (deletions.some((d) => d.n === n && readableIn(front, foldText(d.answer)))) return `c${n}`;
   }
   return undefined;
 }

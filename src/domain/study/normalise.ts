@@ -1,6 +1,7 @@
 /**
  * Text normalisation of the ST-5 card guards and keys: NFKC, lower case, every run of characters
- * that is not a letter, mark or number (punctuation, symbols, white space) as one space, trimmed.
+ * that is not a letter, mark or number (punctuation, symbols, white space) as one space, trimmed;
+ * the answer-leak guard also folds accents ({@link foldText}).
  * One linear regular-expression pass. Pure, no I/O: safe in workflow code.
  */
 
@@ -9,6 +10,18 @@ const NON_WORD_RUN = /[^\p{L}\p{M}\p{N}]+/gu;
 /** `s` normalised for comparison: `"The  B-Tree's (root)"` → `"the b tree s root"`. */
 export function normaliseText(s: string): string {
   return s.normalize('NFKC').toLowerCase().replace(NON_WORD_RUN, ' ').trim();
+}
+
+const COMBINING_MARKS = /\p{M}+/gu;
+
+/**
+ * `s` normalised and folded for the answer-leak guard: {@link normaliseText}, then accents and other
+ * combining marks removed (`Résumé` → `resume`, `naïve` → `naive`). Hangul is decomposed and
+ * recomposed (NFKD, then NFC), so its syllables survive. Not used for card keys: folding there would
+ * change the identity of stored cards.
+ */
+export function foldText(s: string): string {
+  return normaliseText(s.normalize('NFKD').replace(COMBINING_MARKS, '').normalize('NFC'));
 }
 
 const isHangulSyllable = (c: number): boolean => c >= 0xac00 && c <= 0xd7a3;

@@ -7,9 +7,11 @@
  *   percentage;
  * - Korean numerals: digits with Korean units (`3만` = 30000, `1.5억`, `2천만`, `1억 2천만` =
  *   120000000), Sino-Korean numerals written in Hangul before a counter (`삼십 개`, `이천 년`), and
- *   native numerals before a counter (`세 가지` = 3, `두 번` = 2, `열 개` = 10). Hangul numerals are
- *   only read before a counter because their syllables are ordinary words elsewhere (구조, 이, 일).
- * English number words are not read ("one of the options" is no quantity).
+ *   native numerals before a counter (`세 가지` = 3, `두 번` = 2, `열 개` = 10), and a lone unit
+ *   syllable before a counter after a space (`백 명` = 100). Hangul numerals are only read before a
+ *   counter because their syllables are ordinary words elsewhere (구조, 이, 일).
+ * Digits glued to a Latin letter or `_` belong to an identifier (`mx5`, `ipv6`, `h264`) and are no
+ * quantity. English number words are not read ("one of the options" is no quantity).
  * One linear pass over the text (NFKC-normalised first, so full-width digits count). Pure, no I/O.
  */
 
@@ -37,6 +39,21 @@ const COUNTERS = [
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
 const isSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d || c === 0xa0 || c === 0x3000;
 const isHangulSyllable = (c: number): boolean => c >= 0xac00 && c <= 0xd7a3;
+const isAsciiLetter = (c: number): boolean => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+/** A character that glues a following digit into an identifier: a Latin letter or `_`. */
+const isIdentifierChar = (c: number): boolean => isAsciiLetter(c) || c === 0x5f;
+const isAlnum = (c: number): boolean => isIdentifierChar(c) || isDigit(c);
+
+/** End of the identifier whose digits start at `i`: letters, digits and `_`, with `.`/`-` joining further such runs. */
+function identifierEnd(t: string, i: number): number {
+  let j = i;
+  for (;;) {
+    while (j < t.length && isAlnum(t.charCodeAt(j))) j++;
+    const sep = t[j];
+    if ((sep === '.' || sep === '-') && isAlnum(t.charCodeAt(j + 1))) j++;
+    else return j;
+  }
+}
 
 /** Canonical decimal string of a finite number (12 significant digits, no exponent for usual sizes). */
 export function canonicalNumber(n: number): string {
@@ -173,6 +190,10 @@ export function findNumbers(text: string): FoundNumber[] {
   let i = 0;
   while (i < t.length) {
     const c = t.charCodeAt(i);
+    if (isDigit(c) && i > 0 && isIdentifierChar(t.charCodeAt(i - 1))) {
+      i = identifierEnd(t, i); // `mx5`, `ipv6`, `h264`, `v1.2`: part of a name, not a quantity
+      continue;
+    }
     if (isDigit(c)) {
       const start = i;
       const d = readDigits(t, i);
@@ -243,6 +264,12 @@ function hangulNumber(t: string, word: string, start: number, end: number): Foun
     const percent = ['퍼센트', '프로'].some((w) => rest.startsWith(w) && PARTICLES.has(rest.slice(w.length)));
     const counted = rest ? percent || isCounterWord(rest) : counterFollows(t, end) || percentFollows(t, end);
     return counted ? { value: canonicalNumber(value), percent: percent || (!rest && percentFollows(t, end)), raw: t.slice(start, end) } : undefined;
+  }
+  // A lone unit syllable before a counter after a space: "백 명" = 100, "천 년" = 1000. Only spaced:
+  // glued, such syllables start ordinary words (조명, 만일, 십분).
+  const unit = word.length === 1 ? (SMALL_UNITS[word] ?? BIG_UNITS[word]) : undefined;
+  if (unit !== undefined && (counterFollows(t, end) || percentFollows(t, end))) {
+    return { value: String(unit), percent: percentFollows(t, end), raw: word };
   }
   return undefined;
 }

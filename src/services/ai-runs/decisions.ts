@@ -13,6 +13,8 @@
 import { Prisma, type PrismaClient, type Task } from '@prisma/client';
 import { DomainError, domainError } from '../../core/domain-error';
 import { requireMembership, type MembershipReader } from '../../core/tenancy';
+import { transitionGuard } from '../../core/guarded-transition';
+import { AI_CANDIDATE_STATES } from '../../domain/ai-runs/run-state';
 import {
   DECIDER_ROLES,
   planDecisions,
@@ -134,10 +136,8 @@ async function applyLocked(tx: Prisma.TransactionClient, input: ApplyDecisionsIn
     for (const decision of ['ADOPT', 'DISCARD'] as const) {
       const chosen = plan.toApply.filter((d) => d.decision === decision).map((d) => d.candidateId);
       if (chosen.length === 0) continue;
-      await tx.aiCandidate.updateMany({
-        where: { id: { in: chosen }, status: 'PROPOSED' },
-        data: { status: decision === 'ADOPT' ? 'ADOPTED' : 'DISCARDED' },
-      });
+      const to = decision === 'ADOPT' ? 'ADOPTED' : 'DISCARDED';
+      await tx.aiCandidate.updateMany({ where: { id: { in: chosen }, status: { in: transitionGuard(AI_CANDIDATE_STATES, to) } }, data: { status: to } });
     }
     const adopted = plan.toApply.filter((d) => d.decision === 'ADOPT').map((d) => byId.get(d.candidateId)!);
     if (adopted.length > 0) {

@@ -4,9 +4,10 @@
  * TargetId=<runId>, UserId, CompanyId. Idempotent by workflow ID. Replaceable for crash tests.
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { AiRun } from '@prisma/client';
 import type { AiRunsConfig as Config } from '../../config/ai-runs';
 import { companySearchAttributes } from '../../core/contracts';
-import { startOnce, workflowRunState } from '../../core/start-once';
+import { startWorkflow, workflowRunState, type StartOutcome } from '../../core/workflow-start';
 import {
   AI_RUN_JOB_TYPE,
   aiRunQueues,
@@ -27,10 +28,15 @@ export interface StartableRun {
   deadlineAt: Date;
 }
 
+/** The start of a committed run row. */
+export function startableRunOf(run: AiRun): StartableRun {
+  return { runId: run.id, companyId: run.companyId, userId: run.actorUserId, workflowId: run.workflowId, locale: run.locale, createdAt: run.createdAt, deadlineAt: run.deadlineAt ?? run.createdAt };
+}
+
 /** The run workflow's operations. */
 export interface AiRunStarter {
   /** @throws when Temporal is unreachable (the run stays QUEUED with its sealed input; the reconciler starts it). */
-  start(run: StartableRun, text: string): Promise<'started' | 'already-running'>;
+  start(run: StartableRun, text: string): Promise<StartOutcome>;
   /** AR-4: lets the FAILED run's waiting workflow make attempt `req.attemptNumber`. @throws WorkflowNotFoundError when it is closed. */
   signalRetry(workflowId: string, req: RetryRequest): Promise<void>;
   /** Requests cancellation; a closed or unknown workflow is a no-op. */
@@ -70,12 +76,15 @@ export function createTemporalAiRunStarter(client: Client, config: Config): AiRu
         policy,
         localWrites: true,
       };
-      return startOnce(client, 'aiRunWorkflow', {
+      return startWorkflow(client, {
+        workflowType: 'aiRunWorkflow',
         workflowId: run.workflowId,
         taskQueue: queues.jobs,
         args: [input],
-        typedSearchAttributes: companySearchAttributes({ jobType: AI_RUN_JOB_TYPE, targetId: run.runId, userId: run.userId, companyId: run.companyId }),
+        reuse: 'reject-duplicate',
+        searchAttributes: companySearchAttributes({ jobType: AI_RUN_JOB_TYPE, targetId: run.runId, userId: run.userId, companyId: run.companyId }),
         memo: { aiRunId: run.runId },
+        jobType: AI_RUN_JOB_TYPE,
       });
     },
     async signalRetry(workflowId, req) {

@@ -10,15 +10,15 @@
  * the fingerprint: an unsalted SHA-256 of a password would be a brute-force oracle), only in the
  * workflow's encrypted input. Services throw DomainError; only the API maps them to HTTP.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Prisma, type PortalLinkJob, type PrismaClient } from '@prisma/client';
 import type { PortalConfig as Config } from '../../config/portal';
 import { DomainError, domainError } from '../../core/domain-error';
-import type { WarnLog } from '../../core/enqueue';
-import { claimIdempotencyKey, recordIdempotentAnswer } from '../../core/idempotency';
-import { ACTIVE_PORTAL_LINK_JOB_STATUSES } from '../../domain/portal/job-state';
+import type { WarnLog } from '../../core/after-commit';
+import { idempotentCreate } from '../../core/idempotent-create';
+import { PORTAL_LINK_JOB_STATES } from '../../domain/portal/job-state';
 import { portalLinkWorkflowId, type PortalLinkKind, type PortalStudentSummary } from '../../domain/portal/contracts';
-import type { PortalLinkStarter } from './starter';
+import { startablePortalJobOf, type PortalLinkStarter } from './starter';
 
 /** What the commands need. */
 export interface PortalLinkDeps {
@@ -64,13 +64,9 @@ export interface PortalLinkResult {
   replay: boolean;
 }
 
-function hex(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
 async function activeJob(db: PrismaClient | Prisma.TransactionClient, userId: string, portalType: string) {
   return db.portalLinkJob.findFirst({
-    where: { userId, portalType, status: { in: [...ACTIVE_PORTAL_LINK_JOB_STATUSES] } },
+    where: { userId, portalType, status: { in: [...PORTAL_LINK_JOB_STATES.active] } },
     select: { id: true, status: true },
   });
 }
@@ -91,26 +87,34 @@ export async function requestPortalLink(deps: PortalLinkDeps, userId: string, ke
   }
   // The password stays out of the fingerprint (see the module comment).
   const request = { portalType: body.portalType, studentId: body.studentId };
-  let outcome: { replay: true; jobId: string; statusCode: number } | { replay: false; job: PortalLinkJob };
   try {
-    outcome = await deps.db.$transaction(async (tx) => {
-      const claim = await claimIdempotencyKey(tx, { scopeId: userId, operation: PORTAL_LINK_OPERATION, key, request, ttlMs: deps.config.idempotency.ttlMs });
-      if (claim.kind === 'replay') return { replay: true as const, jobId: claim.resourceId, statusCode: claim.statusCode };
-      const active = await activeJob(tx, userId, body.portalType);
-      if (active) throw new PortalLinkActiveError(active);
-      const link = await tx.portalLink.findUnique({ where: { userId_portalType: { userId, portalType: body.portalType } }, select: { id: true } });
-      const kind: PortalLinkKind = link ? 'REFRESH' : 'LINK';
-      // A key reused after its record expired gets a fresh workflow ID derived from the key hash and the claim.
-      let workflowId = portalLinkWorkflowId(userId, claim.keyHash);
-      if (await tx.portalLinkJob.findUnique({ where: { workflowId }, select: { id: true } })) {
-        workflowId = portalLinkWorkflowId(userId, hex(`${claim.keyHash}:${claim.recordId}`));
-      }
-      const job = await tx.portalLinkJob.create({
-        data: { id: randomUUID(), userId, portalType: body.portalType, studentId: body.studentId, kind, status: 'QUEUED', workflowId },
-      });
-      await recordIdempotentAnswer(tx, claim.recordId, { statusCode: 202, resourceType: 'portal-link-job', resourceId: job.id });
-      return { replay: false as const, job };
+    const r = await idempotentCreate<PortalLinkJob>({
+      db: deps.db,
+      claim: { scopeId: userId, operation: PORTAL_LINK_OPERATION, key, request, ttlMs: deps.config.idempotency.ttlMs },
+      statusCode: 202,
+      resourceType: 'portal-link-job',
+      keyHashTaken: async (tx, keyHash) =>
+        (await tx.portalLinkJob.findUnique({ where: { workflowId: portalLinkWorkflowId(userId, keyHash) }, select: { id: true } })) !== null,
+      async create(tx, keyHash) {
+        const active = await activeJob(tx, userId, body.portalType);
+        if (active) throw new PortalLinkActiveError(active);
+        const link = await tx.portalLink.findUnique({ where: { userId_portalType: { userId, portalType: body.portalType } }, select: { id: true } });
+        const kind: PortalLinkKind = link ? 'REFRESH' : 'LINK';
+        return tx.portalLinkJob.create({
+          data: { id: randomUUID(), userId, portalType: body.portalType, studentId: body.studentId, kind, status: 'QUEUED', workflowId: portalLinkWorkflowId(userId, keyHash) },
+        });
+      },
+      idOf: (job) => job.id,
+      read: (jobId) => deps.db.portalLinkJob.findUnique({ where: { id: jobId } }),
+      start: {
+        run: (job) => deps.starter.start(startablePortalJobOf(job), body.password),
+        ids: (job) => ({ portalLinkJobId: job.id }),
+        // PO-3: a replay of a job whose start was lost starts it now, with this request's password.
+        onReplay: (job) => job.status === 'QUEUED',
+        log: deps.log,
+      },
     });
+    return { job: r.resource, statusCode: r.statusCode, replay: r.replay };
   } catch (err) {
     // Two keys at once: the loser's insert met the winner's row in the one-active-job index.
     if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') {
@@ -118,26 +122,6 @@ export async function requestPortalLink(deps: PortalLinkDeps, userId: string, ke
       if (active) throw new PortalLinkActiveError(active);
     }
     throw err;
-  }
-  if (outcome.replay) {
-    const job = await deps.db.portalLinkJob.findUniqueOrThrow({ where: { id: outcome.jobId } });
-    // PO-3: a replay of a job whose start was lost starts it now, with this request's password.
-    if (job.status === 'QUEUED') await startAfterCommit(deps, job, body.password);
-    return { job: await deps.db.portalLinkJob.findUniqueOrThrow({ where: { id: job.id } }), statusCode: outcome.statusCode, replay: true };
-  }
-  await startAfterCommit(deps, outcome.job, body.password);
-  return { job: (await deps.db.portalLinkJob.findUnique({ where: { id: outcome.job.id } })) ?? outcome.job, statusCode: 202, replay: false };
-}
-
-/** Starts a committed job's workflow; a failure is logged (never the password) and left to the reconciler. Never throws. */
-export async function startAfterCommit(deps: Pick<PortalLinkDeps, 'starter' | 'log'>, job: PortalLinkJob, password: string): Promise<void> {
-  try {
-    await deps.starter.start(
-      { jobId: job.id, userId: job.userId, portalType: job.portalType, studentId: job.studentId, kind: job.kind, workflowId: job.workflowId, createdAt: job.createdAt },
-      password,
-    );
-  } catch (err) {
-    deps.log.warn({ err, portalLinkJobId: job.id }, 'portal link workflow start failed; the reconciler will settle it');
   }
 }
 

@@ -5,9 +5,10 @@
  * same job is `already-running`, never a second run). Replaceable for crash tests.
  */
 import type { Client } from '@temporalio/client';
+import type { PortalLinkJob } from '@prisma/client';
 import type { PortalConfig as Config } from '../../config/portal';
 import { jobSearchAttributes } from '../../core/contracts';
-import { startOnce, workflowRunState } from '../../core/start-once';
+import { startWorkflow, workflowRunState, type StartOutcome, type WorkflowRunState } from '../../core/workflow-start';
 import {
   PORTAL_LINK_JOB_TYPE,
   portalLinkQueues,
@@ -29,17 +30,22 @@ export interface StartablePortalJob {
   createdAt: Date;
 }
 
+/** The start of a committed job row. */
+export function startablePortalJobOf(job: PortalLinkJob): StartablePortalJob {
+  return { jobId: job.id, userId: job.userId, portalType: job.portalType, studentId: job.studentId, kind: job.kind, workflowId: job.workflowId, createdAt: job.createdAt };
+}
+
 /** The link workflow's operations. */
 export interface PortalLinkStarter {
   /**
    * Starts the job's workflow with `password` (null: a recovered start, which FAILS
    * PORTAL_CREDENTIALS_REQUIRED). @throws when Temporal is unreachable (the job stays QUEUED).
    */
-  start(job: StartablePortalJob, password: string | null): Promise<'started' | 'already-running'>;
+  start(job: StartablePortalJob, password: string | null): Promise<StartOutcome>;
   /** PO-5 hands a verified callback to the job's workflow. @throws WorkflowNotFoundError when it is not running. */
   signalCallback(workflowId: string, callback: ScrapeCallback): Promise<void>;
   /** `running`, `closed` or `missing` (never started). */
-  state(workflowId: string): Promise<'running' | 'closed' | 'missing'>;
+  state(workflowId: string): Promise<WorkflowRunState>;
 }
 
 /** The link policy from config. */
@@ -65,12 +71,15 @@ export function createTemporalPortalLinkStarter(client: Client, config: Config):
         queues,
         policy,
       };
-      return startOnce(client, 'portalLinkWorkflow', {
+      return startWorkflow(client, {
+        workflowType: 'portalLinkWorkflow',
         workflowId: job.workflowId,
         taskQueue: queues.jobs,
         args: [input],
-        typedSearchAttributes: jobSearchAttributes({ jobType: PORTAL_LINK_JOB_TYPE, targetId: job.jobId, userId: job.userId }),
+        reuse: 'reject-duplicate',
+        searchAttributes: jobSearchAttributes({ jobType: PORTAL_LINK_JOB_TYPE, targetId: job.jobId, userId: job.userId }),
         memo: { portalLinkJobId: job.jobId },
+        jobType: PORTAL_LINK_JOB_TYPE,
       });
     },
     async signalCallback(workflowId, callback) {

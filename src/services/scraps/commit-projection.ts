@@ -1,13 +1,14 @@
 /**
- * SAN-10 til_github_commits status: PENDING → PROCESSING → COMPLETED | FAILED (and PENDING →
- * FAILED), its own state machine beside async_jobs (DC-3). Every write is a guarded conditional
- * update committed on its own, so a late or repeated transition is a no-op and a commit row's
- * status never waits on other work.
+ * SAN-10 til_github_commits status, its own state machine beside async_jobs
+ * (src/domain/scraps/commit-state.ts, DC-3). Every write is a guarded conditional update committed
+ * on its own, so a late or repeated transition is a no-op and a commit row's status never waits on
+ * other work.
  */
 import type { Prisma } from '@prisma/client';
-import type { DbClient, TransitionResult } from '../../core/projection';
+import type { DbClient } from '../../core/projection';
 import type { JobStatus } from '../../core/contracts';
-import { workflowSourcesOf } from '../../core/job-state';
+import { guardedTransition, type TransitionResult } from '../../core/guarded-transition';
+import { TIL_GITHUB_COMMIT_STATES } from '../../domain/scraps/commit-state';
 
 /** Result recorded with COMPLETED. */
 export interface CommitOutcome {
@@ -22,9 +23,9 @@ export interface CommitOutcome {
 export async function transitionCommit(
   db: DbClient,
   commitId: string,
-  to: JobStatus,
+  to: Exclude<JobStatus, 'PENDING'>,
   extra: { outcome?: CommitOutcome; errorMessage?: string } = {},
-): Promise<TransitionResult> {
+): Promise<TransitionResult<JobStatus>> {
   const data: Prisma.TilGithubCommitUpdateManyMutationInput = { status: to };
   if (to === 'COMPLETED' || to === 'FAILED') data.finishedAt = new Date();
   if (to === 'COMPLETED' && extra.outcome) {
@@ -32,8 +33,9 @@ export async function transitionCommit(
     data.htmlUrl = extra.outcome.htmlUrl;
   }
   if (to === 'FAILED') data.errorMessage = extra.errorMessage ?? 'failed';
-  const { count } = await db.tilGithubCommit.updateMany({ where: { id: commitId, status: { in: workflowSourcesOf(to) } /* commits never re-open */ }, data });
-  if (count === 1) return { changed: true, status: to };
-  const row = await db.tilGithubCommit.findUnique({ where: { id: commitId }, select: { status: true } });
-  return { changed: false, status: row?.status ?? null };
+  return guardedTransition(TIL_GITHUB_COMMIT_STATES, {
+    to,
+    write: (from) => db.tilGithubCommit.updateMany({ where: { id: commitId, status: { in: from } }, data }),
+    read: () => db.tilGithubCommit.findUnique({ where: { id: commitId }, select: { status: true } }),
+  });
 }

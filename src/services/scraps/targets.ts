@@ -5,6 +5,7 @@
 import type { DbClient } from '../../db/client';
 import type { JobStatus } from '../../core/contracts';
 import type { TargetHooks } from '../../core/target-hooks';
+import { TIL_GITHUB_COMMIT_STATES } from '../../domain/scraps/commit-state';
 import { transitionCommit } from './commit-projection';
 
 /**
@@ -28,7 +29,7 @@ export const recallQuizTarget: TargetHooks = {
 export const tilCommitTarget: TargetHooks = {
   async mayRequeue(tx, commitId) {
     const c = await tx.tilGithubCommit.findUnique({ where: { id: commitId }, select: { status: true } });
-    return c?.status === 'PENDING' || c?.status === 'PROCESSING';
+    return c !== null && TIL_GITHUB_COMMIT_STATES.isActive(c.status);
   },
   closedHint: 'its GitHub commit is closed; request a new commit: POST /til/{summaryId}/github-commits',
   async giveUp(db, commitId, errorMessage) {

@@ -6,6 +6,7 @@
 import { DomainError } from '../../core/domain-error';
 import type { DbClient } from '../../db/client';
 import { enqueueAndStart, type EnqueueDeps } from '../../core/enqueue';
+import { ASYNC_JOB_STATES } from '../../core/job-state';
 import type { QuizTypeName } from '../../ai/types';
 import { cardIdsForLocalDate, dateValue, userToday, type IsoDate } from './til-sources';
 
@@ -76,7 +77,7 @@ export async function requestTil(deps: TilDeps, userId: string, targetDate: IsoD
       WHERE user_id = ${userId}::uuid AND target_date = ${targetDate}::date
       FOR UPDATE`;
     const active = await tx.asyncJob.findFirst({
-      where: { userId, jobType: 'TIL_GENERATION', status: { in: ['PENDING', 'PROCESSING'] } },
+      where: { userId, jobType: 'TIL_GENERATION', status: { in: [...ASYNC_JOB_STATES.active] } },
       select: { jobId: true, targetId: true },
     });
     if (active) {
@@ -107,12 +108,12 @@ export async function requestRecallQuiz(
   const { generationId, job } = await enqueueAndStart(deps, async ({ tx, enqueue }) => {
     await checkDate(tx, userId, targetDate, true);
     const active = await tx.recallQuizGeneration.findFirst({
-      where: { userId, targetDate: dateValue(targetDate), status: { in: ['PENDING', 'PROCESSING'] } },
+      where: { userId, targetDate: dateValue(targetDate), status: { in: [...ASYNC_JOB_STATES.active] } },
       orderBy: { createdAt: 'desc' },
     });
     if (active && active.quizTypes.length === types.length && types.every((t) => active.quizTypes.includes(t))) {
       const activeJob = await tx.asyncJob.findFirst({
-        where: { targetId: active.id, jobType: 'RECALL_QUIZ_GENERATION', status: { in: ['PENDING', 'PROCESSING'] } },
+        where: { targetId: active.id, jobType: 'RECALL_QUIZ_GENERATION', status: { in: [...ASYNC_JOB_STATES.active] } },
       });
       if (activeJob) return { generationId: active.id, job: activeJob };
     }

@@ -12,6 +12,7 @@
 import { Prisma } from '@prisma/client';
 import type { DbClient } from '../../db/client';
 import { studyCardExtractWorkflowId, type StudySourceKind } from '../../domain/study/contracts';
+import { STUDY_MEMO_CARD_JOB_STATES } from '../../domain/study/job-state';
 
 /** One job row as the enqueue side returns it. */
 export interface EnqueuedJob {
@@ -87,7 +88,7 @@ export async function enqueueExtraction(db: DbClient, req: ExtractionRequest): P
   });
   if (same) return { status: 'skipped', reason: 'version_exists', jobId: same.id };
   const active = await db.studyMemoCardJob.findFirst({
-    where: { sourceKind: req.sourceKind, sourceId: req.sourceId, status: { in: ['pending', 'processing'] } },
+    where: { sourceKind: req.sourceKind, sourceId: req.sourceId, status: { in: [...STUDY_MEMO_CARD_JOB_STATES.active] } },
     select: { id: true },
   });
   return { status: 'skipped', reason: 'already_active', jobId: active?.id ?? null };

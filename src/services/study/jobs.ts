@@ -3,20 +3,22 @@
  * keyed by the job and the attempt number the workflow passes in, so a repeated activity (Temporal
  * retried it after it committed) changes nothing twice: `attempts` counts real attempts.
  *
- * States: pending → processing (first attempt) → completed | failed | skipped; an attempt that
- * failed with a retried code (parse_fail, llm_timeout, unknown) leaves the row processing with its
- * error_code and error_message visible until the next attempt ends.
+ * States (src/domain/study/job-state.ts): pending → processing (first attempt) → completed | failed |
+ * skipped; an attempt that failed with a retried code (parse_fail, llm_timeout, unknown) leaves the
+ * row processing with its error_code and error_message visible until the next attempt ends.
  */
 import { Prisma } from '@prisma/client';
 import type { Db } from '../../db/client';
 import type { ExtractionErrorCode } from '../../domain/study/error-codes';
 import { storableText } from '../../core/cause-chain';
+import { guardedTransition } from '../../core/guarded-transition';
+import { STUDY_MEMO_CARD_JOB_STATES, type StudyMemoCardJobStatus } from '../../domain/study/job-state';
 import type { StudySourceKind } from '../../domain/study/contracts';
 import { loadSource, notReadyReason } from './sources';
 
 /** The row's state as the workflow sees it. */
 export interface JobState {
-  status: 'pending' | 'processing' | 'completed' | 'failed' | 'skipped';
+  status: StudyMemoCardJobStatus;
   attempts: number;
   maxAttempts: number;
   errorCode: string | null;
@@ -25,6 +27,31 @@ export interface JobState {
 /** Outcome of {@link beginAttempt}: `proceed` false when the row is closed, out of attempts, or was just skipped. */
 export interface BeginResult extends JobState {
   proceed: boolean;
+}
+
+/** The job's status now, the read of a rejected guarded transition. */
+function statusOf(db: Db | Prisma.TransactionClient, jobId: string) {
+  return db.studyMemoCardJob.findUnique({ where: { id: jobId }, select: { status: true } });
+}
+
+/**
+ * The guarded transition of job `jobId` to `to` with `data` (DC-3); `guard.from` narrows the
+ * table's sources, `guard.attempts` is the attempt count the row must have. False when not allowed.
+ */
+export async function moveJob(
+  db: Db | Prisma.TransactionClient,
+  jobId: string,
+  to: StudyMemoCardJobStatus,
+  data: Omit<Prisma.StudyMemoCardJobUpdateManyMutationInput, 'status'>,
+  guard: { from?: StudyMemoCardJobStatus[]; attempts?: number } = {},
+): Promise<boolean> {
+  const r = await guardedTransition(STUDY_MEMO_CARD_JOB_STATES, {
+    to,
+    from: guard.from,
+    write: (from) => db.studyMemoCardJob.updateMany({ where: { id: jobId, status: { in: from }, attempts: guard.attempts }, data: { ...data, status: to } }),
+    read: () => statusOf(db, jobId),
+  });
+  return r.changed;
 }
 
 async function stateOf(db: Db | Prisma.TransactionClient, jobId: string): Promise<JobState | null> {
@@ -42,27 +69,22 @@ async function stateOf(db: Db | Prisma.TransactionClient, jobId: string): Promis
 export async function beginAttempt(db: Db, jobId: string, attempt: number): Promise<BeginResult | null> {
   const job = await db.studyMemoCardJob.findUnique({ where: { id: jobId } });
   if (!job) return null;
-  if (job.status !== 'pending' && job.status !== 'processing') return { ...pick(job), proceed: false };
+  if (!STUDY_MEMO_CARD_JOB_STATES.isActive(job.status)) return { ...pick(job), proceed: false };
   if (job.attempts >= attempt) return { ...pick(job), proceed: job.attempts === attempt && job.status === 'processing' };
   if (attempt > job.maxAttempts) return { ...pick(job), proceed: false };
   const source = await loadSource(db, job.sourceKind as StudySourceKind, job.sourceId);
   const reason = notReadyReason(source, job.sourceVersion);
   const now = new Date();
   if (reason) {
-    await db.studyMemoCardJob.updateMany({
-      where: { id: jobId, status: { in: ['pending', 'processing'] }, attempts: attempt - 1 },
-      data: { status: 'skipped', attempts: attempt, errorCode: 'no_ready_explanation', errorMessage: storableText(reason), startedAt: job.startedAt ?? now, completedAt: now },
-    });
+    const data = { attempts: attempt, errorCode: 'no_ready_explanation', errorMessage: storableText(reason), startedAt: job.startedAt ?? now, completedAt: now };
+    await moveJob(db, jobId, 'skipped', data, { attempts: attempt - 1 });
     const s = await stateOf(db, jobId);
     return s && { ...s, proceed: false };
   }
-  const moved = await db.studyMemoCardJob.updateMany({
-    where: { id: jobId, status: { in: ['pending', 'processing'] }, attempts: attempt - 1 },
-    data: { status: 'processing', attempts: attempt, startedAt: job.startedAt ?? now },
-  });
+  const moved = await moveJob(db, jobId, 'processing', { attempts: attempt, startedAt: job.startedAt ?? now }, { attempts: attempt - 1 });
   const s = await stateOf(db, jobId);
   if (!s) return null;
-  return { ...s, proceed: moved.count === 1 || (s.status === 'processing' && s.attempts === attempt) };
+  return { ...s, proceed: moved || (s.status === 'processing' && s.attempts === attempt) };
 }
 
 function pick(job: { status: JobState['status']; attempts: number; maxAttempts: number; errorCode: string | null }): JobState {
@@ -81,32 +103,33 @@ export async function failAttempt(
   const message = storableText(args.message);
   const entry = JSON.stringify({ code: args.code, message, at: new Date().toISOString() });
   const status = args.final ? 'failed' : 'processing';
-  await db.$executeRaw`
-    UPDATE study_memo_card_jobs
-    SET error_code = ${args.code}, error_message = ${message},
-        payload = jsonb_set(COALESCE(payload, '{}'::jsonb), '{attemptErrors}',
-                            COALESCE(payload->'attemptErrors', '{}'::jsonb) || jsonb_build_object(${String(args.attempt)}::text, ${entry}::jsonb)),
-        status = ${status}::"StudyMemoCardJobStatus",
-        completed_at = CASE WHEN ${args.final} THEN now() ELSE completed_at END
-    WHERE id = ${args.jobId}::uuid AND status = 'processing' AND attempts = ${args.attempt}`;
+  // Only the attempt in flight records its failure.
+  await guardedTransition(STUDY_MEMO_CARD_JOB_STATES, {
+    to: status,
+    from: ['processing'],
+    write: (from) => db.$executeRaw`
+      UPDATE study_memo_card_jobs
+      SET error_code = ${args.code}, error_message = ${message},
+          payload = jsonb_set(COALESCE(payload, '{}'::jsonb), '{attemptErrors}',
+                              COALESCE(payload->'attemptErrors', '{}'::jsonb) || jsonb_build_object(${String(args.attempt)}::text, ${entry}::jsonb)),
+          status = ${status}::"StudyMemoCardJobStatus",
+          completed_at = CASE WHEN ${args.final} THEN now() ELSE completed_at END
+      WHERE id = ${args.jobId}::uuid AND status = ANY(${from}::"StudyMemoCardJobStatus"[]) AND attempts = ${args.attempt}`,
+    read: () => statusOf(db, args.jobId),
+  });
   return stateOf(db, args.jobId);
 }
 
 /** ST-4 `no_ready_explanation` found during attempt `attempt`: the job is skipped, never retried. Idempotent. */
 export async function skipAttempt(db: Db, jobId: string, attempt: number, message: string): Promise<JobState | null> {
-  await db.studyMemoCardJob.updateMany({
-    where: { id: jobId, status: 'processing', attempts: attempt },
-    data: { status: 'skipped', errorCode: 'no_ready_explanation', errorMessage: storableText(message), completedAt: new Date() },
-  });
+  const data = { errorCode: 'no_ready_explanation', errorMessage: storableText(message), completedAt: new Date() };
+  await moveJob(db, jobId, 'skipped', data, { from: ['processing'], attempts: attempt });
   return stateOf(db, jobId);
 }
 
 /** Closes a job `failed` whatever its attempt (a cancelled workflow); a closed row is left as it is. */
 export async function abandonJob(db: Db, jobId: string, code: ExtractionErrorCode, message: string): Promise<JobState | null> {
-  await db.studyMemoCardJob.updateMany({
-    where: { id: jobId, status: { in: ['pending', 'processing'] } },
-    data: { status: 'failed', errorCode: code, errorMessage: storableText(message), completedAt: new Date() },
-  });
+  await moveJob(db, jobId, 'failed', { errorCode: code, errorMessage: storableText(message), completedAt: new Date() });
   return stateOf(db, jobId);
 }
 

@@ -7,7 +7,7 @@
 import type { Client } from '@temporalio/client';
 import type { StudyConfig as Config } from '../../config/study';
 import { jobSearchAttributes } from '../../core/contracts';
-import { startOnce } from '../../core/start-once';
+import { startWorkflow, type StartOutcome } from '../../core/workflow-start';
 import { STUDY_CARD_EXTRACT_JOB_TYPE, studyCardQueues, type StudyCardExtractInput } from '../../domain/study/contracts';
 import type { EnqueuedJob } from './enqueue';
 
@@ -21,13 +21,16 @@ export function extractInputOf(config: Config, job: EnqueuedJob): StudyCardExtra
 }
 
 /** Starts `job`'s workflow; `already-running` when its version's workflow exists (or existed). */
-export async function startExtraction(client: Client, config: Config, job: EnqueuedJob): Promise<'started' | 'already-running'> {
+export async function startExtraction(client: Client, config: Config, job: EnqueuedJob): Promise<StartOutcome> {
   const input = extractInputOf(config, job);
-  return startOnce(client, 'studyCardExtractWorkflow', {
+  return startWorkflow(client, {
+    workflowType: 'studyCardExtractWorkflow',
     workflowId: job.workflowId,
     taskQueue: input.queues.studyCards,
     args: [input],
-    typedSearchAttributes: jobSearchAttributes({ jobType: STUDY_CARD_EXTRACT_JOB_TYPE, targetId: job.sourceId, userId: job.userId }),
+    reuse: 'reject-duplicate',
+    searchAttributes: jobSearchAttributes({ jobType: STUDY_CARD_EXTRACT_JOB_TYPE, targetId: job.sourceId, userId: job.userId }),
     memo: { jobId: job.jobId },
+    jobType: STUDY_CARD_EXTRACT_JOB_TYPE,
   });
 }

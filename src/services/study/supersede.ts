@@ -11,7 +11,9 @@
 import { Prisma } from '@prisma/client';
 import type { Db } from '../../db/client';
 import { storableText } from '../../core/cause-chain';
+import { STUDY_MEMO_CARD_JOB_STATES, type StudyMemoCardJobStatus } from '../../domain/study/job-state';
 import type { StudySourceKind } from '../../domain/study/contracts';
+import { moveJob } from './jobs';
 import { evidenceOrigin } from './sources';
 
 /** One guarded card to store. `normalizedKey` is the guards' dedup key. */
@@ -41,7 +43,7 @@ export interface SupersedeInput {
 
 /** What the job stored (also kept in its payload as `result`). */
 export interface SupersedeResult {
-  status: 'completed' | 'failed' | 'skipped' | 'pending' | 'processing';
+  status: StudyMemoCardJobStatus;
   errorCode: string | null;
   added: number;
   kept: number;
@@ -75,7 +77,7 @@ export async function supersedeCards(db: Db, input: SupersedeInput): Promise<Sup
       SELECT id::text, user_id::text, source_kind, source_id::text, source_version, status, attempts, error_code, payload
       FROM study_memo_card_jobs WHERE id = ${input.jobId}::uuid FOR UPDATE`;
     if (!job) throw new Error(`study_memo_card_jobs ${input.jobId} does not exist`);
-    if (job.status !== 'processing' || job.attempts !== input.attempt) {
+    if (!STUDY_MEMO_CARD_JOB_STATES.canTransition(job.status, 'completed') || job.attempts !== input.attempt) {
       const stored = (job.payload as { result?: SupersedeResult } | null)?.result;
       return stored ?? { status: job.status, errorCode: job.error_code, added: 0, kept: 0, retired: 0, dropped: {} };
     }
@@ -151,16 +153,13 @@ export async function supersedeCards(db: Db, input: SupersedeInput): Promise<Sup
       returned: input.returned,
       contextRefs: input.contextRefs,
     };
-    await tx.studyMemoCardJob.update({
-      where: { id: job.id },
-      data: {
-        status: 'completed',
-        completedAt: now,
-        errorCode: result.errorCode,
-        errorMessage: result.errorCode === 'all_dropped' ? `every card was dropped by the guards (${input.returned} returned)` : null,
-        payload: payload as unknown as Prisma.InputJsonValue,
-      },
-    });
+    // The row is locked and was checked above, so the guard holds.
+    await moveJob(tx, job.id, 'completed', {
+      completedAt: now,
+      errorCode: result.errorCode,
+      errorMessage: result.errorCode === 'all_dropped' ? `every card was dropped by the guards (${input.returned} returned)` : null,
+      payload: payload as unknown as Prisma.InputJsonValue,
+    }, { attempts: input.attempt });
     return result;
   }, { timeout: 30_000, maxWait: 10_000 });
 }

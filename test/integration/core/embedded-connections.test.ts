@@ -3,7 +3,8 @@
  * connections at once without mixing them up: concurrent extended-protocol queries with large
  * binds each get their own rows, a transaction is never entered by another connection, a
  * connection that dies mid-transaction is rolled back, one that idles in a transaction while
- * others wait is terminated, and `npm run user:create` works while an app's pool holds its
+ * others wait is terminated, session state (settings, search_path, prepared statements, temporary
+ * tables) never reaches another connection, and `npm run user:create` works while an app's pool holds its
  * connection and keeps querying (what the demo with --keep needs). The API's hot path runs on it
  * with the demo's pool of 1: long polls fall back to polling (notifications do not cross the
  * wire front's connections) and still wake on a change (issue 7 §1).
@@ -96,6 +97,28 @@ it('answers concurrent extended-protocol queries from several connections, each 
     return mismatches;
   });
   expect((await Promise.all(runs)).flat()).toEqual([]);
+});
+
+it('session state set by one connection never reaches another: search_path, settings, prepared statements, temporary tables', async () => {
+  const [a, b] = await Promise.all([connect(), connect()]);
+  // What a psql user may type, and what pg_dump does first.
+  await a.query('prepare probe_count as select count(*) from wire_probe');
+  await a.query('create temporary table scratch (x int)');
+  await a.query("set statement_timeout = '1ms'");
+  await a.query("select pg_catalog.set_config('search_path', '', false)");
+  // b's queries name tables unqualified and run longer than 1 ms; a's statement and table are not b's.
+  expect((await b.query<{ n: string }>('select count(*) as n, pg_sleep(0.01) from wire_probe')).rows[0]?.n).toBe('0');
+  expect((await b.query<{ statement_timeout: string }>('show statement_timeout')).rows[0]?.statement_timeout).toBe('0');
+  await expect(b.query('execute probe_count')).rejects.toThrow(/probe_count/);
+  await expect(b.query('select * from scratch')).rejects.toThrow(/scratch/);
+  // Prisma through adapter-pg on the same server is unaffected too.
+  const db = createPrisma(embedded.url, { poolMax: 1 });
+  try {
+    await a.query("select set_config('search_path', '', false)");
+    await expect(db.apiToken.count()).resolves.toBeGreaterThanOrEqual(0);
+  } finally {
+    await db.$disconnect();
+  }
 });
 
 it('never runs another connection inside an open transaction: a rolled-back insert is never seen', async () => {

@@ -14,6 +14,7 @@ import { temporal } from '@temporalio/proto';
 import { AesGcmPayloadCodec, ENCRYPTED_ENCODING, parsePayloadKeys } from '../../../src/crypto/payload-codec';
 import { jobWorkflowId } from '../../../src/core/contracts';
 import { findTemporalCli } from '../../../src/dev/temporal-server';
+import { CODEC_SESSION_COOKIE, isValidSession, newSessionValue } from '../../../src/api/routes/core/codec';
 import { startStack, waitForJob, type Stack } from '../../support/stack';
 
 const MARKER = `RAW-INPUT-MARKER-${randomUUID()}`;
@@ -177,6 +178,26 @@ describe('codec server POST /codec/decode, /codec/encode', () => {
     const dec = await stack.app.inject({ method: 'POST', url: '/codec/decode', headers: { cookie, origin: UI_ORIGIN }, payload: { payloads: [] } });
     expect(dec.statusCode).toBe(200);
     expect(dec.json()).toEqual({ payloads: [] });
+  });
+
+  it('a session cookie expires on the server, is bound to the operator token, and cannot be altered', async () => {
+    const decode = (value: string) =>
+      stack.app.inject({ method: 'POST', url: '/codec/decode', headers: { cookie: `${CODEC_SESSION_COOKIE}=${value}`, origin: UI_ORIGIN }, payload: { payloads: [] } });
+    const now = new Date();
+    const fresh = newSessionValue(OPERATOR, now);
+    expect((await decode(fresh)).statusCode).toBe(200);
+    // Signed correctly but past its expiry (a copied cookie kept beyond the session's lifetime).
+    const expired = newSessionValue(OPERATOR, new Date(now.getTime() - 9 * 3600_000));
+    expect(isValidSession(expired, OPERATOR, now)).toBe(false);
+    expect((await decode(expired)).statusCode).toBe(401);
+    // Signed with an earlier operator token: rotating the token ends every session.
+    expect((await decode(newSessionValue(`${OPERATOR}-rotated-away`, now))).statusCode).toBe(401);
+    // The expiry pushed forward or the session id changed: the signature no longer matches.
+    const [v, id, exp, mac] = fresh.split('.') as [string, string, string, string];
+    expect((await decode([v, id, String(Number(exp) + 86_400), mac].join('.'))).statusCode).toBe(401);
+    expect((await decode([v, `${id}x`, exp, mac].join('.'))).statusCode).toBe(401);
+    // Two sign-ins get two sessions (a session id each).
+    expect(newSessionValue(OPERATOR, now)).not.toBe(fresh);
   });
 });
 

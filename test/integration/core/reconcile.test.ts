@@ -1,6 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
-import type { StartableJob, StartOutcome } from '../../../src/core/starter';
+import type { StartableJob } from '../../../src/core/starter';
+import type { StartOutcome } from '../../../src/core/workflow-start';
 import { createJobStarter } from '../../../src/families';
 import { jobSearchAttributes, jobWorkflowId, maintenanceTaskQueue, type JobWorkflowInput } from '../../../src/core/contracts';
 import { scheduleDecl } from '../../../src/families';
@@ -48,7 +49,7 @@ function jobsOf(ids: Submitted) {
 
 /**
  * The API's start attempts for this scrap's jobs (the crashing starter is shared by the file), as
- * `JOB_TYPE+COMPANION_TYPE…`: since issue 7 §1 (a) a new scrap is ONE start, CARD_ANALYSIS with
+ * `JOB_TYPE+COMPANION_TYPE…`: a new scrap is ONE start, CARD_ANALYSIS with
  * SCRAP_REFINE as its companion; the crash leaves both rows PENDING for the reconciler.
  */
 const apiStartsFor = (scrapId: string) =>

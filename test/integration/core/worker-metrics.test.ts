@@ -57,7 +57,7 @@ it('the ai worker process serves its registry on METRICS_PORT and Temporal SDK m
 
   const own = await scrapeUntil(`http://127.0.0.1:${metricsPort}/metrics`, /process_cpu_user_seconds_total/);
   expect(own.contentType).toBe('text/plain; version=0.0.4; charset=utf-8');
-  for (const name of ['jobs_started_total', 'jobs_completed_total', 'jobs_failed_total', 'job_duration_seconds', 'job_transitions_rejected_total', 'job_recovery_actions_total']) {
+  for (const name of ['jobs_started_total', 'jobs_completed_total', 'jobs_failed_total', 'job_duration_seconds', 'projection_transitions_rejected_total', 'job_recovery_actions_total']) {
     expect(own.body).toContain(`# TYPE ${name} `);
   }
   expect((await fetch(`http://127.0.0.1:${metricsPort}/other`)).status).toBe(404);

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { createPortalScrapeActivities, type ScrapeCallbackBody } from '../../../src/activities/portal/scrape';
@@ -16,7 +16,7 @@ import { verify } from '../../../src/crypto/callback-signature';
 import { parseScrapeResult } from '../../../src/domain/portal/result';
 import { getFreePort } from '../../../src/dev/temporal-server';
 import { ObjectNotFoundError } from '../../../src/storage/object-store';
-import type { ScrapePortalInput, ScrapePortalOutput } from '../../../src/domain/portal/contracts';
+import { portalResultKey, type ScrapePortalInput, type ScrapePortalOutput } from '../../../src/domain/portal/contracts';
 import { pollUntil } from '../../support/poll';
 import { startPortalEmulator, type PortalEmulator } from '../../support/portal-emulator';
 import { expectedScrape, SEEDED } from '../../support/portal-seed';
@@ -229,12 +229,15 @@ describe('scrapePortal activity (emulator + moto + callback receiver)', () => {
     expect(f.nonRetryable).toBe(true);
   });
 
-  it('cancellation stops the scrape', async () => {
+  it('cancellation stops the scrape: CancelledFailure, nothing stored, no callback', async () => {
     portal.setFaults({ slowMs: 3_000, slowPaths: ['/student/record'] });
     const e = env(1);
-    const run = e.run(activities().scrapePortal, input(SEEDED.freshman));
+    const scrape = input(SEEDED.freshman);
+    const run = e.run(activities().scrapePortal, scrape);
     await pollUntil(async () => portal.stats().pages, (n) => n > 0, { describe: 'the scrape to reach a data page' });
     e.cancel();
-    await expect(run).rejects.toBeDefined();
+    await expect(run).rejects.toBeInstanceOf(CancelledFailure);
+    expect(callbacksFor(scrape.jobId)).toEqual([]);
+    await expect(store.get(portalResultKey(config.objectStore.prefix, scrape.jobId, 1))).rejects.toBeInstanceOf(ObjectNotFoundError);
   });
 });

@@ -70,8 +70,7 @@ test('SIGKILL mid-scrape: attempt 2 on another worker completes the job once', a
   expect(res.statusCode).toBe(202);
   const jobId = (res.json() as { jobId: string }).jobId;
   // Logged in, then held on the semesters page: the scrape is under way in the child process.
-  await pollUntil(() => portal.stats().logins, (n) => n > logins, { describe: 'the worker process to log into the portal', timeoutMs: 240_000, maxIntervalMs: 500 });
-  await new Promise((r) => setTimeout(r, 1_000));
+  await pollUntil(() => portal.stats(), (st) => st.logins > logins && st.held > 0, { describe: 'the worker process to be held on the semesters page', timeoutMs: 240_000, maxIntervalMs: 500 });
   expect((await waitForJob(stack, u.auth, jobId, ['RUNNING'])).status).toBe('RUNNING');
 
   first.kill('SIGKILL'); // no graceful shutdown: the heartbeats just stop

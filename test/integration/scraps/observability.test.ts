@@ -165,14 +165,14 @@ describe('GET /metrics', () => {
     expect(after).not.toContain(ids.analysisJobId);
   });
 
-  it('counts a late duplicate transition as rejected, by job type and target status', async () => {
+  it('counts a late duplicate transition as rejected, by projection and target status', async () => {
     const ids = await submit('# Guards\n\nA guarded UPDATE with a status condition makes a repeated transition a no-op.');
     expect(await waitForJob(stack, ids.analysisJobId, alice.auth)).toMatchObject({ status: 'COMPLETED' });
-    const labels = { job_type: 'CARD_ANALYSIS', to: 'COMPLETED' };
-    const before = sample(await scrape(), 'job_transitions_rejected_total', labels);
+    const labels = { projection: 'async_jobs', to: 'COMPLETED' };
+    const before = sample(await scrape(), 'projection_transitions_rejected_total', labels);
     expect(await transitionJob(stack.db, ids.analysisJobId, 'COMPLETED')).toEqual({ changed: false, status: 'COMPLETED' });
     const after = await scrape();
-    expect(sample(after, 'job_transitions_rejected_total', labels)).toBe(before + 1);
+    expect(sample(after, 'projection_transitions_rejected_total', labels)).toBe(before + 1);
   });
 
   it('is left out of the OpenAPI document', async () => {

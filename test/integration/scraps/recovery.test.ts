@@ -26,6 +26,8 @@ beforeAll(async () => {
   user = await stack.newUser();
 });
 afterAll(async () => stack?.stop());
+// Tests that stop the shared AI worker may fail before they restart it; the next test gets it back.
+afterEach(async () => stack?.startAiWorker());
 
 const MINUTE = 60_000;
 

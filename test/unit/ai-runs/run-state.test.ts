@@ -1,5 +1,8 @@
-/** AR-3/AR-4/DC-3: every transition of the ai_runs state machine, allowed and forbidden, per actor. */
-import { AI_RUN_STATUSES, canRunTransition, isFinishedRun, runSourcesOf, type AiRunStatus } from '../../../src/domain/ai-runs/run-state';
+/** AR-3/AR-4/AR-5/DC-3: every transition of the ai_runs state machine, allowed and forbidden, per actor; ai_attempts and ai_candidates. */
+import { AI_ATTEMPT_STATES, AI_CANDIDATE_STATES, AI_RUN_STATES, AI_RUN_STATUSES, type AiRunStatus } from '../../../src/domain/ai-runs/run-state';
+
+const canRunTransition = AI_RUN_STATES.canTransition;
+const runSourcesOf = AI_RUN_STATES.sourcesOf;
 
 const WORKER_ALLOWED: readonly [AiRunStatus, AiRunStatus][] = [
   ['QUEUED', 'RUNNING'],
@@ -34,11 +37,24 @@ describe('ai run state machine', () => {
   });
 
   test('SUCCEEDED and FAILED are finished; nothing leaves SUCCEEDED', () => {
-    expect(AI_RUN_STATUSES.filter(isFinishedRun)).toEqual(['SUCCEEDED', 'FAILED']);
+    expect(AI_RUN_STATUSES.filter(AI_RUN_STATES.isTerminal)).toEqual(['SUCCEEDED', 'FAILED']);
+    expect(AI_RUN_STATES.active).toEqual(['QUEUED', 'RUNNING', 'RETRYING']);
     for (const to of AI_RUN_STATUSES) {
       expect(canRunTransition('SUCCEEDED', to, 'worker')).toBe(false);
       expect(canRunTransition('SUCCEEDED', to, 'manual-retry')).toBe(false);
     }
+  });
+});
+
+describe('ai attempt and candidate state machines', () => {
+  test('an attempt ends once, from RUNNING', () => {
+    expect(AI_ATTEMPT_STATES.edges().map((e) => `${e.from}->${e.to}`)).toEqual(['RUNNING->SUCCEEDED', 'RUNNING->FAILED']);
+    expect(AI_ATTEMPT_STATES.terminal).toEqual(['SUCCEEDED', 'FAILED']);
+  });
+
+  test('a candidate is decided once, from PROPOSED (AR-5)', () => {
+    expect(AI_CANDIDATE_STATES.edges().map((e) => `${e.from}->${e.to}`)).toEqual(['PROPOSED->ADOPTED', 'PROPOSED->DISCARDED']);
+    expect(AI_CANDIDATE_STATES.canTransition('ADOPTED', 'DISCARDED')).toBe(false);
   });
 });
 

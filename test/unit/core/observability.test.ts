@@ -121,11 +121,11 @@ describe('job metrics', () => {
     expect(sum?.value).toBe(42);
   });
 
-  it('counts rejected transitions by target status, reconciler passes and recovery actions by rule', async () => {
-    jobMetrics.rejected(null, 'COMPLETED');
-    jobMetrics.reconciled({ started: 2, alreadyRunning: 0, failedToStart: 1 });
+  it('counts rejected transitions by projection and target status, reconciler passes and recovery actions by rule', async () => {
+    jobMetrics.rejected('async_jobs', 'COMPLETED');
+    jobMetrics.recovery('reconcile-pending-jobs', ['started', 'start-failed', 'started']);
     jobMetrics.recovery('stale-jobs', ['marked-failed', 'requeued', 'started']);
-    expect(await value('job_transitions_rejected_total', { job_type: 'unknown', to: 'COMPLETED' })).toBe(1);
+    expect(await value('projection_transitions_rejected_total', { projection: 'async_jobs', to: 'COMPLETED' })).toBe(1);
     expect(await value('job_recovery_actions_total', { rule: 'reconcile-pending-jobs', action: 'started' })).toBe(2);
     expect(await value('job_recovery_actions_total', { rule: 'reconcile-pending-jobs', action: 'start-failed' })).toBe(1);
     expect(await value('job_recovery_actions_total', { rule: 'reconcile-pending-jobs', action: 'already-running' })).toBe(0);

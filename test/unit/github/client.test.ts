@@ -3,7 +3,7 @@
  * and the classification of GitHub errors into Temporal retry classes (SAN-10, SAN-12).
  */
 import { ApplicationFailure } from '@temporalio/common';
-import { classifyGithubError, octokitClientFactory, type GithubClient, type GithubRequestError } from '../../../src/github/client';
+import { classifyGithubError, encodeContentPath, octokitClientFactory, type GithubClient, type GithubRequestError } from '../../../src/github/client';
 import { toGithubFailure } from '../../../src/activities/scraps/github-failures';
 import { gitBlobSha, startGithubEmulator, type GithubEmulator } from '../../support/github-emulator';
 
@@ -122,5 +122,12 @@ describe('GitHub error classes (SAN-10)', () => {
     expect([terminal.type, terminal.nonRetryable]).toEqual(['GITHUB_UNAUTHORIZED', true]);
     const other = new Error('socket hang up');
     expect(toGithubFailure(other, NOW)).toBe(other);
+  });
+});
+
+describe('encodeContentPath', () => {
+  it('percent-encodes each segment for the contents API, keeping the slashes', () => {
+    expect(encodeContentPath('til/2026-11-30-한글 제목.md')).toBe('til/2026-11-30-%ED%95%9C%EA%B8%80%20%EC%A0%9C%EB%AA%A9.md');
+    expect(encodeContentPath('a/b#c?d.md')).toBe('a/b%23c%3Fd.md');
   });
 });

@@ -1,12 +1,7 @@
 /** PO-2/DC-3: every transition of the portal_link_jobs state machine, allowed and forbidden. */
-import {
-  ACTIVE_PORTAL_LINK_JOB_STATUSES,
-  canJobTransition,
-  isFinishedJob,
-  jobSourcesOf,
-  PORTAL_LINK_JOB_STATUSES,
-  type PortalLinkJobStatus,
-} from '../../../src/domain/portal/job-state';
+import { PORTAL_LINK_JOB_STATES, PORTAL_LINK_JOB_STATUSES, type PortalLinkJobStatus } from '../../../src/domain/portal/job-state';
+
+const jobSourcesOf = PORTAL_LINK_JOB_STATES.sourcesOf;
 
 const ALLOWED: readonly [PortalLinkJobStatus, PortalLinkJobStatus][] = [
   ['QUEUED', 'RUNNING'],
@@ -25,7 +20,7 @@ test('the statuses are exactly PO-2\'s five', () => {
 });
 
 test.each(pairs)('%s → %s', (from, to) => {
-  expect(canJobTransition(from, to)).toBe(allowed([from, to]));
+  expect(PORTAL_LINK_JOB_STATES.canTransition(from, to)).toBe(allowed([from, to]));
 });
 
 test('the guards of the updates are the allowed sources', () => {
@@ -37,6 +32,6 @@ test('the guards of the updates are the allowed sources', () => {
 });
 
 test('active and finished states', () => {
-  expect(ACTIVE_PORTAL_LINK_JOB_STATUSES).toEqual(['QUEUED', 'RUNNING', 'POST_PROCESSING']);
-  expect(PORTAL_LINK_JOB_STATUSES.filter(isFinishedJob)).toEqual(['SUCCEEDED', 'FAILED']);
+  expect(PORTAL_LINK_JOB_STATES.active).toEqual(['QUEUED', 'RUNNING', 'POST_PROCESSING']);
+  expect(PORTAL_LINK_JOB_STATUSES.filter(PORTAL_LINK_JOB_STATES.isTerminal)).toEqual(['SUCCEEDED', 'FAILED']);
 });

@@ -1,9 +1,7 @@
 import { contentHash, isBlankText, normaliseContent, normaliseTitle, trimBlank, VISIBLE_TEXT_PATTERN } from '../../../src/domain/scraps/scrap';
 import { prng } from '../../support/seeded';
-import { canTransition, isRecoveryEdge, isTerminal, retryDecision, sourcesOf } from '../../../src/core/job-state';
 import { formatCauseChain, MAX_CAUSE_CHAIN_CHARS, storableText } from '../../../src/core/cause-chain';
 import { jobWorkflowId, taskQueues } from '../../../src/core/contracts';
-import { JOB_STATUSES, type JobStatus } from '../../../src/core/contracts';
 
 describe('SAN-7 normalisation and hashing', () => {
   it('turns CRLF and lone CR into LF and trims', () => {
@@ -70,33 +68,6 @@ describe('SAN-7 Unicode normalisation', () => {
   });
 });
 
-describe('SAN-1 projection state machine', () => {
-  it('allows only PENDING → PROCESSING → COMPLETED | FAILED, PENDING → FAILED and the SAN-6 re-enqueue FAILED → PENDING', () => {
-    const legal = JOB_STATUSES.flatMap((from) => JOB_STATUSES.filter((to) => canTransition(from, to)).map((to) => `${from}->${to}`));
-    expect(legal.sort()).toEqual(['FAILED->PENDING', 'PENDING->FAILED', 'PENDING->PROCESSING', 'PROCESSING->COMPLETED', 'PROCESSING->FAILED']);
-    expect(legal.filter((e) => isRecoveryEdge(...(e.split('->') as [JobStatus, JobStatus])))).toEqual(['FAILED->PENDING']);
-  });
-  it('never leaves a terminal state', () => {
-    expect(isTerminal('COMPLETED')).toBe(true);
-    expect(isTerminal('FAILED')).toBe(true);
-    expect(isTerminal('PROCESSING')).toBe(false);
-    expect(canTransition('COMPLETED', 'PROCESSING')).toBe(false);
-  });
-  it('derives the guard of each target state', () => {
-    expect(sourcesOf('PROCESSING')).toEqual(['PENDING']);
-    expect(sourcesOf('COMPLETED')).toEqual(['PROCESSING']);
-    expect(sourcesOf('FAILED').sort()).toEqual(['PENDING', 'PROCESSING']);
-    expect(sourcesOf('PENDING')).toEqual(['FAILED']);
-  });
-  it('SAN-6: only a FAILED job under the retry limit may be re-enqueued', () => {
-    expect(retryDecision({ status: 'FAILED', retryCount: 0 }, 3)).toBe('retry');
-    expect(retryDecision({ status: 'FAILED', retryCount: 2 }, 3)).toBe('retry');
-    expect(retryDecision({ status: 'FAILED', retryCount: 3 }, 3)).toBe('limit-reached');
-    expect(retryDecision({ status: 'COMPLETED', retryCount: 0 }, 3)).toBe('not-failed');
-    expect(retryDecision({ status: 'PENDING', retryCount: 0 }, 3)).toBe('not-failed');
-    expect(retryDecision({ status: 'PROCESSING', retryCount: 5 }, 3)).toBe('not-failed');
-  });
-});
 
 describe('cause chain', () => {
   it('lists the error and its causes outermost first, with failure types', () => {

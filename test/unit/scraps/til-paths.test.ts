@@ -1,4 +1,3 @@
-import { encodeContentPath } from '../../../src/github/client';
 import { normaliseDirectory, slugify, tilFileContent, tilFilePath } from '../../../src/domain/scraps/til-paths';
 
 describe('TIL file paths (SAN-10)', () => {
@@ -32,11 +31,6 @@ describe('TIL file paths (SAN-10)', () => {
     expect(normaliseDirectory('')).toBe('');
     expect(normaliseDirectory('a/../b')).toBeNull();
     expect(normaliseDirectory('./a')).toBeNull();
-  });
-
-  it('percent-encodes each segment for the contents API, keeping the slashes', () => {
-    expect(encodeContentPath('til/2026-11-30-한글 제목.md')).toBe('til/2026-11-30-%ED%95%9C%EA%B8%80%20%EC%A0%9C%EB%AA%A9.md');
-    expect(encodeContentPath('a/b#c?d.md')).toBe('a/b%23c%3Fd.md');
   });
 
   it('commits LF line ends with one trailing newline', () => {

@@ -101,6 +101,16 @@ describe('leak guard', () => {
     expect(answerLeak(cloze('{{c1::VACUUM}} is slow; {{c1::VACUUM}} FULL is slower.', 'x'))).toBeUndefined();
   });
 
+  test('a leak spelled with other accents, case or width is still a leak', () => {
+    expect(answerLeak(basic('Why does a résumé list one page per job?', 'resume', 'x'))).toBe('cue');
+    expect(answerLeak(basic('Which classifier is called Naïve Bayes?', 'naive bayes', 'x'))).toBe('cue');
+    expect(answerLeak(basic('Which document is a resume?', 'RÉSUMÉ', 'x'))).toBe('cue');
+    expect(answerLeak(cloze('The {{c1::café}} pattern keeps a cafe close to the office.', 'x'))).toBe('c1');
+    expect(answerLeak(basic('ＦＵＬＬ ｗｉｄｔｈ text', 'full width', 'x'))).toBe('cue');
+    // folding keeps Hangul intact: a different word is still no leak
+    expect(answerLeak(basic('교착 상태란 무엇인가?', '교차 상태', 'x'))).toBeUndefined();
+  });
+
   test('through guardMemoCards the leak is a drop reason', () => {
     expect(reasonOf(cloze('A {{c1::partial index}} is a partial index built over a subset of rows.', 'A partial index is an index built over a subset'))).toBe('answer_leak');
   });

@@ -28,6 +28,18 @@ describe('findNumbers', () => {
     expect(values('오십퍼센트의 확률')).toEqual(['%50']);
   });
 
+  test('a lone unit syllable before a counter is a number; glued, such syllables start ordinary words', () => {
+    expect(values('백 명이 참여했고 천 년이 지났다, 만 원')).toEqual(['100', '1000', '10000']);
+    // 조명 (lighting), 만일 (if), 십분 (fully), 백일 (a baby's 100th day, as one word)
+    expect(values('조명을 바꾸면 만일의 경우에도 십분 활용할 수 있다. 백일 잔치')).toEqual([]);
+  });
+
+  test('digits inside an identifier are part of a word, not a quantity', () => {
+    expect(values('The mx5 and the ipv6 stack use h264 and utf8 on x86_64, v1.2.3 too')).toEqual([]);
+    expect(values('mx5 has 2 seats, 5GB of disk and 100ms latency')).toEqual(['2', '5', '100']);
+    expect(unbackedNumbers(['The mx5 has 2 seats'], ['A two-seater: 2 seats.'])).toEqual([]);
+  });
+
   test('Hangul syllables that are ordinary words are not read as numbers', () => {
     // 구조 (structure), 이 (this), 일 (work), 천천히 (slowly), 한국 (Korea), 세계 (world), 조사 결과, 한일, 세일
     expect(values('이 구조는 일을 천천히 처리한다. 한국과 세계의 조사 결과, 한일 세일 구조 분석')).toEqual([]);

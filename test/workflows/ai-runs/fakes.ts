@@ -4,7 +4,7 @@
  * runtime that counts its calls (AR-8: one call per attempt).
  */
 import { ApplicationFailure } from '@temporalio/common';
-import { runSourcesOf, type AiRunStatus } from '../../../src/domain/ai-runs/run-state';
+import { AI_RUN_STATES, type AiRunStatus } from '../../../src/domain/ai-runs/run-state';
 import type { RuntimeFailureDetails } from '../../../src/domain/ai-runs/failures';
 import type { AiRunPolicy, AiRunWorkflowInput, RuntimeCallResult } from '../../../src/domain/ai-runs/contracts';
 
@@ -29,7 +29,7 @@ export function fakeArActivities(steps: Step[]) {
     beginAttempt: async (a: { number: number; trigger: string }) => {
       const existing = run.attempts.find((x) => x.number === a.number);
       if (existing) return { ...state(), proceed: existing.status === 'RUNNING' && run.status === 'RUNNING', attemptId: `att-${a.number}`, requestId: `req-${a.number}` };
-      if (!runSourcesOf('RUNNING').includes(run.status) || run.attemptCount !== a.number - 1) return { ...state(), proceed: false, requestId: 'none' };
+      if (!AI_RUN_STATES.sourcesOf('RUNNING').includes(run.status) || run.attemptCount !== a.number - 1) return { ...state(), proceed: false, requestId: 'none' };
       run.status = 'RUNNING';
       run.attemptCount = a.number;
       run.attempts.push({ number: a.number, trigger: a.trigger, status: 'RUNNING', errorCode: null });
@@ -54,7 +54,7 @@ export function fakeArActivities(steps: Step[]) {
       return state();
     },
     failRun: async (a: { code: string }) => {
-      if (runSourcesOf('FAILED').includes(run.status)) {
+      if (AI_RUN_STATES.sourcesOf('FAILED').includes(run.status)) {
         run.status = 'FAILED';
         run.errorCode = a.code;
         for (const att of run.attempts) if (att.status === 'RUNNING') Object.assign(att, { status: 'FAILED', errorCode: a.code });

@@ -6,7 +6,7 @@
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, type WorkflowClient } from '@temporalio/client';
-import { jobSourcesOf, type PortalLinkJobStatus } from '../../../src/domain/portal/job-state';
+import { PORTAL_LINK_JOB_STATES, type PortalLinkJobStatus } from '../../../src/domain/portal/job-state';
 import {
   scrapeCallbackSignal,
   type ApplyScrapeResultInput,
@@ -57,7 +57,7 @@ export function fakePoActivities(client: WorkflowClient, scrapeSteps: ScrapeStep
   const scrapes: ScrapePortalInput[] = [];
   const applies: ApplyScrapeResultInput[] = [];
   const move = (to: PortalLinkJobStatus, patch: Partial<typeof job> = {}) => {
-    const moved = jobSourcesOf(to).includes(job.status);
+    const moved = PORTAL_LINK_JOB_STATES.sourcesOf(to).includes(job.status);
     if (moved) {
       Object.assign(job, { status: to }, patch);
       transitions.push(to);

@@ -1,7 +1,7 @@
 /** `GET /async-jobs/{jobId}` (SAN-5) and `POST /async-jobs/{jobId}/retry` (SAN-6). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { startAfterCommit } from '../../../core/enqueue';
+import { startAfterCommit } from '../../../core/after-commit';
 import { requeueFailedJob } from '../../../core/retry';
 import { JobType } from '@prisma/client';
 import type { ApiDeps } from '../../deps';
@@ -21,7 +21,7 @@ const RetriedJobSchema = z
   })
   .meta({ id: 'RetriedJob' });
 
-/** SAN-5 status poll (with ETag and long polling, issue 7 §1: ./job-poll.ts); the owner only (another user's job is a 404). */
+/** SAN-5 status poll (with ETag and long polling: ./job-poll.ts); the owner only (another user's job is a 404). */
 export const asyncJobRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) => {
   app.get(
     '/async-jobs/:jobId',
@@ -82,7 +82,7 @@ export const asyncJobRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) 
         case 'requeued':
           break;
       }
-      await startAfterCommit({ starter: deps.starter, log: req.log }, [r.job]);
+      await startAfterCommit(req.log, { jobId: r.job.jobId, jobType: r.job.jobType }, () => deps.starter.start(r.job));
       reply.code(202).header('location', `/async-jobs/${r.job.jobId}`);
       return { jobId: r.job.jobId, jobType: r.job.jobType, targetId: r.job.targetId, status: 'PENDING' as const, retryCount: r.job.retryCount, maxRetries };
     },

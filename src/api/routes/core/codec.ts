@@ -8,12 +8,13 @@
  * its own resources only) is not enough. The caller presents the operator token
  * (CODEC_SERVER_OPERATOR_TOKEN) as `Authorization: Bearer <token>` (the CLI's `--codec-auth`,
  * curl, a Web UI whose "pass access token" forwards it), or as the `codec_operator` session cookie
- * that `POST /codec/session` sets (the dev server's Web UI has no login and cannot send a header; it
+ * that `POST /codec/session` sets (signed, with a session id and an expiry checked on the server;
+ * the dev server's Web UI has no login and cannot send a header; it
  * sends the cookie with "Include cross-origin credentials" on: the UI and the API are the same
  * site). Unset token: every call is 401. CORS (`@fastify/cors`) allows the Web UI's origins only,
  * with credentials. Hidden from /openapi.json (Temporal's protocol, not the product API).
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import cors from '@fastify/cors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod, ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -48,9 +49,34 @@ const toJson = (p: Payload): PayloadJson => ({
 const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
 const sameSecret = (a: string, b: string) => timingSafeEqual(digest(a), digest(b));
 
-/** The session cookie's value: derived from the operator token (never the token itself). */
-function sessionValue(token: string): string {
-  return createHmac('sha256', token).update('codec-operator-session-v1').digest('base64url');
+const SESSION_PREFIX = 'v2';
+
+function sessionMac(token: string, id: string, expiresAt: number): Buffer {
+  return createHmac('sha256', token).update(`codec-operator-session.${SESSION_PREFIX}.${id}.${expiresAt}`).digest();
+}
+
+/**
+ * A new session cookie value `v2.<session id>.<expiry, epoch seconds>.<HMAC-SHA256 under the operator
+ * token>`: it expires on the server (not only in the browser), never contains the token, and every
+ * session ends when the operator token changes.
+ */
+export function newSessionValue(token: string, now: Date = new Date(), maxAgeSeconds = SESSION_MAX_AGE_SECONDS): string {
+  const id = randomBytes(16).toString('base64url');
+  const expiresAt = Math.floor(now.getTime() / 1000) + maxAgeSeconds;
+  return `${SESSION_PREFIX}.${id}.${expiresAt}.${sessionMac(token, id, expiresAt).toString('base64url')}`;
+}
+
+/** True when `value` is a session cookie signed with `token` that has not expired at `now`. */
+export function isValidSession(value: string, token: string, now: Date = new Date()): boolean {
+  const parts = value.split('.');
+  if (parts.length !== 4 || parts[0] !== SESSION_PREFIX) return false;
+  const [, id, exp, mac] = parts as [string, string, string, string];
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(id) || !/^\d{1,12}$/.test(exp)) return false;
+  const expiresAt = Number(exp);
+  if (expiresAt * 1000 <= now.getTime()) return false;
+  const want = sessionMac(token, id, expiresAt);
+  const got = Buffer.from(mac, 'base64url');
+  return got.length === want.length && timingSafeEqual(got, want);
 }
 
 function cookieOf(req: FastifyRequest, name: string): string | undefined {
@@ -77,7 +103,7 @@ export const codecServerRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, dep
       throw unauthorized('invalid operator token');
     }
     const session = cookieOf(req, CODEC_SESSION_COOKIE);
-    if (session !== undefined && sameSecret(session, sessionValue(operatorToken))) return;
+    if (session !== undefined && isValidSession(session, operatorToken)) return;
     reply.header('WWW-Authenticate', 'Bearer');
     throw unauthorized('missing operator token (Authorization: Bearer, or the session cookie of POST /codec/session)');
   };
@@ -146,7 +172,7 @@ export const codecServerRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, dep
           const secure = req.protocol === 'https' ? '; Secure' : '';
           reply.header(
             'Set-Cookie',
-            `${CODEC_SESSION_COOKIE}=${sessionValue(operatorToken)}; Path=/codec; HttpOnly; SameSite=Strict; Max-Age=${SESSION_MAX_AGE_SECONDS}${secure}`,
+            `${CODEC_SESSION_COOKIE}=${newSessionValue(operatorToken)}; Path=/codec; HttpOnly; SameSite=Strict; Max-Age=${SESSION_MAX_AGE_SECONDS}${secure}`,
           );
           return reply.type('text/html; charset=utf-8').send('<!doctype html><meta charset="utf-8"><title>Signed in</title><p>Signed in: the Temporal Web UI can now decode payloads.</p>');
         },

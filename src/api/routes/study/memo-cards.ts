@@ -1,5 +1,5 @@
 /**
- * Memo-card read endpoints and the explicit enqueue (issue 10 §5, ST-1 … ST-5): a question's live
+ * Memo-card read endpoints and the explicit enqueue (ST-1 … ST-5): a question's live
  * cards with their evidence (`?include=retired` adds the retired ones, for history), its extraction
  * jobs (status, attempts, error_code, drops by reason), the live cards of a topic, and
  * `POST /study/memo-card-jobs`, which enqueues the current version of a source exactly as the
@@ -8,6 +8,7 @@
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { startAfterCommit } from '../../../core/after-commit';
 import { domainError } from '../../../core/domain-error';
 import { enqueueExtraction } from '../../../services/study/enqueue';
 import { loadSource } from '../../../services/study/sources';
@@ -124,13 +125,8 @@ export const memoCardRoutes: FastifyPluginAsyncZod<ApiDeps<StudyConfig>> = async
         maxAttempts: deps.config.study.extract.maxAttempts, payload: { enqueuedBy: 'api' },
       });
       if (r.status === 'skipped') return reply.code(200).send({ status: 'skipped', reason: r.reason, jobId: r.jobId });
-      if (deps.temporal) {
-        try {
-          await startExtraction(deps.temporal, deps.config, r.job);
-        } catch (err) {
-          req.log.warn({ err, jobId: r.job.jobId }, 'extraction start failed; the poller will start it');
-        }
-      }
+      const temporal = deps.temporal;
+      if (temporal) await startAfterCommit(req.log, { jobId: r.job.jobId }, () => startExtraction(temporal, deps.config, r.job));
       return reply.code(202).send({ status: 'enqueued', jobId: r.job.jobId, workflowId: r.job.workflowId, sourceVersion: r.job.sourceVersion.toISOString() });
     },
   );

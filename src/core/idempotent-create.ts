@@ -1,0 +1,88 @@
+/**
+ * The one idempotent create over the Idempotency-Key module (AR-7, PO-1, DC-1): in one transaction
+ * the key is claimed ({@link claimIdempotencyKey}) and either its first answer replayed, or the
+ * resource created and the answer recorded; after the commit the resource's workflow is started
+ * ({@link startAfterCommit}). The family supplies the hooks: create the resource, whether a key hash
+ * is taken, read a resource, start it.
+ */
+import type { Prisma, PrismaClient } from '@prisma/client';
+import { startAfterCommit, type WarnLog } from './after-commit';
+import { claimIdempotencyKey, reclaimedKeyHash, recordIdempotentAnswer, type IdempotencyClaimInput } from './idempotency';
+import type { StartOutcome } from './workflow-start';
+
+/** How {@link idempotentCreate} starts a committed resource's workflow. */
+export interface CreateStart<R> {
+  /** Starts `resource`'s workflow (idempotent by workflow ID). */
+  run(resource: R): Promise<StartOutcome>;
+  /** Log fields naming `resource` when its start fails (its id; never a secret). */
+  ids(resource: R): Readonly<Record<string, unknown>>;
+  /** Whether a replayed resource is started (e.g. one still QUEUED: its first start was lost); default never. */
+  onReplay?(resource: R): boolean;
+  log: WarnLog;
+}
+
+/** The operation and the family's hooks of {@link idempotentCreate}. */
+export interface IdempotentCreateSpec<R> {
+  db: Pick<PrismaClient, '$transaction'>;
+  /** The claim: scope, operation, raw key, the request to fingerprint, TTL. */
+  claim: IdempotencyClaimInput;
+  /** HTTP status recorded as the answer of a new resource, e.g. 202. */
+  statusCode: number;
+  /** Kind of the resource, stored in the record's answer. */
+  resourceType: string;
+  /**
+   * Whether a resource already holds `keyHash` (an earlier claim of the same key, whose record has
+   * expired since). Absent when the resource stores no key hash.
+   */
+  keyHashTaken?(tx: Prisma.TransactionClient, keyHash: string): Promise<boolean>;
+  /** Creates the resource in the claim's transaction, under `keyHash` (unique per resource). May throw a DomainError. */
+  create(tx: Prisma.TransactionClient, keyHash: string): Promise<R>;
+  /** The id recorded as the answer's `resourceId`. */
+  idOf(resource: R): string;
+  /** The resource of `resourceId` as stored now (null: gone). */
+  read(resourceId: string): Promise<R | null>;
+  /** Starts the resource after the commit; absent when nothing is started. */
+  start?: CreateStart<R>;
+}
+
+/** Result of {@link idempotentCreate}: the resource (as stored after the start), the status code, and whether it was a replay. */
+export interface IdempotentCreateResult<R> {
+  resource: R;
+  statusCode: number;
+  replay: boolean;
+}
+
+/**
+ * Creates the resource of `spec` once per Idempotency-Key (see the module comment). A key reused
+ * after its record expired, whose earlier resource still holds the plain key hash, gets a fresh
+ * hash derived from the key hash and the claim, so the
+ * resource's unique key hash (and the workflow ID built from it) holds: one resource per claim
+ * ({@link reclaimedKeyHash}).
+ * @throws what the claim throws (DomainError IDEMPOTENCY_KEY_CONFLICT, IDEMPOTENCY_KEY_IN_PROGRESS),
+ *   what `create` throws (the transaction rolls back), Error when a replayed resource is gone.
+ */
+export async function idempotentCreate<R>(spec: IdempotentCreateSpec<R>): Promise<IdempotentCreateResult<R>> {
+  const outcome = await spec.db.$transaction(async (tx) => {
+    const claim = await claimIdempotencyKey(tx, spec.claim);
+    if (claim.kind === 'replay') return { replay: true as const, resourceId: claim.resourceId, statusCode: claim.statusCode };
+    const taken = spec.keyHashTaken ? await spec.keyHashTaken(tx, claim.keyHash) : false;
+    const keyHash = taken ? reclaimedKeyHash(claim.keyHash, claim.recordId) : claim.keyHash;
+    const resource = await spec.create(tx, keyHash);
+    await recordIdempotentAnswer(tx, claim.recordId, { statusCode: spec.statusCode, resourceType: spec.resourceType, resourceId: spec.idOf(resource) });
+    return { replay: false as const, resource };
+  });
+  if (outcome.replay) {
+    const resource = await spec.read(outcome.resourceId);
+    if (resource === null) throw new Error(`${spec.resourceType} ${outcome.resourceId} of a replayed Idempotency-Key answer is gone`);
+    if (!spec.start?.onReplay?.(resource)) return { resource, statusCode: outcome.statusCode, replay: true };
+    await startOf(spec.start, resource);
+    return { resource: (await spec.read(outcome.resourceId)) ?? resource, statusCode: outcome.statusCode, replay: true };
+  }
+  if (!spec.start) return { resource: outcome.resource, statusCode: spec.statusCode, replay: false };
+  await startOf(spec.start, outcome.resource);
+  return { resource: (await spec.read(spec.idOf(outcome.resource))) ?? outcome.resource, statusCode: spec.statusCode, replay: false };
+}
+
+function startOf<R>(start: CreateStart<R>, resource: R): Promise<unknown> {
+  return startAfterCommit(start.log, start.ids(resource), () => start.run(resource));
+}
