@@ -12,7 +12,7 @@ import { createHotReads, type HotReads } from '../db/hot-reads';
 import { openJobChangeFeed, type JobChangeFeed } from '../db/job-changes';
 import type { PrismaClient } from '@prisma/client';
 import type { Logger } from 'pino';
-import type { Config } from '../config';
+import type { CoreConfig as Config } from '../config';
 
 /** What routes use of the hot path (`deps.hot`). */
 export interface HotPath {

@@ -24,11 +24,19 @@ export function taskQueues(prefix = ''): TaskQueues {
 }
 
 /**
- * Deployed name of a task queue a family owns besides the core's (DC-2), `<prefix><name>` (e.g.
- * `ai-runs`); declared in the family's manifest (`ownQueues`) and served by its own worker entry point.
+ * Deployed name of any declared task queue (DC-2), `<prefix><name>` (e.g. `ai-runs`): the core's
+ * or one a family's manifest declares (`queues`).
  */
 export function ownTaskQueue(name: string, prefix = ''): string {
   return `${prefix}${name}`;
+}
+
+/**
+ * Deployed name of declared queue `name` inside a job workflow, whose input names only the core's
+ * queues: the prefix is the one of `queues.jobs` (e.g. a family's own queue of an async_jobs job).
+ */
+export function taskQueueOf(queues: Pick<TaskQueues, 'jobs'>, name: string): string {
+  return ownTaskQueue(name, queues.jobs.slice(0, queues.jobs.length - 'jobs'.length));
 }
 
 /**

@@ -89,10 +89,7 @@ async function waitForDatabase(ctx: Context, opts: DbOutageOptions, deadline: nu
   return false;
 }
 
-/**
- * Activity interceptor of every worker (see the module comment). Install with
- * `Worker.create({ interceptors: { activity: [dbFailureInterceptor({ probe })] } })`.
- */
+/** Activity interceptor of every worker (see the module comment); `createWorker` (./worker.ts) installs it. */
 export function dbFailureInterceptor(opts: DbOutageOptions): ActivityInterceptorsFactory {
   return (ctx) => {
     const inbound: ActivityInboundCallsInterceptor = {

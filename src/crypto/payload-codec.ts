@@ -145,10 +145,9 @@ export function payloadCodecFromConfig(cfg: PayloadCodecConfig): AesGcmPayloadCo
 }
 
 /**
- * The data converter of EVERY Temporal client and worker of the project (AR-6): the default payload
- * converter with {@link AesGcmPayloadCodec}. Pass `config.temporal.payloadCodec`:
- * `new Client({ …, dataConverter: temporalDataConverter(config.temporal.payloadCodec) })`,
- * `Worker.create({ …, dataConverter: temporalDataConverter(…) })`.
+ * The data converter of every Temporal client and worker of the project (AR-6): the default payload
+ * converter with {@link AesGcmPayloadCodec}. Applied by the one client factory (`temporalClient`,
+ * src/core/connections.ts) and the one worker factory (`createWorker`, src/core/worker.ts).
  */
 export function temporalDataConverter(cfg: PayloadCodecConfig): DataConverter {
   return { payloadCodecs: [payloadCodecFromConfig(cfg)] };

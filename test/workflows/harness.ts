@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Duration, Payload } from '@temporalio/common';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/families';
 import { payloadCodecFromConfig } from '../../src/crypto/payload-codec';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { sharedBundle } from '../support/workflow-bundles';

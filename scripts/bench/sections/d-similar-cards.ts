@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../src/api/app';
 import { createUserWithToken } from '../../../src/auth/tokens';
+import { FAMILY_API } from '../../../src/families';
 import { createPrisma, type Db } from '../../../src/db/client';
 import { encodeEmbedding } from '../../../src/db/vectors';
 import { createCardSimilarity, storeCardVector } from '../../../src/services/scraps/similarity';
@@ -106,7 +107,7 @@ export async function prepareSimilarCards(ctx: StackContext): Promise<SimilarCar
   await insertCards(edb, eUser.userId, cards, true);
   const eSimilarity = await createCardSimilarity(edb, 'auto');
   const noStarts = { start: () => Promise.reject(new Error('the similar-cards app starts no jobs')) };
-  const eApp = await buildApp({ config: stack.config, db: edb, starter: noStarts, logger: stack.logger });
+  const eApp = await buildApp({ ...FAMILY_API, config: stack.config, db: edb, starter: noStarts, logger: stack.logger });
   started('API (PGlite)', () => eApp.close());
   await eApp.ready();
   notes.push(`PGlite: ${cards.length} cards seeded (vectors through storeCardVector) in ${fmt((performance.now() - t) / 1000, 1)} s, strategy ${eSimilarity.strategy}`);

@@ -8,7 +8,7 @@ import { log as activityLog } from '@temporalio/activity';
 import type { PrismaClient } from '@prisma/client';
 import type { StudyAi } from '../../ai/study';
 import { toAiFailure } from '../../ai/failures';
-import type { Config } from '../../config';
+import type { StudyConfig as Config } from '../../config/study';
 import { failure } from '../../core/failures';
 import { heartbeat, withHeartbeat } from '../../core/heartbeat';
 import { reconcile } from '../../core/reconciler';

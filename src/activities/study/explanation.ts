@@ -7,7 +7,7 @@ import { log as activityLog } from '@temporalio/activity';
 import type { PrismaClient } from '@prisma/client';
 import { toAiFailure } from '../../ai/failures';
 import type { StudyAi } from '../../ai/study';
-import type { Config } from '../../config';
+import type { StudyConfig as Config } from '../../config/study';
 import { failure } from '../../core/failures';
 import { withHeartbeat } from '../../core/heartbeat';
 import { ST_FAILURES } from '../../domain/study/errors';

@@ -9,7 +9,7 @@ import { idempotentWorkflowId, ownTaskQueue } from '../../core/contracts';
 /** The AR job type (search attribute JobType, workflow-ID prefix `ai-run:`). Not an async_jobs job. */
 export const AI_RUN_JOB_TYPE = 'AI_RUN';
 
-/** Logical name of the family's own task queue (DC-2), served by src/workers/ai-runs.ts. */
+/** Logical name of the family's own task queue (DC-2), declared by the family's manifest (src/families/ai-runs.ts). */
 export const AI_RUNS_QUEUE = 'ai-runs';
 
 /** Task queues a run's workflow uses: projection writes on `jobs`, the runtime call on `aiRuns`. */

@@ -12,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Prisma, type PortalLinkJob, type PrismaClient } from '@prisma/client';
-import type { Config } from '../../config';
+import type { PortalConfig as Config } from '../../config/portal';
 import { DomainError } from '../../core/domain-error';
 import type { WarnLog } from '../../core/after-commit';
 import { idempotentCreate } from '../../core/idempotent-create';

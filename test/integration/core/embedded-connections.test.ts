@@ -15,7 +15,8 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { createUserWithToken, userIdForToken } from '../../../src/auth/tokens';
 import { buildApp } from '../../../src/api/app';
-import { loadConfig } from '../../../src/config';
+import { FAMILY_API } from '../../../src/families';
+import { loadConfig } from '../../../src/families';
 import { transitionJob } from '../../../src/core/projection';
 import { createLogger } from '../../../src/log';
 import { pollUntil } from '../../support/poll';
@@ -230,7 +231,7 @@ it('the API on the embedded database: hot reads share the pool of 1, long polls 
   } as unknown as NodeJS.WritableStream);
   const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: embedded.url, DATABASE_POOL_MAX: String(embedded.poolMax), LOG_LEVEL: 'info' });
   const db = createPrisma(embedded.url, { poolMax: embedded.poolMax });
-  const app = await buildApp({ config, db, starter: { start: () => Promise.reject(new Error('no starts here')) }, logger });
+  const app = await buildApp({ ...FAMILY_API, config, db, starter: { start: () => Promise.reject(new Error('no starts here')) }, logger });
   try {
     expect(lines).toContainEqual(expect.objectContaining({ msg: `job change feed: polling every ${config.api.jobWait.pollMs} ms`, mode: 'poll' }));
     const { userId, token } = await createUserWithToken(db, 'long-poller');

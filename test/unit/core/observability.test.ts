@@ -12,7 +12,7 @@ import { installAuth } from '../../../src/api/auth';
 import { installObservability } from '../../../src/api/observability';
 import { installProblemHandlers } from '../../../src/api/problem';
 import { CORE_ERRORS } from '../../../src/core/errors';
-import { loadConfig } from '../../../src/config';
+import { loadConfig } from '../../../src/families';
 import { jobMetrics } from '../../../src/core/metrics';
 import { metricsRegistry, renderMetrics } from '../../../src/telemetry/metrics';
 import { createLogger, temporalLogger } from '../../../src/log';

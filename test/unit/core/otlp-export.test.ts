@@ -5,7 +5,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { trace } from '@opentelemetry/api';
-import { loadConfig } from '../../../src/config';
+import { loadConfig } from '../../../src/families';
 import { installProcessTelemetry } from '../../../src/telemetry/process';
 
 it('exports spans to the configured OTLP endpoint with the service name', async () => {
