@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { Prisma, type PrismaClient } from '@prisma/client';
 import { storableText } from '../../core/cause-chain';
+import { maskDeep } from '../../domain/ai-runs/masking';
 import type { AnswerValidator } from '../../services/ai-runs/answer-validation';
 import { failActiveRun, moveAttempt, moveRun, stateOf, type RunState } from '../../services/ai-runs/run-projection';
 
@@ -26,7 +27,9 @@ export interface BeginAttemptResult extends RunState {
   requestId: string;
 }
 
-function versionColumns(v: AttemptVersions | undefined) {
+/** The attempt's version columns (AR-6), masked: they are the runtime's free text. */
+function versionColumns(raw: AttemptVersions | undefined) {
+  const v = maskDeep(raw);
   return {
     backendVersion: v?.backend ?? null,
     agentVersion: v?.agent ?? null,
@@ -38,6 +41,9 @@ function versionColumns(v: AttemptVersions | undefined) {
     knowledgeVersion: v?.knowledge ?? null,
   };
 }
+
+/** The runtime's trace id as stored (masked like any runtime text). */
+const traceIdOf = (call: RuntimeCallResult): string | null => (call.traceId === undefined ? null : maskDeep(call.traceId));
 
 /** The AR projection activities. */
 export function createAiRunActivities({ db, validate }: AiRunActivityDeps) {
@@ -89,13 +95,13 @@ export function createAiRunActivities({ db, validate }: AiRunActivityDeps) {
       return db.$transaction(async (tx) => {
         const now = new Date();
         const ended = checked.ok
-          ? await moveAttempt(tx, args.runId, args.attemptId, 'SUCCEEDED', { latencyMs: args.call.latencyMs, traceId: args.call.traceId ?? null, finishedAt: now, ...versions })
+          ? await moveAttempt(tx, args.runId, args.attemptId, 'SUCCEEDED', { latencyMs: args.call.latencyMs, traceId: traceIdOf(args.call), finishedAt: now, ...versions })
           : await moveAttempt(tx, args.runId, args.attemptId, 'FAILED', {
               errorCode: checked.code,
               errorMessage: 'the runtime answer failed re-validation',
               validationErrors: checked.issues as unknown as Prisma.InputJsonValue,
               latencyMs: args.call.latencyMs,
-              traceId: args.call.traceId ?? null,
+              traceId: traceIdOf(args.call),
               finishedAt: now,
               ...versions,
             });
@@ -142,7 +148,7 @@ export function createAiRunActivities({ db, validate }: AiRunActivityDeps) {
     }): Promise<RunState> {
       return db.$transaction(async (tx) => {
         const now = new Date();
-        const message = storableText(args.message, 2000);
+        const message = args.message; // masked, then cut, by the projection's writes (moveRun, moveAttempt)
         const ended = await moveAttempt(tx, args.runId, args.attemptId, 'FAILED', {
           errorCode: args.code, errorMessage: message, latencyMs: args.latencyMs, finishedAt: now, ...(args.versions ? versionColumns(args.versions) : {}),
         });

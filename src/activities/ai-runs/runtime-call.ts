@@ -3,10 +3,13 @@
  * call runs (a killed worker's attempt ends LEASE_EXPIRED at the heartbeat timeout), hands the
  * runtime the activity's cancellation signal, and maps the client's errors to catalogued failures
  * whose details carry the attempt's code. Scheduled with `maximumAttempts: 1`: one call per attempt.
+ * A failure's message and cause chain are masked (AR-6): Temporal keeps failure messages outside the
+ * payload codec, and the worker logs them.
  */
 import { failure } from '../../core/failures';
 import { withHeartbeat } from '../../core/heartbeat';
 import { AR_FAILURES, type RuntimeFailureDetails } from '../../domain/ai-runs/errors';
+import { maskError, maskSensitive } from '../../domain/ai-runs/masking';
 import type { AiRuntimeCaller, RuntimeCallRequest, RuntimeErrorClassifier } from '../../services/ai-runs/runtime-caller';
 import type { RuntimeCallResult } from '../../domain/ai-runs/contracts';
 
@@ -36,8 +39,8 @@ export function createAiRuntimeActivities({ caller, classify, heartbeatEveryMs =
           ...(info.retryAfterMs !== undefined ? { retryAfterMs: info.retryAfterMs } : {}),
           ...(info.outage ? { outage: true } : {}),
         };
-        return failure(AR_FAILURES, info.retryable ? 'AI_RUNTIME_RETRYABLE' : 'AI_RUNTIME_TERMINAL', info.message, {
-          cause: err instanceof Error ? err : undefined,
+        return failure(AR_FAILURES, info.retryable ? 'AI_RUNTIME_RETRYABLE' : 'AI_RUNTIME_TERMINAL', maskSensitive(info.message), {
+          cause: maskError(err),
           details: [details],
         });
       };

@@ -94,17 +94,28 @@ function fail(type: ScrapeFailureType, message: string, opts: { cause?: Error; s
   return failure(PO_FAILURES, type, message, { cause: opts.cause, details: [details], nextRetryDelay: opts.retryAfterMs });
 }
 
-/** The Temporal failure of an adapter / store / callback error; anything else unchanged. */
-function toScrapeFailure(err: unknown): unknown {
-  if (err instanceof PortalCredentialsInvalidError) return fail('PORTAL_CREDENTIALS_INVALID', err.message);
-  if (err instanceof PortalMarkupUnexpectedError) return fail('PORTAL_MARKUP_UNEXPECTED', err.message);
-  if (err instanceof PortalSessionExpiredError) return fail('PORTAL_SESSION_EXPIRED', err.message);
+/**
+ * `text` with the job's credentials replaced by `***`: a portal's error page or a markup message
+ * may quote the student id or the password, and failure messages reach Temporal's history (outside
+ * the payload codec), the job row and the logs.
+ */
+export function redactCredentials(text: string, credentials: { studentId: string; password: string | null }): string {
+  let out = text;
+  for (const secret of [credentials.password, credentials.studentId]) if (secret && secret.trim().length >= 3) out = out.replaceAll(secret, '***');
+  return out;
+}
+
+/** The Temporal failure of an adapter / store / callback error, its message passed through `redact`; anything else unchanged. */
+function toScrapeFailure(err: unknown, redact: (text: string) => string = (t) => t): unknown {
+  if (err instanceof PortalCredentialsInvalidError) return fail('PORTAL_CREDENTIALS_INVALID', redact(err.message));
+  if (err instanceof PortalMarkupUnexpectedError) return fail('PORTAL_MARKUP_UNEXPECTED', redact(err.message));
+  if (err instanceof PortalSessionExpiredError) return fail('PORTAL_SESSION_EXPIRED', redact(err.message));
   if (err instanceof PortalUnavailableError) {
-    return fail('PORTAL_UNAVAILABLE', err.message, { status: err.details.status, retryAfterMs: err.details.retryAfterMs });
+    return fail('PORTAL_UNAVAILABLE', redact(err.message), { status: err.details.status, retryAfterMs: err.details.retryAfterMs });
   }
-  if (err instanceof ObjectStoreUnavailableError) return fail('RESULT_STORE_UNAVAILABLE', err.message);
-  if (err instanceof CallbackRejected) return fail('CALLBACK_REJECTED', err.message, { status: err.status });
-  if (err instanceof CallbackUnavailable) return fail('CALLBACK_UNAVAILABLE', err.message, { status: err.outage.status, retryAfterMs: err.outage.retryAfterMs });
+  if (err instanceof ObjectStoreUnavailableError) return fail('RESULT_STORE_UNAVAILABLE', redact(err.message));
+  if (err instanceof CallbackRejected) return fail('CALLBACK_REJECTED', redact(err.message), { status: err.status });
+  if (err instanceof CallbackUnavailable) return fail('CALLBACK_UNAVAILABLE', redact(err.message), { status: err.outage.status, retryAfterMs: err.outage.retryAfterMs });
   return err;
 }
 
@@ -132,7 +143,7 @@ export function createPortalScrapeActivities(deps: PortalScrapeActivityDeps): Po
   const { portal, objectStore } = deps.config;
 
   /** Runs `step`, waiting out outages until the attempt's deadline; rethrows the last outage after it. */
-  async function waitingOut<T>(what: string, step: () => Promise<T>, deadline: number, signal: AbortSignal): Promise<T> {
+  async function waitingOut<T>(what: string, step: () => Promise<T>, deadline: number, signal: AbortSignal, redact: (text: string) => string): Promise<T> {
     let wait = backoff.initialMs;
     for (;;) {
       try {
@@ -142,7 +153,7 @@ export function createPortalScrapeActivities(deps: PortalScrapeActivityDeps): Po
         if (!outage || signal.aborted) throw err;
         const delay = Math.min(backoff.maxMs, Math.max(wait, outage.retryAfterMs ?? 0));
         if (Date.now() + delay + ATTEMPT_MARGIN_MS > deadline) throw err;
-        Context.current().log.warn(`${what}: outage, waiting ${delay} ms inside the attempt`, { error: (err as Error).message });
+        Context.current().log.warn(`${what}: outage, waiting ${delay} ms inside the attempt`, { error: redact((err as Error).message) });
         await sleep(delay, undefined, { signal });
         wait = Math.min(backoff.maxMs, wait * 2);
       }
@@ -182,6 +193,7 @@ export function createPortalScrapeActivities(deps: PortalScrapeActivityDeps): Po
       const adapter = Object.hasOwn(adapters, input.portalType) ? adapters[input.portalType] : undefined;
       if (!adapter) throw fail('PORTAL_TYPE_UNKNOWN', `no portal adapter is configured for portal type "${input.portalType}"`);
 
+      const redact = (text: string) => redactCredentials(text, input);
       return withHeartbeat(async (signal) => {
         let result;
         try {
@@ -194,9 +206,10 @@ export function createPortalScrapeActivities(deps: PortalScrapeActivityDeps): Po
               ),
             deadline,
             signal,
+            redact,
           );
         } catch (err) {
-          const mapped = toScrapeFailure(err);
+          const mapped = toScrapeFailure(err, redact);
           if (err instanceof PortalCredentialsInvalidError || err instanceof PortalMarkupUnexpectedError) {
             // A terminal answer: tell the backend through the signed FAILED callback too (best effort;
             // the non-retryable activity failure reaches the workflow in any case).
@@ -204,10 +217,10 @@ export function createPortalScrapeActivities(deps: PortalScrapeActivityDeps): Po
               job_id: input.jobId,
               status: 'FAILED',
               error_code: err.code,
-              error_message: cutCodePoints(err.message, MAX_ERROR_MESSAGE),
+              error_message: cutCodePoints(redact(err.message), MAX_ERROR_MESSAGE),
             };
-            await waitingOut('failure callback', () => postCallback(input.callbackUrl, body, attempt, signal), deadline, signal).catch((cbErr: unknown) => {
-              ctx.log.warn('failure callback not delivered', { jobId: input.jobId, error: (cbErr as Error).message });
+            await waitingOut('failure callback', () => postCallback(input.callbackUrl, body, attempt, signal), deadline, signal, redact).catch((cbErr: unknown) => {
+              ctx.log.warn('failure callback not delivered', { jobId: input.jobId, error: redact((cbErr as Error).message) });
             });
           }
           throw mapped;
@@ -216,7 +229,7 @@ export function createPortalScrapeActivities(deps: PortalScrapeActivityDeps): Po
         ctx.heartbeat({ step: 'store' });
         const key = portalResultKey(objectStore.prefix, input.jobId, attempt);
         const bytes = Buffer.from(JSON.stringify(snakeizeKeys(result)), 'utf8');
-        const { sha256 } = await waitingOut('store result', () => deps.store.put(key, bytes, 'application/json'), deadline, signal);
+        const { sha256 } = await waitingOut('store result', () => deps.store.put(key, bytes, 'application/json'), deadline, signal, redact);
 
         ctx.heartbeat({ step: 'callback' });
         const body: ScrapeCallbackBody = {
@@ -227,10 +240,10 @@ export function createPortalScrapeActivities(deps: PortalScrapeActivityDeps): Po
           result_sha256: sha256,
           scraped_at: result.scrapedAt,
         };
-        await waitingOut('callback', () => postCallback(input.callbackUrl, body, attempt, signal), deadline, signal);
+        await waitingOut('callback', () => postCallback(input.callbackUrl, body, attempt, signal), deadline, signal, redact);
         ctx.log.info('scrape stored and reported', { jobId: input.jobId, attempt, key, bytes: bytes.byteLength });
         return { resultKey: key, sha256, attempt };
-      }, toScrapeFailure);
+      }, (err) => toScrapeFailure(err, redact));
     },
   };
 }

@@ -1,8 +1,9 @@
 /**
  * What PostgreSQL may hold of an HR request (AR-6): the masked text and a keyed hash of the raw
  * text, never the raw text. {@link maskSensitive} masks phone numbers (`010-****-****`), e-mail
- * addresses (`j***@example.com`), resident registration numbers (`******-*******`) and account
- * numbers (every digit starred) and cuts by code point; {@link keyedInputHash} is HMAC-SHA256 with a
+ * addresses (`j***@example.com`), resident registration numbers (`******-*******`), card and account
+ * numbers (every digit starred) and cuts by code point; {@link maskDeep} and {@link maskError} apply
+ * it to every value derived from the input (a candidate's slots, a message, an error chain); {@link keyedInputHash} is HMAC-SHA256 with a
  * server key (a bare SHA-256 of a short text is guessable by trying candidate texts). Uses
  * node:crypto: not for workflow code (the detection itself lives in sensitive.ts).
  */
@@ -29,6 +30,7 @@ function maskSpan(text: string, span: SensitiveSpan): string {
       return `${first}***${s.slice(at)}`;
     }
     case 'RRN':
+    case 'CARD_NUMBER':
     case 'ACCOUNT_NUMBER':
       return s.replace(/\d/g, '*');
   }
@@ -54,6 +56,34 @@ export function maskSensitive(text: string, options: { maxCodePoints?: number } 
   const cut = cutCodePoints(out, max);
   if (cut.length === out.length) return out;
   return cutCodePoints(out, max - 1) + ELLIPSIS;
+}
+
+/**
+ * `value` with {@link maskSensitive} applied to every string in it, at any depth (arrays and plain
+ * objects; keys are kept, other values returned as they are). What AR-6 asks of anything derived
+ * from a run's input before it is stored, returned or logged: slots, titles, messages.
+ */
+export function maskDeep<T>(value: T): T {
+  if (typeof value === 'string') return maskSensitive(value) as T;
+  if (Array.isArray(value)) return value.map((v: unknown) => maskDeep(v)) as T;
+  if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskDeep(v)])) as T;
+  }
+  return value;
+}
+
+/**
+ * A copy of `err` and its `cause` chain (at most 8 deep) with every message and stack masked
+ * ({@link maskSensitive}), names kept: the error a failure may carry into Temporal's history and
+ * into log lines, where failure messages are not encrypted by the payload codec. Non-errors → undefined.
+ */
+export function maskError(err: unknown, depth = 0): Error | undefined {
+  if (!(err instanceof Error) || depth >= 8) return undefined;
+  const cause = maskError(err.cause, depth + 1);
+  const copy = new Error(maskSensitive(err.message), cause ? { cause } : undefined);
+  copy.name = err.name;
+  copy.stack = err.stack === undefined ? undefined : maskSensitive(err.stack);
+  return copy;
 }
 
 /**

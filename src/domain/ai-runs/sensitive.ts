@@ -1,16 +1,16 @@
 /**
  * Detection of sensitive data in free text (AR-6, AR-9): phone numbers (Korean mobile, landline,
- * +82), e-mail addresses, Korean resident registration numbers (주민등록번호) and bank account
- * numbers. Used by masking (what PostgreSQL stores) and by the AR-9 guards (what a candidate may
+ * +82), e-mail addresses, Korean resident registration numbers (주민등록번호), payment card numbers
+ * (grouped by spaces or hyphens, or one run of digits; Luhn-valid) and bank account numbers. Used by masking (what PostgreSQL stores) and by the AR-9 guards (what a candidate may
  * carry into a field that would be sent). Pure, no imports: safe in workflow code.
  *
  * Spans are UTF-16 code unit offsets `[start, end)` into the scanned text; they never overlap and
  * come in text order. A span is matched by the first kind that claims it, in the order e-mail,
- * RRN, phone, account (so `010-1234-5678` is a phone, never an account number).
+ * RRN, phone, card, account (so `010-1234-5678` is a phone, never an account number).
  */
 
 /** Kinds of sensitive data, stable names used in guard findings. */
-export const SENSITIVE_KINDS = ['EMAIL', 'RRN', 'PHONE', 'ACCOUNT_NUMBER'] as const;
+export const SENSITIVE_KINDS = ['EMAIL', 'RRN', 'PHONE', 'CARD_NUMBER', 'ACCOUNT_NUMBER'] as const;
 export type SensitiveKind = (typeof SENSITIVE_KINDS)[number];
 
 /** One sensitive span of a text. */
@@ -26,11 +26,24 @@ const PATTERNS: Record<SensitiveKind, RegExp> = {
   RRN: /(?<![\d-])\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])[ -]?[1-8]\d{6}(?![\d-])/g,
   // 010-1234-5678, 01012345678, 010 1234 5678, +82 10-1234-5678, 02-123-4567, 031-123-4567, 070-…
   PHONE: /(?<![\d+-])(?:\+82[ -]?(?:0?1[016789]|0?[2-6]\d?|0?70)|01[016789]|02|0[3-6][1-5]|070)[ .-]?\d{3,4}[ .-]?\d{4}(?![\d-])/g,
+  // 4-4-4-4 (4-4-4-4-3), 4-6-5 (15-digit cards) with spaces or hyphens, or 13-19 digits in one run.
+  CARD_NUMBER: /(?<![\d-])(?:\d{4}(?:([ -])\d{4}(?:\1\d{4}){2}(?:\1\d{3})?|([ -])\d{6}\2\d{5})|\d{13,19})(?![\d-])/g,
   // Hyphenated digit groups or a run of digits with 10-16 digits in all (checked below).
   ACCOUNT_NUMBER: /(?<![\d-])(?:\d{2,6}(?:-\d{2,7}){1,4}|\d{10,16})(?![\d-])/g,
 };
 
 const ACCOUNT_MIN_DIGITS = 10;
+
+/** Luhn checksum of a digit string (ISO/IEC 7812): what tells a card number from other digit runs. */
+function luhnValid(digits: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
+    if (i % 2 === 1) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
+    sum += d;
+  }
+  return sum % 10 === 0;
+}
 const ACCOUNT_MAX_DIGITS = 16;
 
 /**
@@ -41,7 +54,7 @@ const ACCOUNT_MAX_DIGITS = 16;
 export function findSensitive(text: string): SensitiveSpan[] {
   const spans: SensitiveSpan[] = [];
   const overlaps = (start: number, end: number) => spans.some((s) => start < s.end && s.start < end);
-  for (const kind of ['EMAIL', 'RRN', 'PHONE', 'ACCOUNT_NUMBER'] as const) {
+  for (const kind of SENSITIVE_KINDS) {
     for (const m of text.matchAll(PATTERNS[kind])) {
       const start = m.index;
       const end = start + m[0].length;
@@ -49,6 +62,7 @@ export function findSensitive(text: string): SensitiveSpan[] {
         const digits = m[0].replace(/\D/g, '').length;
         if (digits < ACCOUNT_MIN_DIGITS || digits > ACCOUNT_MAX_DIGITS) continue;
       }
+      if (kind === 'CARD_NUMBER' && !luhnValid(m[0].replace(/\D/g, ''))) continue;
       if (!overlaps(start, end)) spans.push({ kind, start, end });
     }
   }

@@ -4,11 +4,13 @@
  * versions, the attempt's requestId), the guards on each candidate (lost key values, sensitive data
  * in a sendable field → findings, `blocked`) and the outcome rule (NEEDS_INFO / REVIEW_REQUIRED:
  * never FAILED for ambiguity or missing slots), or the validation issues that make the attempt
- * FAILED. Pure.
+ * FAILED. The guards read the raw values; what is kept of a candidate (title, slots, findings) is
+ * masked (AR-6: a blocked candidate stores `010-****-****`, never the number). Pure.
  */
 import type { AttemptVersions } from '../../domain/ai-runs/contracts';
 import { parseRuntimeAnswer } from '../../domain/ai-runs/contract';
 import { guardCandidates, type GuardFinding } from '../../domain/ai-runs/guards';
+import { maskDeep, maskSensitive } from '../../domain/ai-runs/masking';
 import { analysisOutcome } from '../../domain/ai-runs/outcome';
 
 /** AR-9 a guard finding on a candidate (lost key value, sensitive data in a sendable field …). */
@@ -18,7 +20,7 @@ export interface CandidateFinding {
   path?: string | undefined;
 }
 
-/** A candidate as stored (ai_candidates). */
+/** A candidate as stored (ai_candidates): its title and every string of its slots masked (AR-6). */
 export interface StorableCandidate {
   taskType: string;
   title: string;
@@ -55,21 +57,21 @@ function findingOf(f: GuardFinding): CandidateFinding {
 /** The validator of the `ai-run/v1` contract and the HR workflow catalog. */
 export const validateRuntimeAnswer: AnswerValidator = (raw, ctx) => {
   const parsed = parseRuntimeAnswer(raw, { requestId: ctx.requestId });
-  if (!parsed.ok) return { ok: false, code: parsed.code, issues: parsed.issues };
+  if (!parsed.ok) return { ok: false, code: parsed.code, issues: maskDeep(parsed.issues) };
   const { answer } = parsed;
   const guards = guardCandidates({ text: ctx.text, referenceTime: ctx.referenceTime }, answer.candidates);
   const candidates = answer.candidates.map((c, i) => {
     const g = guards[i] ?? { findings: [], blocked: false };
     return {
       taskType: c.taskType,
-      title: c.title,
-      slots: c.slots as Record<string, unknown>,
+      title: maskSensitive(c.title),
+      slots: maskDeep(c.slots) as Record<string, unknown>,
       missingSlots: c.missingSlots,
       confidence: c.confidence,
-      validationErrors: g.findings.map(findingOf),
+      validationErrors: maskDeep(g.findings.map(findingOf)),
       blocked: g.blocked,
     };
   });
   const { outcome } = analysisOutcome({ ambiguity: answer.ambiguity, candidates: answer.candidates.map((c, i) => ({ ...c, blocked: candidates[i]!.blocked })) });
-  return { ok: true, outcome, candidates, versions: answer.versions };
+  return { ok: true, outcome, candidates, versions: maskDeep(answer.versions) };
 };

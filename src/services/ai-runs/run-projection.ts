@@ -5,6 +5,12 @@
 import type { Prisma, PrismaClient } from '@prisma/client';
 import { guardedTransition, transitionGuard } from '../../core/guarded-transition';
 import { AI_ATTEMPT_STATES, AI_RUN_STATES, type AiAttemptStatus, type AiRunStatus, type RunTransitionActor } from '../../domain/ai-runs/run-state';
+import { storableMessage } from './input-protection';
+
+/** AR-6: an update's `errorMessage` as stored: masked and cut ({@link storableMessage}); every write of the projection passes here. */
+function withStorableMessage<T extends { errorMessage?: unknown }>(data: T): T {
+  return typeof data.errorMessage === 'string' ? { ...data, errorMessage: storableMessage(data.errorMessage) } : data;
+}
 
 /** A transition's answer: the run's status (and error code) after the call. */
 export interface RunState {
@@ -37,7 +43,7 @@ export async function moveRun(
     to,
     actor: guard.actor,
     from: guard.from,
-    write: (from) => db.aiRun.updateMany({ where: { ...guard.where, id: runId, status: { in: from } }, data: { ...data, status: to, version: { increment: 1 } } }),
+    write: (from) => db.aiRun.updateMany({ where: { ...guard.where, id: runId, status: { in: from } }, data: { ...withStorableMessage(data), status: to, version: { increment: 1 } } }),
     read: () => db.aiRun.findUnique({ where: { id: runId }, select: { status: true } }),
   });
   return r.changed;
@@ -53,7 +59,7 @@ export async function moveAttempt(
 ): Promise<boolean> {
   const r = await guardedTransition(AI_ATTEMPT_STATES, {
     to,
-    write: (from) => db.aiAttempt.updateMany({ where: { id: attemptId, runId, status: { in: from } }, data: { ...data, status: to } }),
+    write: (from) => db.aiAttempt.updateMany({ where: { id: attemptId, runId, status: { in: from } }, data: { ...withStorableMessage(data), status: to } }),
     read: () => db.aiAttempt.findUnique({ where: { id: attemptId }, select: { status: true } }),
   });
   return r.changed;
@@ -66,12 +72,13 @@ export async function moveAttempt(
 export async function failActiveRun(db: PrismaClient, runId: string, code: string, message: string): Promise<RunState> {
   return db.$transaction(async (tx) => {
     const now = new Date();
-    const moved = await moveRun(tx, runId, 'FAILED', { nextAttemptAt: null, errorCode: code, errorMessage: message, finishedAt: now });
+    const stored = storableMessage(message);
+    const moved = await moveRun(tx, runId, 'FAILED', { nextAttemptAt: null, errorCode: code, errorMessage: stored, finishedAt: now });
     if (moved) {
       // Set-based: whichever attempt of the run is still in flight (there may be none).
       await tx.aiAttempt.updateMany({
         where: { runId, status: { in: transitionGuard(AI_ATTEMPT_STATES, 'FAILED') } },
-        data: { status: 'FAILED', errorCode: code, errorMessage: message, finishedAt: now },
+        data: { status: 'FAILED', errorCode: code, errorMessage: stored, finishedAt: now },
       });
     }
     return stateOf(tx, runId);

@@ -16,6 +16,7 @@ import { verify } from '../../../src/crypto/callback-signature';
 import { parseScrapeResult } from '../../../src/domain/portal/result';
 import { getFreePort } from '../../../src/dev/temporal-server';
 import { ObjectNotFoundError } from '../../../src/storage/object-store';
+import { PortalMarkupUnexpectedError, PortalUnavailableError } from '../../../src/services/portal/adapters/types';
 import { portalResultKey, type ScrapePortalInput, type ScrapePortalOutput } from '../../../src/domain/portal/contracts';
 import { pollUntil } from '../../support/poll';
 import { startPortalEmulator, type PortalEmulator } from '../../support/portal-emulator';
@@ -168,6 +169,37 @@ describe('scrapePortal activity (emulator + moto + callback receiver)', () => {
     expect(cb!.body).toMatchObject({ job_id: inp.jobId, status: 'FAILED', error_code: 'PORTAL_CREDENTIALS_INVALID', error_message: expect.any(String) });
     expect(cb!.raw.toString()).not.toContain('not-the-password');
     await expect(store.get(`${config.objectStore.prefix}${inp.jobId}/1.json`)).rejects.toBeInstanceOf(ObjectNotFoundError);
+  });
+
+  it('the student id and password quoted by a portal message reach neither the failure, the callback nor the log', async () => {
+    const inp = input({ studentId: '20231234', password: 'pw-Secret!42' });
+    const quoting = (c: { studentId: string; password: string }) => `suwon portal: profile shows ${c.studentId}, password ${c.password} rejected`;
+    let calls = 0;
+    const adapters = {
+      suwon: {
+        type: 'suwon',
+        async scrape(c: { studentId: string; password: string }): Promise<never> {
+          calls += 1;
+          if (calls === 1) throw new PortalUnavailableError(quoting(c), { status: 503 });
+          throw new PortalMarkupUnexpectedError(quoting(c));
+        },
+      },
+    };
+    const lines: string[] = [];
+    const e = new MockActivityEnvironment(
+      { attempt: 1, startToCloseTimeoutMs: 60_000, currentAttemptScheduledTimestampMs: Date.now() },
+      { logger: new DefaultLogger('DEBUG', (entry) => lines.push(`${entry.message} ${JSON.stringify(entry.meta ?? {})}`)) },
+    );
+    const f = await failureOf(e.run(createPortalScrapeActivities({ config, store, adapters, outageBackoff: { initialMs: 10, maxMs: 10 } }).scrapePortal, inp));
+    expect(f.type).toBe('PORTAL_MARKUP_UNEXPECTED');
+    expect(f.message).toBe('suwon portal: profile shows ***, password *** rejected');
+    const [cb] = callbacksFor(inp.jobId);
+    expect(cb!.body).toMatchObject({ status: 'FAILED', error_message: 'suwon portal: profile shows ***, password *** rejected' });
+    expect(lines.some((l) => l.includes('outage'))).toBe(true); // the outage was logged, redacted
+    for (const text of [JSON.stringify(f), f.message, cb!.raw.toString('utf8'), ...lines]) {
+      expect(text).not.toContain('20231234');
+      expect(text).not.toContain('pw-Secret!42');
+    }
   });
 
   it('a maintenance window shorter than the attempt is waited out inside it: the scrape completes', async () => {

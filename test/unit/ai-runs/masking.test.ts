@@ -3,8 +3,8 @@
  * code point, and a keyed HMAC-SHA256 hash, never a bare SHA-256.
  */
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { keyedInputHash, maskSensitive } from '../../../src/domain/ai-runs/masking';
-import { findSensitive } from '../../../src/domain/ai-runs/sensitive';
+import { keyedInputHash, maskDeep, maskError, maskSensitive } from '../../../src/domain/ai-runs/masking';
+import { findSensitive, sensitiveKinds } from '../../../src/domain/ai-runs/sensitive';
 
 describe('maskSensitive', () => {
   it.each([
@@ -56,6 +56,41 @@ describe('maskSensitive', () => {
 
   it('rejects a non-positive maxCodePoints', () => {
     expect(() => maskSensitive('x', { maxCodePoints: 0 })).toThrow(RangeError);
+  });
+});
+
+describe('card numbers', () => {
+  it.each([
+    ['card 4111 1111 1111 1111 thanks', 'card **** **** **** **** thanks'],
+    ['카드 5500-0000-0000-0004', '카드 ****-****-****-****'],
+    ['amex 3782 822463 10005', 'amex **** ****** *****'],
+    ['pan 4012888888881881', 'pan ****************'],
+  ])('%s', (text, masked) => {
+    expect(sensitiveKinds(text)).toEqual(['CARD_NUMBER']);
+    expect(maskSensitive(text)).toBe(masked);
+  });
+
+  it('a digit run that fails the Luhn check is no card number', () => {
+    expect(sensitiveKinds('4111 1111 1111 1112')).toEqual([]);
+  });
+});
+
+describe('maskDeep and maskError', () => {
+  it('masks every string at any depth and keeps keys, numbers and shapes', () => {
+    const value = { newAddress: 'Seoul 12, call 010-1234-5678', period: { start: '2026-12-01', end: '2026-12-02' }, days: 3, notes: ['a@b.co', null] };
+    expect(maskDeep(value)).toEqual({ newAddress: 'Seoul 12, call 010-****-****', period: { start: '2026-12-01', end: '2026-12-02' }, days: 3, notes: ['a***@b.co', null] });
+    expect(value.newAddress).toBe('Seoul 12, call 010-1234-5678'); // a copy
+  });
+
+  it('masks the message and stack of an error and of its causes, names kept', () => {
+    // JSON.parse quotes the start of a bad body, which may echo the input
+    const parseError = new SyntaxError('Unexpected token \'c\', "call 010-1234-5678" is not valid JSON');
+    const masked = maskError(new Error('malformed answer', { cause: parseError }))!;
+    expect(masked.message).toBe('malformed answer');
+    const cause = masked.cause as Error;
+    expect(cause.name).toBe('SyntaxError');
+    expect(`${cause.message} ${cause.stack ?? ''}`).not.toContain('1234-5678');
+    expect(maskError('not an error')).toBeUndefined();
   });
 });
 
