@@ -59,7 +59,8 @@ const caller: AiRuntimeCaller = {
 
 beforeAll(async () => {
   // The workers' log lines (activity and worker logs) through the project's pino bridge, captured.
-  Runtime.instance().logger = temporalLogger(createLogger('debug', 'worker', logs.stream));
+  // (The SDK's documented way to set its logger after Runtime.install: assign Runtime.logger.)
+  Object.assign(Runtime.instance(), { logger: temporalLogger(createLogger('debug', 'worker', logs.stream)) });
   stack = await startStack({ aiWorker: false, aiRunsWorker: false, logger: createLogger('debug', 'api', logs.stream) });
   await stack.startAiRunsWorker(createAiRuntimeActivities({ caller, classify: classifyRuntimeError, heartbeatEveryMs: 200 }));
   co = await companyWithMembers(stack);

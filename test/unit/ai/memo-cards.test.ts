@@ -10,6 +10,8 @@ import { explainStudyQuestionLocally } from '../../../src/ai/study/extractive/ex
 import { extractMemoCardsLocally } from '../../../src/ai/study/extractive/memo-cards';
 import { MemoCardBatchSchema, extractionPassages, type MemoCard, type MemoCardExtractionInput } from '../../../src/domain/study/cards';
 import { guardMemoCards } from '../../../src/domain/study/guards';
+import { memoCardKey } from '../../../src/domain/study/keys';
+import { textSentences } from '../../../src/ai/extractive/key-terms';
 
 const EN = `A partial index is an index built over a subset of a table's rows. PostgreSQL stores table and index data in pages of 8 kB. The planner can use a partial index only when the query's WHERE clause implies the index predicate. Index types in PostgreSQL include B-tree, hash, GiST, and GIN.
 
@@ -84,6 +86,34 @@ describe('extractMemoCardsLocally', () => {
     expect(extractMemoCardsLocally(input(EN))).toEqual(extractMemoCardsLocally(input(EN)));
     expect(extractMemoCardsLocally(input('Hmm.')).cards).toEqual([]);
     await expect(createStudyAi(createLocalAiProvider()).extractMemoCards(input('   '))).rejects.toMatchObject({ code: 'BAD_REQUEST', retryable: false });
+  });
+});
+
+/** Prose whose sentences share key terms, so a ranking over the whole text would tie them together. */
+const PROSE = `The planner estimates the cost of every candidate plan from table statistics. Statistics are gathered by ANALYZE and stored in the catalog. A stale statistic makes the planner misjudge how many rows a filter keeps. The executor then runs the cheapest plan and streams rows to the client. Parallel workers split a sequential scan across several processes. The planner refuses parallel plans inside a serializable transaction.`;
+
+describe('card identity follows its own sentence', () => {
+  /** `text` with `sentence` edited (a word changed and a clause added). */
+  const edit = (text: string, sentence: string): string => {
+    const korean = /[\uac00-\ud7a3]/.test(sentence);
+    const changed = korean ? `${sentence.replace(/[.。]$/u, '')} 그리고 이 문장은 바뀌었다.` : `${sentence.replace(/\.$/, '')}, which the manual explains in detail.`;
+    return text.replace(sentence, changed);
+  };
+
+  test.each([
+    ['English prose', PROSE, 'How does the planner choose a plan?'],
+    ['English facts', EN, 'Explain the topic.'],
+    ['Korean', KO, '교착 상태를 설명하라.'],
+  ])('%s: editing each sentence in turn keeps the other sentences’ cards, key and content', (_name, text, question) => {
+    const before = extractMemoCardsLocally(input(text, { question, maxCards: 40 })).cards;
+    expect(before.length).toBeGreaterThan(2);
+    const sentences = textSentences(text);
+    for (const sentence of sentences) {
+      const after = extractMemoCardsLocally(input(edit(text, sentence), { question, maxCards: 40 })).cards;
+      const afterKeys = new Map(after.map((c) => [memoCardKey(c), c]));
+      const others = before.filter((c) => c.evidence.every((e) => !e.quote.includes(sentence) && !sentence.includes(e.quote)));
+      for (const card of others) expect({ edited: sentence, card: afterKeys.get(memoCardKey(card)) }).toEqual({ edited: sentence, card });
+    }
   });
 });
 

@@ -237,15 +237,30 @@ function enumerationCard(lead: string, items: string[], quote: string, korean: b
 }
 
 /**
+ * A fill-up cloze of `sentence` on its best key term, ranked within the sentence alone (with the
+ * question's title as the only other text): a card's blank, and so its identity, never moves when
+ * another sentence of the explanation changes.
+ */
+function keyTermCloze(sentence: string, title: string): MemoCard | undefined {
+  const [prepared] = prepareTexts([{ id: 'sentence', title, summary: '', content: sentence }]);
+  const own = prepared ? statementSentences(prepared)[0] : undefined;
+  if (!prepared || !own) return undefined;
+  const q = blankKeyTerm(prepared, own, new Set());
+  if (!q || q.question.indexOf(BLANK) !== q.question.lastIndexOf(BLANK) || !isFillTerm(q.answer)) return undefined;
+  return { kind: 'cloze', clozeText: q.question.replaceAll(BLANK, `{{c1::${q.answer}}}`), evidence: evidence(own.text) };
+}
+
+/**
  * ST-5 local extraction: candidates in priority order (definitions, enumerations, numeric facts,
- * statements, then key-term clozes up to a third of the limit), each kept only when the card guards
- * pass it and its key is new, at most `cardLimit(input)` cards. Answers are validated with
+ * statements, then key-term clozes up to a third of the limit), each group in document order, each
+ * kept only when the card guards pass it and its key is new, at most `cardLimit(input)` cards. Every
+ * card is made of its own sentence (or list) alone, so an edit of one sentence leaves the cards of
+ * the others as they were; only the card budget (the limit, the fill-up share) is shared. Answers are validated with
  * `MemoCardBatchSchema`. Input read as NFC.
  */
 export function extractMemoCardsLocally(raw: MemoCardExtractionInput): MemoCardBatch {
   const input = { ...raw, explanation: raw.explanation.normalize('NFC') };
   const passages = extractionPassages(input);
-  const korean = isKoreanText(input.explanation);
   const sents = textSentences(input.explanation).filter((s) => s.length <= SENTENCE_MAX && !NO_MATERIAL_SENTENCES.has(s));
   const candidates: Candidate[] = [];
   const add = (group: Group, order: number, card: MemoCard | undefined) => card && candidates.push({ group, order, card });
@@ -257,18 +272,14 @@ export function extractMemoCardsLocally(raw: MemoCardExtractionInput): MemoCardB
     if (inline) add('enumeration', order, { kind: 'basic', cue: `${inline.lead} …?`, answer: inline.items.join('; '), evidence: evidence(s) });
     add('numeric', order, numericCloze(s));
   });
-  enumerations(input.explanation).forEach((e, order) => add('enumeration', order, enumerationCard(e.lead, e.items, e.quote, korean)));
+  enumerations(input.explanation).forEach((e, order) => add('enumeration', order, enumerationCard(e.lead, e.items, e.quote, isKoreanText(e.quote))));
 
   const limit = cardLimit(input);
-  const [prepared] = prepareTexts([{ id: 'explanation', title: input.topic?.trim() || input.question, summary: '', content: input.explanation }]);
-  if (prepared) {
-    const used = new Set<string>();
-    statementSentences(prepared).forEach((sentence, order) => {
-      if (NO_MATERIAL_SENTENCES.has(sentence.text)) return;
-      const q = blankKeyTerm(prepared, sentence, used);
-      if (q && q.question.indexOf(BLANK) === q.question.lastIndexOf(BLANK) && isFillTerm(q.answer)) add('fill', order, { kind: 'cloze', clozeText: q.question.replaceAll(BLANK, `{{c1::${q.answer}}}`), evidence: evidence(sentence.text) });
-    });
-  }
+  const title = input.topic?.trim() || input.question;
+  sents.forEach((sentence, order) => {
+    const fill = keyTermCloze(sentence, title);
+    if (fill) add('fill', order, fill);
+  });
 
   const rank: Record<Group, number> = { definition: 0, enumeration: 1, numeric: 2, statement: 3, fill: 4 };
   candidates.sort((a, b) => rank[a.group] - rank[b.group] || a.order - b.order);
