@@ -8,6 +8,7 @@ import { log as activityLog } from '@temporalio/activity';
 import type { PrismaClient } from '@prisma/client';
 import type { StudyAi } from '../../ai/study';
 import { toAiFailure } from '../../ai/failures';
+import { NO_BOILERPLATE } from '../../domain/study/relevance';
 import type { StudyConfig as Config } from '../../config/study';
 import { failure } from '../../core/failures';
 import { heartbeat, withHeartbeat } from '../../core/heartbeat';
@@ -17,7 +18,7 @@ import { ST_FAILURES, type ExtractionErrorCode } from '../../domain/study/errors
 import { batchVerdict, guardMemoCards } from '../../domain/study/guards';
 import { pollSources, stalePendingJobs, type EnqueuedJob } from '../../services/study/enqueue';
 import { abandonJob, beginAttempt, failAttempt, skipAttempt, type BeginResult, type JobState } from '../../services/study/jobs';
-import { loadSource, notReadyReason, retrieveRelated } from '../../services/study/sources';
+import { loadSource, notReadyReason, relatedDistanceOf, retrieveRelated } from '../../services/study/sources';
 import { supersedeCards, type CardToStore, type SupersedeResult } from '../../services/study/supersede';
 import { extractInputOf } from '../../services/study/start';
 import { STUDY_CARD_EXTRACT_JOB_TYPE, type StudyCardExtractInput, type StudyCardPollInput, type StudySourceKind } from '../../domain/study/contracts';
@@ -25,8 +26,8 @@ import { STUDY_CARD_EXTRACT_JOB_TYPE, type StudyCardExtractInput, type StudyCard
 /** Dependencies of the `study-cards` activities. */
 export interface StudyCardActivityDeps {
   db: PrismaClient;
-  /** The study port's embedding and memo-card methods (src/ai/study, either provider). */
-  ai: Pick<StudyAi, 'embed' | 'extractMemoCards'>;
+  /** The study port's embedding and memo-card methods (src/ai/study, either provider); its embedding model sets the retrieval score's unit. */
+  ai: Pick<StudyAi, 'embed' | 'extractMemoCards'> & Partial<Pick<StudyAi, 'embeddingModel'>>;
   config: Config;
 }
 
@@ -128,7 +129,10 @@ export function createStudyCardActivities({ db, ai, config }: StudyCardActivityD
       return withHeartbeat(async (signal) => {
         const [query] = await ai.embed([`${source.question}\n${source.explanation}`], signal);
         heartbeat();
-        const related = query ? await retrieveRelated(db, source, query, { limit: extract.retrievalLimit, scanLimit: extract.retrievalScanLimit }) : [];
+        const retrieved = query
+          ? await retrieveRelated(db, source, query, { limit: extract.retrievalLimit, scanLimit: extract.retrievalScanLimit, relatedDistance: relatedDistanceOf(ai.embeddingModel) })
+          : { passages: [], boilerplate: NO_BOILERPLATE, belowFloor: 0 };
+        const related = retrieved.passages;
         const request: MemoCardExtractionInput = {
           topic: source.topicName,
           question: source.question,
@@ -143,10 +147,15 @@ export function createStudyCardActivities({ db, ai, config }: StudyCardActivityD
           where: { userId: source.userId, deletedAt: null, NOT: { sourceKind: source.kind, sourceId: source.id } },
           select: { normalizedKey: true },
         });
-        const outcome = guardMemoCards({ cards: batch.cards, passages: extractionPassages(request), liveKeys: liveOthers.map((c) => c.normalizedKey) });
+        const outcome = guardMemoCards({
+          cards: batch.cards,
+          passages: extractionPassages(request),
+          liveKeys: liveOthers.map((c) => c.normalizedKey),
+          relevance: { passageScores: new Map(related.map((p) => [p.ref, p.score])), boilerplate: retrieved.boilerplate },
+        });
         const verdict = batchVerdict(outcome, batch.cards.length);
         const dropped = Object.fromEntries(Object.entries(outcome.droppedByReason).filter(([, n]) => n > 0));
-        activityLog.info('memo cards extracted', { jobId: args.jobId, returned: batch.cards.length, kept: outcome.kept.length, dropped });
+        activityLog.info('memo cards extracted', { jobId: args.jobId, returned: batch.cards.length, kept: outcome.kept.length, dropped, contextBelowFloor: retrieved.belowFloor });
         return {
           cards: outcome.kept.map((k) => toStoredCard(k.card, k.key)),
           returned: batch.cards.length,

@@ -12,12 +12,12 @@ import { failure } from '../../core/failures';
 import { withHeartbeat } from '../../core/heartbeat';
 import { ST_FAILURES } from '../../domain/study/errors';
 import { writeExplanation } from '../../services/study/questions';
-import { retrieveRelated } from '../../services/study/sources';
+import { relatedDistanceOf, retrieveRelated } from '../../services/study/sources';
 import { completeWith } from '../core/jobs';
 
 /** Dependencies of the `ai`-queue explanation activity. */
 export interface StudyExplanationAiDeps {
-  ai: Pick<StudyAi, 'explainStudyQuestion' | 'embed'>;
+  ai: Pick<StudyAi, 'explainStudyQuestion' | 'embed'> & Partial<Pick<StudyAi, 'embeddingModel'>>;
   db: PrismaClient;
   /** Read when the activity runs: the retrieval limits `study.extract.retrievalLimit` / `retrievalScanLimit` (ST_RETRIEVAL_*). */
   config: Pick<Config, 'study'>;
@@ -41,15 +41,17 @@ export function createStudyExplanationAiActivities({ ai, db, config }: StudyExpl
       if (!q) throw failure(ST_FAILURES, 'STUDY_QUESTION_NOT_FOUND', `study question ${args.questionId} not found`);
       return withHeartbeat(async (signal) => {
         const [probe] = await ai.embed([`${q.topic.name}\n${q.question}\n${q.userAnswer ?? ''}`], signal);
-        const related = probe
+        const retrieved = probe
           ? await retrieveRelated(db, { kind: 'study_question', id: q.id, userId: q.userId }, probe, {
             limit: config.study.extract.retrievalLimit,
             scanLimit: config.study.extract.retrievalScanLimit,
             maxChars: EXPLANATION_CONTEXT_CHARS,
             // The user's source material only: other questions' explanations are derived from it already.
             kinds: ['knowledge_card'],
+            relatedDistance: relatedDistanceOf(ai.embeddingModel),
           })
-          : [];
+          : undefined;
+        const related = retrieved?.passages ?? [];
         const input = { topic: q.topic.name, question: q.question, userAnswer: q.userAnswer, related: related.map((p) => ({ ref: p.ref, text: p.text })) };
         const { explanation } = await ai.explainStudyQuestion(input, signal);
         const [embedding] = await ai.embed([`${q.question}\n${explanation}`], signal);

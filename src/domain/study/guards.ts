@@ -4,6 +4,9 @@
  * - `no_content`: its cue, answer or cloze text has no letter or digit once normalised;
  * - `evidence_not_in_source`: an evidence quote is not found in the passage it names (compared
  *   after {@link normaliseText}, so case, white space and punctuation may differ);
+ * - `evidence_off_topic` (when the input has a relevance context): no evidence quote is relevant to
+ *   the question — its passage's retrieval score, scored down by how much of the quote is
+ *   boilerplate recurring across the user's documents, is under the floor (./relevance);
  * - `number_not_in_evidence`: a number of the card (digits, decimals, percentages, Korean numerals;
  *   see ./numbers) does not appear in the card's evidence quotes;
  * - `answer_leak`: the answer can be read off the prompt: a basic card's answer in its cue, a cloze
@@ -19,13 +22,14 @@ import { type EvidenceQuote, type MemoCard, type StudySourcePassage, clozeFront,
 import { memoCardKey } from './keys';
 import { containsPhrase, foldText, normaliseText } from './normalise';
 import { unbackedNumbers } from './numbers';
+import { evidenceRelevance, RELEVANCE_FLOOR, type RelevanceContext } from './relevance';
 
 /** Why a card was dropped, in the order the guards check. */
-export const DROP_REASONS = ['no_content', 'evidence_not_in_source', 'number_not_in_evidence', 'answer_leak', 'duplicate_in_batch', 'duplicate_of_live'] as const;
+export const DROP_REASONS = ['no_content', 'evidence_not_in_source', 'evidence_off_topic', 'number_not_in_evidence', 'answer_leak', 'duplicate_in_batch', 'duplicate_of_live'] as const;
 export type DropReason = (typeof DROP_REASONS)[number];
 
 /** Reasons that say the card itself was bad (a duplicate is a good card we already have). */
-export const QUALITY_DROP_REASONS: readonly DropReason[] = ['no_content', 'evidence_not_in_source', 'number_not_in_evidence', 'answer_leak'];
+export const QUALITY_DROP_REASONS: readonly DropReason[] = ['no_content', 'evidence_not_in_source', 'evidence_off_topic', 'number_not_in_evidence', 'answer_leak'];
 
 /**
  * Input of {@link guardMemoCards}. `passages` are what the evidence may quote (`extractionPassages`
@@ -37,6 +41,8 @@ export interface GuardInput {
   cards: readonly MemoCard[];
   passages: readonly StudySourcePassage[];
   liveKeys?: Iterable<string>;
+  /** Retrieval scores and the boilerplate statistics of the user's documents; without it relevance is not checked. */
+  relevance?: RelevanceContext;
 }
 
 /** A card that passed, with its normalised key and its position in the batch. */
@@ -111,13 +117,17 @@ function hasNoContent(card: MemoCard): boolean {
   return !deletions || deletions.some((d) => !normaliseText(d.answer)) || !normaliseText(clozeFront(card.clozeText, deletions, deletions[0]?.n ?? 1).replace(/\[[^\]]*\]/g, ' '));
 }
 
-/** The first reason a single card fails (without the duplicate checks), with its detail. */
-export function cardProblem(card: MemoCard, passages: readonly StudySourcePassage[]): { reason: DropReason; detail: string } | undefined {
+/** The first reason a single card fails (without the duplicate checks), with its detail; relevance only with `relevance`. */
+export function cardProblem(card: MemoCard, passages: readonly StudySourcePassage[], relevance?: RelevanceContext): { reason: DropReason; detail: string } | undefined {
   if (hasNoContent(card)) return { reason: 'no_content', detail: 'no letter or digit left after normalisation' };
   const missing = evidenceNotInSource(card, passages);
   if (missing) {
     const known = passages.some((p) => p.ref === missing.ref);
     return { reason: 'evidence_not_in_source', detail: known ? `quote not found in passage ${missing.ref}` : `unknown passage ${missing.ref}` };
+  }
+  if (relevance) {
+    const best = Math.max(...card.evidence.map((e) => evidenceRelevance(e, relevance)));
+    if (best < RELEVANCE_FLOOR) return { reason: 'evidence_off_topic', detail: `evidence relevance ${best.toFixed(2)} is under ${RELEVANCE_FLOOR.toFixed(2)}` };
   }
   const numbers = unbackedNumbers(cardTexts(card), card.evidence.map((e) => e.quote));
   if (numbers.length > 0) return { reason: 'number_not_in_evidence', detail: `not in the evidence: ${numbers.map((n) => n.raw).join(', ')}` };
@@ -140,7 +150,7 @@ export function guardMemoCards(input: GuardInput): GuardOutcome {
     out.droppedByReason[reason] += 1;
   };
   input.cards.forEach((card, index) => {
-    const problem = cardProblem(card, input.passages);
+    const problem = cardProblem(card, input.passages, input.relevance);
     if (problem) return drop(index, problem.reason, problem.detail);
     const key = memoCardKey(card);
     if (seen.has(key)) return drop(index, 'duplicate_in_batch', 'same normalised content as an earlier card of this batch');

@@ -3,9 +3,11 @@
  * retrieval of related material. A source kind is an adapter here (study questions; knowledge cards
  * of the scrap family), so nothing else is hard-wired to one table.
  */
+import { similarityThresholdFor } from '../../ai/embedding-models';
 import type { DbClient } from '../../db/client';
 import { cosineDistance, decodeEmbedding } from '../../db/vectors';
 import type { StudySourceKind } from '../../domain/study/contracts';
+import { BOILERPLATE_SAMPLE, boilerplateIndex, RELEVANCE_FLOOR, retrievalScore, withoutBoilerplate, type BoilerplateIndex } from '../../domain/study/relevance';
 
 /** A source as an extraction reads it. `version` is what job rows compare with (ST-3). */
 export interface StudySource {
@@ -64,6 +66,15 @@ export interface RelatedPassage {
   id: string;
   text: string;
   distance: number;
+  /** Retrieval score, 0 … 1 ({@link retrievalScore}); never under {@link RELEVANCE_FLOOR}. */
+  score: number;
+}
+
+/** What {@link retrieveRelated} found: the passages, the boilerplate statistics of the documents read, and how many passages the floor left out. */
+export interface Retrieved {
+  passages: RelatedPassage[];
+  boilerplate: BoilerplateIndex;
+  belowFloor: number;
 }
 
 /** Stated limits of {@link retrieveRelated}. */
@@ -76,7 +87,17 @@ export interface RetrievalLimits {
   maxChars?: number;
   /** Kinds of material searched (default both). */
   kinds?: readonly StudySourceKind[];
+  /** The embedding model's "related" cosine distance (default 0.5), the unit of the retrieval score. */
+  relatedDistance?: number;
 }
+
+/** The "related" cosine distance of embedding `model` (its calibrated threshold, else 0.5): the unit of ST-5 retrieval scores. */
+export function relatedDistanceOf(model: string | undefined): number {
+  return similarityThresholdFor({ threshold: 0.5 }, model ?? '');
+}
+
+/** Longest document text read for the boilerplate statistics, in code points. */
+const SAMPLE_CHARS = 30_000;
 
 /** Cuts `s` to at most `max` code points, never inside a surrogate pair. */
 function cutCodePoints(s: string, max: number): string {
@@ -87,15 +108,19 @@ function cutCodePoints(s: string, max: number): string {
 /**
  * ST-5 retrieval over the user's OWN material only: the `limits.limit` nearest (cosine distance of
  * the 1536-d embeddings) of the user's other explained questions and knowledge cards, out of the
- * user's `limits.scanLimit` most recent rows of each kind, the source itself excluded. Two reads:
- * ids and embeddings of the candidates, scored in process (PostgreSQL 15 here has no pgvector;
- * float32 bytea, as the scrap family's fallback), then the texts of the winners only (a question
- * with its explanation; a knowledge card's title, summary and scrap content), each cut to
- * `maxChars` code points.
+ * user's `limits.scanLimit` most recent rows of each kind, the source itself excluded, and only
+ * those whose retrieval score reaches {@link RELEVANCE_FLOOR} (the rest are counted in
+ * `belowFloor`). Boilerplate — sentences recurring across the {@link BOILERPLATE_SAMPLE} nearest
+ * documents (knowledge cards: the user's source material) — is left out of the passages, and its statistics are returned for the card guards.
+ * Two reads: ids and embeddings of the candidates, scored in process (PostgreSQL 15 here has no
+ * pgvector; float32 bytea, as the scrap family's fallback), then the texts of the nearest (a
+ * question with its explanation; a knowledge card's title, summary and scrap content), each
+ * passage cut to `maxChars` code points.
  */
-export async function retrieveRelated(db: DbClient, source: Pick<StudySource, 'kind' | 'id' | 'userId'>, query: ArrayLike<number>, limits: RetrievalLimits): Promise<RelatedPassage[]> {
-  if (limits.limit <= 0) return [];
+export async function retrieveRelated(db: DbClient, source: Pick<StudySource, 'kind' | 'id' | 'userId'>, query: ArrayLike<number>, limits: RetrievalLimits): Promise<Retrieved> {
+  if (limits.limit <= 0) return { passages: [], boilerplate: boilerplateIndex([]), belowFloor: 0 };
   const maxChars = limits.maxChars ?? 1_200;
+  const relatedDistance = limits.relatedDistance ?? 0.5;
   const kinds = new Set(limits.kinds ?? ['study_question', 'knowledge_card']);
   const [questions, cards] = await Promise.all([
     !kinds.has('study_question') ? [] : db.studyQuestion.findMany({
@@ -114,12 +139,12 @@ export async function retrieveRelated(db: DbClient, source: Pick<StudySource, 'k
   const scored: { kind: StudySourceKind; id: string; distance: number }[] = [];
   for (const q of questions) if (q.embedding) scored.push({ kind: 'study_question', id: q.id, distance: cosineDistance(query, decodeEmbedding(q.embedding)) });
   for (const c of cards) scored.push({ kind: 'knowledge_card', id: c.id, distance: cosineDistance(query, decodeEmbedding(c.embedding)) });
-  const top = scored
+  const nearest = scored
     .filter((p) => Number.isFinite(p.distance))
     .sort((a, b) => a.distance - b.distance || `${a.kind}:${a.id}`.localeCompare(`${b.kind}:${b.id}`))
-    .slice(0, limits.limit);
-  const qIds = top.filter((p) => p.kind === 'study_question').map((p) => p.id);
-  const kIds = top.filter((p) => p.kind === 'knowledge_card').map((p) => p.id);
+    .slice(0, Math.max(limits.limit, BOILERPLATE_SAMPLE));
+  const qIds = nearest.filter((p) => p.kind === 'study_question').map((p) => p.id);
+  const kIds = nearest.filter((p) => p.kind === 'knowledge_card').map((p) => p.id);
   const [qTexts, kTexts] = await Promise.all([
     qIds.length ? db.studyQuestion.findMany({ where: { id: { in: qIds } }, select: { id: true, question: true, aiExplanation: true } }) : [],
     kIds.length ? db.knowledgeCard.findMany({ where: { id: { in: kIds } }, select: { id: true, title: true, summary: true, scrap: { select: { content: true, refinedContent: true } } } }) : [],
@@ -127,11 +152,16 @@ export async function retrieveRelated(db: DbClient, source: Pick<StudySource, 'k
   const text = new Map<string, string>();
   for (const q of qTexts) text.set(`study_question:${q.id}`, `${q.question}\n${q.aiExplanation ?? ''}`);
   for (const k of kTexts) text.set(`knowledge_card:${k.id}`, `${k.title}\n${k.summary}\n${k.scrap.refinedContent ?? k.scrap.content}`);
-  return top.flatMap((p) => {
+  // Source documents only: explanations of other questions copy sentences of them and would count them twice.
+  const documents = [...text].filter(([ref]) => ref.startsWith('knowledge_card:')).map(([, t]) => cutCodePoints(t, SAMPLE_CHARS));
+  const boilerplate = boilerplateIndex(documents);
+  const top = nearest.slice(0, limits.limit).map((p) => ({ ...p, score: retrievalScore(p.distance, relatedDistance) }));
+  const passages = top.filter((p) => p.score >= RELEVANCE_FLOOR).flatMap((p) => {
     const ref = `${p.kind}:${p.id}`;
     const t = text.get(ref);
-    return t === undefined ? [] : [{ ref, kind: p.kind, id: p.id, text: cutCodePoints(t, maxChars), distance: p.distance }];
+    return t === undefined ? [] : [{ ref, kind: p.kind, id: p.id, text: cutCodePoints(withoutBoilerplate(t, boilerplate), maxChars), distance: p.distance, score: p.score }];
   });
+  return { passages, boilerplate, belowFloor: top.filter((p) => p.score < RELEVANCE_FLOOR).length };
 }
 
 /**

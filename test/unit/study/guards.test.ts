@@ -141,7 +141,7 @@ describe('dedup and counts', () => {
       [4, 'evidence_not_in_source'],
       [5, 'duplicate_of_live'],
     ]);
-    expect(out.droppedByReason).toEqual({ no_content: 0, evidence_not_in_source: 1, number_not_in_evidence: 0, answer_leak: 1, duplicate_in_batch: 1, duplicate_of_live: 2 });
+    expect(out.droppedByReason).toEqual({ no_content: 0, evidence_not_in_source: 1, evidence_off_topic: 0, number_not_in_evidence: 0, answer_leak: 1, duplicate_in_batch: 1, duplicate_of_live: 2 });
     expect(Object.keys(out.droppedByReason)).toEqual([...DROP_REASONS]);
   });
 
