@@ -15,6 +15,7 @@ import { writeExplanation } from '../../../src/services/study/questions';
 import { startExtraction } from '../../../src/services/study/start';
 import { STUDY_CARDS_QUEUE, studyCardQueues } from '../../../src/domain/study/contracts';
 import { pollUntil } from '../../support/poll';
+import { addCard } from '../../support/learning';
 import { startStack, waitForJob, type Stack } from '../../support/stack';
 
 type Behaviour = 'ok' | 'parse_fail' | 'timeout' | 'crash' | 'outage' | 'bad_numbers' | 'none';
@@ -179,6 +180,32 @@ describe('ST-4 error codes and attempts', () => {
     expect(outcome).toBe('completed');
     expect(row).toMatchObject({ status: 'skipped', attempts: 1, errorCode: 'no_ready_explanation' });
     expect(ai.extractCalls.get(question)).toBeUndefined();
+  });
+});
+
+describe('ST-5 evidence relevant to its question', () => {
+  const sponsorship = (pkg: string) =>
+    `The maintainers of ${pkg} and thousands of other packages are working with Tidelift to deliver commercial support and maintenance for the open source dependencies you use to build your applications.`;
+  const readme = (pkg: string, topic: string) => `# ${pkg}\n\n${topic}\n\n## ${pkg} for enterprise\n\nAvailable as part of the Tidelift Subscription.\n\n${sponsorship(pkg)}`;
+
+  test('a card made of a boilerplate sentence recurring across the user\'s documents is dropped evidence_off_topic and counted; topical cards stay', async () => {
+    const q = await explained(
+      'What is @fastify/accept-negotiator and what is it for? #script:ok',
+      `${sponsorship('domutils')} The accept-negotiator package is a negotiator for the HTTP accept headers of a request.`,
+    );
+    for (const [pkg, topic] of [
+      ['domutils', 'Utilities for working with htmlparser2 DOM trees: find nodes, read attributes, walk siblings.'],
+      ['entities', 'Encode and decode HTML and XML entities quickly, with strict and legacy modes.'],
+      ['css-what', 'A CSS selector parser that turns a selector string into an array of tokens.'],
+      ['nth-check', 'Parses and compiles CSS nth-checks to highly optimized functions.'],
+    ] as const) await addCard(stack, q.owner, readme(pkg, topic));
+
+    const { row } = await extract(q.id, q.version);
+    expect(row).toMatchObject({ status: 'completed', errorCode: null });
+    expect((row.payload as { result: { dropped: Record<string, number> } }).result.dropped).toMatchObject({ evidence_off_topic: expect.any(Number) });
+    const cards = await liveCards(q.id);
+    expect(cards.length).toBeGreaterThan(0);
+    for (const c of cards) for (const e of c.evidence) expect(e.quote).not.toContain('Tidelift');
   });
 });
 
