@@ -75,7 +75,7 @@ async function waitForDatabase(ctx: Context, opts: DbOutageOptions, deadline: nu
   const maxDelay = Math.min(opts.maxDelayMs ?? 5000, heartbeatMs ? Math.max(200, heartbeatMs / 2) : Infinity);
   let delay = Math.min(opts.minDelayMs ?? 500, maxDelay);
   while (Date.now() + delay < deadline) {
-    // A local activity (the projection writes, issue 7 §1 (b)) has no heartbeat: the SDK keeps its workflow task alive.
+    // A local activity (the projection writes) has no heartbeat: the SDK keeps its workflow task alive.
     if (!ctx.info.isLocal) ctx.heartbeat();
     await ctx.sleep(delay);
     try {

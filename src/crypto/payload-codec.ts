@@ -7,8 +7,8 @@
  *
  * Keys: `PAYLOAD_CODEC_KEYS=kid1:base64key,kid2:base64key` (32-byte keys); the FIRST key encrypts,
  * every listed key decrypts, so a key rotates by putting the new one first and keeping the old one
- * until no open history needs it. A payload without this codec's encoding (histories written
- * before encryption, or by a client without the codec) decodes as it is (pass-through).
+ * until no open history needs it. A payload without this codec's encoding (an unencrypted
+ * history, or a client without the codec) decodes as it is (pass-through).
  *
  * Wire format (the one of Temporal's encryption samples, so their codec servers read it too):
  * metadata `encoding: binary/encrypted`, `encryption-key-id: <kid>`,

@@ -49,9 +49,9 @@ export interface RunJobWorkflowOptions {
   workflowExecutionTimeout?: Duration;
   /** Cancels the workflow (`handle.cancel()`) once this promise resolves. */
   cancelWhen?: Promise<unknown>;
-  /** Companion jobs in the workflow's input (issue 7 §1 (a)). */
+  /** Companion jobs in the workflow's input. */
   companions?: JobWorkflowInput['companions'];
-  /** The input's `companionsAfterWork` (issue 7 §1 (b)): the companions start when the work is over. */
+  /** The input's `companionsAfterWork`: the companions start when the work is over. */
   companionsAfterWork?: true;
 }
 

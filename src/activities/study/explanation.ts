@@ -1,5 +1,5 @@
 /**
- * The STUDY_EXPLANATION job's activities (issue 10 §1): the AI call on the `ai` queue (through the
+ * The STUDY_EXPLANATION job's activities: the AI call on the `ai` queue (through the
  * AI provider boundary, read-only) and the store on the `jobs` queue (the explanation, its new
  * version and the job's COMPLETED in one transaction).
  */

@@ -60,9 +60,9 @@ export interface AiRunWorkflowInput {
   queues: AiRunQueues;
   policy: AiRunPolicy;
   /**
-   * Set by starters of this code (issue 7 §1 (b)): the run's projection writes (pending input,
-   * attempts, answer, failures) are local activities first, with the `jobs` queue activity as
-   * their fallback. Absent in inputs of older starts, whose histories replay with remote writes.
+   * The run's projection writes (pending input, attempts, answer, failures) are local activities
+   * first, with the `jobs` queue activity as their fallback. Inputs without it replay with remote
+   * writes.
    */
   localWrites?: true;
 }

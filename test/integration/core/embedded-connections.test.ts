@@ -7,7 +7,7 @@
  * tables) never reaches another connection, and `npm run user:create` works while an app's pool holds its
  * connection and keeps querying (what the demo with --keep needs). The API's hot path runs on it
  * with the demo's pool of 1: long polls fall back to polling (notifications do not cross the
- * wire front's connections) and still wake on a change (issue 7 §1).
+ * wire front's connections) and still wake on a change.
  */
 import { spawn } from 'node:child_process';
 import { connect as tcpConnect } from 'node:net';

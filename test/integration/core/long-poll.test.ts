@@ -1,5 +1,5 @@
 /**
- * Issue 7 §1 on the real stack (PostgreSQL 15, Temporal dev server, in-process workers): the hot
+ * On the real stack (PostgreSQL 15, Temporal dev server, in-process workers): the hot
  * read path of `GET /async-jobs/{id}` (ETag, conditional GET, long polling with `Prefer: wait`
  * driven by LISTEN/NOTIFY, the bounded waiters, a client's disconnect, the LISTEN connection's
  * reconnect) and the bearer-token cache's revocation bound.

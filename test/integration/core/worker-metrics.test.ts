@@ -1,5 +1,5 @@
 /**
- * Issue 7 §2: a worker entry point run as production runs it (its own process, against the real
+ * A worker entry point run as production runs it (its own process, against the real
  * Temporal dev server) serves its registry on METRICS_PORT and the Temporal SDK's own metrics on
  * TEMPORAL_METRICS_BIND, and shuts down cleanly on SIGTERM.
  */

@@ -80,7 +80,7 @@ async function backdate(jobId: string, minutes: number) {
 const job = (jobId: string) => stack.db.asyncJob.findUniqueOrThrow({ where: { jobId } });
 
 /**
- * A new scrap's SCRAP_REFINE starts when its analysis is over (companionsAfterWork, issue 7 §1 (b)):
+ * A new scrap's SCRAP_REFINE starts when its analysis is over (companionsAfterWork):
  * while the analysis hangs, the refine row is PENDING with no workflow. Starts it as the SAN-4
  * reconciler does with such a row past its grace, and waits until it too is PROCESSING.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 10 §4, the review loop on the real PostgreSQL and Temporal, through the API: reviews move
+ * The review loop on the real PostgreSQL and Temporal, through the API: reviews move
  * a card's ts-fsrs progress and append to its log (serialised per card under concurrency, safe to
  * retry with an Idempotency-Key), due cards are listed, retired cards refuse reviews, reminders are
  * set per user, and the reminder Schedule writes one outbox row per user and local day with due cards.

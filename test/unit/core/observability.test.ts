@@ -1,5 +1,5 @@
 /**
- * Issue 7 §2 without servers: the request span and its trace id in 5xx problem details, the HTTP
+ * Observability without servers: the request span and its trace id in 5xx problem details, the HTTP
  * histogram's bounded route label, the public /metrics, the trace id in log lines (pino mixin and
  * the Temporal log bridge), the job metrics of the core, the worker metrics server, and config.
  */

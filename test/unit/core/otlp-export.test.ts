@@ -1,5 +1,5 @@
 /**
- * Issue 7 §2: with OTEL_EXPORTER_OTLP_ENDPOINT set, finished spans reach `<endpoint>/v1/traces` as
+ * With OTEL_EXPORTER_OTLP_ENDPOINT set, finished spans reach `<endpoint>/v1/traces` as
  * OTLP/HTTP (here a loopback receiver), at the latest when tracing shuts down.
  */
 import { createServer } from 'node:http';
