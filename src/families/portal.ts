@@ -26,7 +26,9 @@ export const po = {
   activities: {
     jobs: ({ db, config }) => ({
       ...createPortalLinkJobActivities({ db }),
-      ...createPortalPostProcessActivities({ db, store: createS3ObjectStore(config.objectStore), prefix: config.objectStore.prefix }),
+      ...createPortalPostProcessActivities({
+        db, store: createS3ObjectStore(config.objectStore), prefix: config.objectStore.prefix, toleranceSeconds: config.portal.callbackToleranceSeconds,
+      }),
     }),
     maintenance: ({ db, client, config }) => createPortalLinkReconcileActivities({ db, starter: createTemporalPortalLinkStarter(client, config) }),
   },
