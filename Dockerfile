@@ -30,4 +30,4 @@ COPY --from=build /app/node_modules/.prisma ./node_modules/.prisma
 COPY --from=build /app/dist ./dist
 USER node
 EXPOSE 3000
-CMD ["node", "dist/api/server.js"]
+CMD ["node", "dist/server.js"]

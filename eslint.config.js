@@ -54,6 +54,21 @@ module.exports = defineConfig([
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
+    // AR-6 by construction: Temporal clients and workers are built only by the core's factories,
+    // which always apply the payload codec.
+    files: ['src/**/*.ts'],
+    ignores: ['src/core/connections.ts', 'src/core/worker.ts', 'src/workflows/**'],
+    rules: {
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        paths: [
+          { name: '@temporalio/client', importNames: ['Client'], allowTypeImports: true, message: 'Build Temporal clients with temporalClient / openTemporalClient (src/core/connections.ts).' },
+          { name: '@temporalio/worker', importNames: ['Worker'], allowTypeImports: true, message: 'Build workers with createWorker (src/core/worker.ts) or createQueueWorker (src/workers/queue-worker.ts).' },
+        ],
+      }],
+    },
+  },
+  {
     files: ['src/workflows/**/*.ts'],
     rules: {
       'no-restricted-imports': 'off',

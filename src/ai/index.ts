@@ -3,7 +3,7 @@
  * provider and re-exports the boundary. Each family reaches it through its own port
  * (src/ai/<family>), built over the {@link AiProvider} this module creates.
  */
-import type { Config } from '../config';
+import type { CoreConfig as Config } from '../config';
 import { createEmbeddingBackend, LOCAL_EMBEDDING_MODEL, withEmbeddings } from './embeddings';
 import { createOpenAiProvider } from './openai';
 import { createThreadedLocalAiProvider } from './threaded';

@@ -5,7 +5,7 @@
  * class. One HTTP request per call (or per embedding batch), never retried here: Temporal owns
  * retries.
  */
-import { type Config } from '../config';
+import type { CoreConfig as Config } from '../config';
 import { zeroPad } from './embedding-models';
 import { ChatCompletionSchema, describe, EmbeddingResponseSchema, excerpt, parseRetryAfterMs, unitVector, upstreamMessage, zodIssues } from './openai-compatible/responses';
 import { clipToTokens, estimateTokens } from './openai-compatible/tokens';

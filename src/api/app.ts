@@ -4,9 +4,9 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransformObject, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
-import { ERROR_REGISTRY, FAMILIES, TARGET_HOOKS } from '../families';
 import { installAuth } from './auth';
 import { closeWithApp, openHotPath } from './hot-path';
+import type { CoreConfig } from '../config';
 import type { ApiDeps, AppDeps } from './deps';
 import { installJsonBodyParser } from './json-body';
 import { trackRouteMethods } from './method-not-allowed';
@@ -43,11 +43,13 @@ export function findUnstorableString(value: unknown, path = ''): string | undefi
 
 /**
  * Creates the app with zod validation/serialisation, bearer auth, RFC 9457 errors, request ids
- * (`X-Request-Id` honoured or generated, echoed back), `/openapi.json` (OpenAPI 3.1) and `/docs`.
+ * (`X-Request-Id` honoured or generated, echoed back), `/openapi.json` (OpenAPI 3.1) and `/docs`;
+ * the core's routes, then the families' route plugins the caller passes (`routes`, in order).
  */
-export async function buildApp(appDeps: AppDeps): Promise<FastifyInstance> {
+export async function buildApp<C extends CoreConfig>(appDeps: AppDeps<C>): Promise<FastifyInstance> {
   const hot = await openHotPath(appDeps);
-  const deps: ApiDeps = { ...appDeps, targets: TARGET_HOOKS, hot };
+  const { routes, problems, ...rest } = appDeps;
+  const deps: ApiDeps<C> = { ...rest, hot };
   const { api } = deps.config;
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
@@ -93,7 +95,7 @@ export async function buildApp(appDeps: AppDeps): Promise<FastifyInstance> {
     reply.header('X-Request-Id', req.id);
   });
   declareProblemResponses(app);
-  installProblemHandlers(app, { allowedMethods: trackRouteMethods(app, { ignoreTrailingSlash: true }), problems: ERROR_REGISTRY.problems });
+  installProblemHandlers(app, { allowedMethods: trackRouteMethods(app, { ignoreTrailingSlash: true }), problems });
   app.addHook('preValidation', async (req) => {
     for (const [where, value] of [['body', req.body], ['querystring', req.query], ['params', req.params]] as const) {
       const bad = findUnstorableString(value);
@@ -132,6 +134,6 @@ export async function buildApp(appDeps: AppDeps): Promise<FastifyInstance> {
   await app.register(healthRoutes, deps);
   await app.register(asyncJobRoutes, deps);
   await app.register(codecServerRoutes, deps); // AR-6 codec server for the Temporal Web UI
-  for (const family of FAMILIES) await app.register(family.routes, deps);
+  for (const plugin of routes) await app.register(plugin, deps);
   return app;
 }

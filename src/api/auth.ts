@@ -107,7 +107,7 @@ export async function installAuth(
     }
     req.userId = userId;
     // The request's own logger (fastify makes one per request) gains the binding in place: a child
-    // logger per request cost about 2 % of the API's CPU under a polling load (issue 7 §1 (c)).
+    // logger per request costs about 2 % of the API's CPU under a polling load.
     (req.log as Logger).setBindings({ userId });
   });
   // Verified once the body is read and before validation, so unsigned requests learn nothing of the schema.

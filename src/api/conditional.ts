@@ -1,7 +1,7 @@
 /**
- * HTTP conditional-request and preference helpers for long polling (issue 7 §1): entity tags
- * (RFC 9110 §8.8.3), `If-None-Match` (RFC 9110 §13.1.2, weak comparison) and the `wait`
- * preference of `Prefer` (RFC 7240 §4.3). Pure functions, no I/O.
+ * HTTP conditional-request and preference helpers for long polling: entity tags (RFC 9110
+ * section 8.8.3), `If-None-Match` (RFC 9110 section 13.1.2, weak comparison) and the `wait`
+ * preference of `Prefer` (RFC 7240 section 4.3). Pure functions, no I/O.
  */
 
 /** A strong entity tag for an opaque tag: `"<tag>"` (tag characters are ASCII letters, digits, `.`, `-`). */

@@ -1,5 +1,5 @@
 /**
- * The API's hot read path (issue 7 §1 (c) and long polling), opened once per app: the typed `pg`
+ * The API's hot read path (job reads and long polling), opened once per app: the typed `pg`
  * reads that bypass Prisma (src/db/hot-reads.ts), the bounded bearer-token cache
  * (src/auth/token-cache.ts) and the job change feed the long poll waits on (src/db/job-changes.ts).
  * Everything it opens closes with the app.
@@ -12,7 +12,7 @@ import { createHotReads, type HotReads } from '../db/hot-reads';
 import { openJobChangeFeed, type JobChangeFeed } from '../db/job-changes';
 import type { PrismaClient } from '@prisma/client';
 import type { Logger } from 'pino';
-import type { Config } from '../config';
+import type { CoreConfig as Config } from '../config';
 
 /** What routes use of the hot path (`deps.hot`). */
 export interface HotPath {

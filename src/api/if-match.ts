@@ -1,6 +1,6 @@
 /**
- * `If-Match` (RFC 9110 §13.1.1) parsing for write preconditions: `*` or a comma-separated list of
- * entity tags, each `"opaque"` or weak `W/"opaque"`. If-Match compares strongly, so a weak tag never
+ * `If-Match` (RFC 9110 section 13.1.1) parsing for write preconditions: `*` or a comma-separated
+ * list of entity tags, each `"opaque"` or weak `W/"opaque"`. If-Match compares strongly, so a weak tag never
  * matches. Pure, no I/O.
  */
 
@@ -16,7 +16,7 @@ const MEMBER = /^(?:\*|(W\/)?"[\x21\x23-\x7e\x80-\xff]*")$/;
 
 /**
  * The If-Match header (a string, or several header lines), or undefined when absent.
- * Empty list members (`a, , b`) are skipped as RFC 9110 §5.6.1 allows.
+ * Empty list members (`a, , b`) are skipped as RFC 9110 section 5.6.1 allows.
  * @returns `'malformed'` when a member is neither `*` nor an entity tag, or when `*` is mixed with tags.
  */
 export function parseIfMatch(header: string | string[] | undefined): IfMatch | undefined | 'malformed' {

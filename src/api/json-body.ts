@@ -11,7 +11,7 @@ export const MAX_JSON_DEPTH = 32;
 
 /**
  * The `charset` parameter of a Content-Type header value, lower-cased and unquoted; undefined when
- * absent. Parameters per RFC 9110 §5.6.6 (`; name=token` or `; name="quoted"`). Pure.
+ * absent. Parameters per RFC 9110 section 5.6.6 (`; name=token` or `; name="quoted"`). Pure.
  */
 export function charsetOf(contentType: string): string | undefined {
   const params = contentType.slice(contentType.indexOf(';') + 1 || contentType.length);
@@ -21,7 +21,7 @@ export function charsetOf(contentType: string): string | undefined {
   return undefined;
 }
 
-/** Charset labels that name UTF-8 (RFC 8259 §8.1: JSON exchanged between systems is UTF-8). */
+/** Charset labels that name UTF-8 (RFC 8259 section 8.1: JSON exchanged between systems is UTF-8). */
 const UTF8_LABELS = new Set(['utf-8', 'utf8']);
 
 /**

@@ -1,7 +1,7 @@
 /**
  * 405 METHOD_NOT_ALLOWED support: every route's method and URL pattern is mirrored, at registration,
  * into a find-my-way router (fastify's own router library, same matching rules), so a request that
- * matched no route can be told which methods its path does serve (`Allow`, RFC 9110 §15.5.6).
+ * matched no route can be told which methods its path does serve (`Allow`, RFC 9110 section 15.5.6).
  */
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { FastifyInstance, RouteOptions } from 'fastify';

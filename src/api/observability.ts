@@ -1,5 +1,5 @@
 /**
- * HTTP observability of the API (issue 7 §2): one SERVER span per request (OpenTelemetry API; the
+ * HTTP observability of the API: one SERVER span per request (OpenTelemetry API; the
  * parent comes from a W3C `traceparent` header when the client sends one), made the active context
  * for the hooks and the handler, so the workflow start of `POST /scraps` and every log line of the
  * request belong to its trace; the `http_request_duration_seconds` histogram by route pattern; and

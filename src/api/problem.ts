@@ -106,7 +106,7 @@ function sendDomainError(reply: FastifyReply, err: DomainError, problems: Proble
   const { status, title } = p;
   if (status === 503) reply.header('Retry-After', '1');
   for (const [name, value] of Object.entries(err.headers ?? {})) reply.header(name, value);
-  // Extension members (RFC 9457 §3.2) would be dropped by the route's Problem schema serializer.
+  // Extension members (RFC 9457 section 3.2) would be dropped by the route's Problem schema serializer.
   if (err.members) reply.serializer(JSON.stringify);
   return send(reply, status, err.code, title, err.detail, { ...(err.errors ? { errors: err.errors } : {}), ...err.members });
 }

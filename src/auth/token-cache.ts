@@ -1,5 +1,5 @@
 /**
- * A bounded cache in front of the bearer-token lookup (issue 7 §1 (c): the hot read path).
+ * A bounded cache in front of the bearer-token lookup, on the API's hot read path.
  *
  * Bounds, per API process:
  * - **Revocation:** an entry lives at most `ttlMs` after it was read from the database

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import type { CompanyRole } from '@prisma/client';
 import { ensureCompany, setMember } from '../core/companies';
 import { COMPANY_ROLES } from '../core/tenancy';
-import { loadConfig } from '../config';
+import { loadConfig } from '../families';
 import { openDatabase } from '../core/connections';
 
 async function main(): Promise<void> {

@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { createUserWithToken } from '../auth/tokens';
-import { loadConfig } from '../config';
+import { loadConfig } from '../families';
 import { openDatabase } from '../core/connections';
 
 async function main(): Promise<void> {

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config';
+import { loadConfig } from '../families';
 import { openDatabase } from '../core/connections';
 import { applyGraduationRules, GraduationRulesDocumentSchema } from '../services/portal/graduation-rules';
 import { SUWON_GRADUATION_RULES } from '../services/portal/suwon-graduation-rules';

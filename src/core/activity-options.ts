@@ -12,12 +12,12 @@ import type { ActivityOptions, LocalActivityOptions, RetryPolicy } from '@tempor
 export const PROJECTION_RETRY: RetryPolicy = { initialInterval: '500ms', backoffCoefficient: 2, maximumInterval: '30s', maximumAttempts: 60 };
 
 /**
- * Projection writes run as local activities first (issue 7 §1 (b)): the same idempotent writes, in
+ * Projection writes run as local activities first: the same idempotent writes, in
  * the workflow worker's process, no task-queue round trip and no input in the history. A few quick
  * attempts (0.5 s, 1 s, 2 s apart: below the SDK's local retry threshold, so they retry in-process);
  * a write that still fails retryably falls back to the same activity on the `jobs` queue with
  * {@link PROJECTION_RETRY} (where the stale-jobs recovery sees a stuck attempt). Non-retryable
- * rejections fail at once, as before.
+ * rejections fail at once.
  */
 export const LOCAL_PROJECTION_RETRY: RetryPolicy = { ...PROJECTION_RETRY, maximumAttempts: 4 };
 
@@ -32,7 +32,7 @@ export function projectionOptions(taskQueue: string): ActivityOptions {
   return { taskQueue, startToCloseTimeout: '30s', retry: PROJECTION_RETRY };
 }
 
-/** Options of projection writes as local activities (issue 7 §1 (b), {@link LOCAL_PROJECTION_RETRY}). */
+/** Options of projection writes as local activities ({@link LOCAL_PROJECTION_RETRY}). */
 export function localProjectionOptions(): LocalActivityOptions {
   return { startToCloseTimeout: '30s', retry: LOCAL_PROJECTION_RETRY };
 }

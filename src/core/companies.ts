@@ -1,5 +1,5 @@
 /**
- * Companies and their members (issue 8 tenancy, shared by the company-scoped families): create a
+ * Companies and their members (shared by the company-scoped families): create a
  * company (or find it by name) and give a user a role in it. Used by the CLI, the demo and tests.
  */
 import type { CompanyRole, PrismaClient } from '@prisma/client';

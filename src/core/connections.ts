@@ -1,13 +1,13 @@
 /** Process-level resources shared by the API and worker entry points. */
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type ConnectionLike } from '@temporalio/client';
 import type { PrismaClient } from '@prisma/client';
-import type { Config } from '../config';
-import { temporalDataConverter } from '../crypto/payload-codec';
+import type { CoreConfig } from '../config';
+import { temporalDataConverter, type PayloadCodecConfig } from '../crypto/payload-codec';
 import { createPrisma } from '../db/client';
 import { clientInterceptors } from '../telemetry/temporal';
 
 /** Returns DATABASE_URL or fails fast; only `npm run demo` starts an embedded database. */
-export function requireDatabaseUrl(config: Config): string {
+export function requireDatabaseUrl(config: Pick<CoreConfig, 'database'>): string {
   if (!config.database.url) {
     throw new Error('DATABASE_URL is required (npm run demo starts an embedded PostgreSQL for you)');
   }
@@ -15,21 +15,27 @@ export function requireDatabaseUrl(config: Config): string {
 }
 
 /** Opens the process's one Prisma client from config. */
-export function openDatabase(config: Config): PrismaClient {
+export function openDatabase(config: Pick<CoreConfig, 'database'>): PrismaClient {
   return createPrisma(requireDatabaseUrl(config), { poolMax: config.database.poolMax });
 }
 
 /**
- * Opens the process's one Temporal client (close it with `client.connection.close()`); its workflow
- * starts carry the caller's trace context (tracing interceptor, issue 7 §2) and its payloads are
- * encrypted (AR-6 payload codec, src/crypto/payload-codec.ts).
+ * The one way a Temporal client is built (AR-6): over `connection` (a `Connection`, or a worker's
+ * `NativeConnection` for eager starts), in `temporal.namespace`, with the payload codec and the
+ * tracing interceptor (workflow starts carry the caller's trace context). There is deliberately no
+ * way to leave the codec out.
  */
-export async function openTemporalClient(config: Config): Promise<Client> {
-  const connection = await Connection.connect({ address: config.temporal.address });
+export function temporalClient(connection: ConnectionLike, temporal: { namespace: string; payloadCodec: PayloadCodecConfig }): Client {
   return new Client({
     connection,
-    namespace: config.temporal.namespace,
+    namespace: temporal.namespace,
     interceptors: clientInterceptors(),
-    dataConverter: temporalDataConverter(config.temporal.payloadCodec),
+    dataConverter: temporalDataConverter(temporal.payloadCodec),
   });
+}
+
+/** Connects to `config.temporal.address` and opens the process's one client ({@link temporalClient}); close it with `client.connection.close()`. */
+export async function openTemporalClient(config: Pick<CoreConfig, 'temporal'>): Promise<Client> {
+  const connection = await Connection.connect({ address: config.temporal.address });
+  return temporalClient(connection, config.temporal);
 }

@@ -32,11 +32,19 @@ export function taskQueues(prefix = ''): TaskQueues {
 }
 
 /**
- * Deployed name of a task queue a family owns besides the core's (DC-2), `<prefix><name>` (e.g.
- * `ai-runs`); declared in the family's manifest (`ownQueues`) and served by its own worker entry point.
+ * Deployed name of any declared task queue, `<prefix><name>` (e.g. `ai-runs`): the core's
+ * or one a family's manifest declares (`queues`).
  */
 export function ownTaskQueue(name: string, prefix = ''): string {
   return `${prefix}${name}`;
+}
+
+/**
+ * Deployed name of declared queue `name` inside a job workflow, whose input names only the core's
+ * queues: the prefix is the one of `queues.jobs` (e.g. a family's own queue of an async_jobs job).
+ */
+export function taskQueueOf(queues: Pick<TaskQueues, 'jobs'>, name: string): string {
+  return ownTaskQueue(name, queues.jobs.slice(0, queues.jobs.length - 'jobs'.length));
 }
 
 /**
@@ -67,7 +75,7 @@ export function idempotentWorkflowId(jobType: string, scopeId: string, keyHash: 
 export const SA_JOB_TYPE = defineSearchAttributeKey('JobType', SearchAttributeType.KEYWORD);
 export const SA_TARGET_ID = defineSearchAttributeKey('TargetId', SearchAttributeType.KEYWORD);
 export const SA_USER_ID = defineSearchAttributeKey('UserId', SearchAttributeType.KEYWORD);
-/** DC-4 the tenant (company) of a company-scoped workflow (issue 8). */
+/** The tenant (company) of a company-scoped workflow. */
 export const SA_COMPANY_ID = defineSearchAttributeKey('CompanyId', SearchAttributeType.KEYWORD);
 /** Names and types for registering the attributes (dev server `--search-attribute`, operator API). */
 export const SEARCH_ATTRIBUTE_NAMES = ['JobType', 'TargetId', 'UserId', 'CompanyId'] as const;
@@ -94,7 +102,7 @@ export function companySearchAttributes(w: { jobType: string; targetId: string; 
   ]);
 }
 
-/** Identity of one committed job: what a workflow start needs (SAN-1, DC-1). */
+/** Identity of one committed job: what a workflow start needs. */
 export interface JobRef {
   jobId: string;
   jobType: JobType;
@@ -106,22 +114,22 @@ export interface JobRef {
 export interface JobWorkflowInput extends JobRef {
   queues: TaskQueues;
   /**
-   * Committed jobs this job's workflow starts first thing, as independent workflows under their own
-   * workflow IDs (SAN-4, issue 7 §1 (a)): the request path then makes one start for several jobs.
-   * Only for workflows built on the core's `runJob`. Absent in inputs of older starts.
+   * Committed jobs this job's workflow starts as independent workflows under their own workflow IDs
+   * (SAN-4), so the request path makes one start for several jobs. Only for workflows built on the
+   * core's `runJob`.
    */
   companions?: JobRef[];
   /**
-   * Set by starters of this code with `companions` (issue 7 §1 (b)): the companions are started
-   * when this job's work is over (completed, failed, skipped or cancelled), not first thing, so a
-   * scrap's card analysis — what its client waits for — does not share the engine with its own
-   * refine. Absent in inputs of older starts: they start the companions first thing, as before.
+   * With `companions`: start them once this job's work is over (completed, failed, skipped or
+   * cancelled), so a scrap's card analysis — what its client waits for — does not share the engine
+   * with its own refine. Without it the companions start in the first workflow task, which is what
+   * recorded histories replay.
    */
   companionsAfterWork?: true;
   /**
-   * Set by starters of this code (issue 7 §1 (b)): the run writes its projection local-first. An
-   * input without it may come from an older start, so the run decides with `patched()` (which
-   * records a marker and a TemporalChangeVersion search-attribute upsert); with it, it need not.
+   * The run writes its projection local-first. Without it the run decides with `patched()` (which
+   * records a marker and a TemporalChangeVersion search-attribute upsert), so histories whose
+   * writes went to the `jobs` queue still replay; with it, it need not.
    */
   localWrites?: true;
 }

@@ -75,7 +75,7 @@ async function waitForDatabase(ctx: Context, opts: DbOutageOptions, deadline: nu
   const maxDelay = Math.min(opts.maxDelayMs ?? 5000, heartbeatMs ? Math.max(200, heartbeatMs / 2) : Infinity);
   let delay = Math.min(opts.minDelayMs ?? 500, maxDelay);
   while (Date.now() + delay < deadline) {
-    // A local activity (the projection writes, issue 7 §1 (b)) has no heartbeat: the SDK keeps its workflow task alive.
+    // A local activity (the projection writes) has no heartbeat: the SDK keeps its workflow task alive.
     if (!ctx.info.isLocal) ctx.heartbeat();
     await ctx.sleep(delay);
     try {
@@ -89,10 +89,7 @@ async function waitForDatabase(ctx: Context, opts: DbOutageOptions, deadline: nu
   return false;
 }
 
-/**
- * Activity interceptor of every worker (see the module comment). Install with
- * `Worker.create({ interceptors: { activity: [dbFailureInterceptor({ probe })] } })`.
- */
+/** Activity interceptor of every worker (see the module comment); `createWorker` (./worker.ts) installs it. */
 export function dbFailureInterceptor(opts: DbOutageOptions): ActivityInterceptorsFactory {
   return (ctx) => {
     const inbound: ActivityInboundCallsInterceptor = {

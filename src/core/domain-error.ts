@@ -20,7 +20,7 @@ export interface ProblemOptions<S extends number = never> {
   title?: string;
   /** Failed checks listed as `errors[]` (e.g. the fields that differ). */
   errors?: readonly ProblemFieldError[];
-  /** Extension members of the document (RFC 9457 §3.2), e.g. `{ activeJobId }`. */
+  /** Extension members of the document (RFC 9457 section 3.2), e.g. `{ activeJobId }`. */
   members?: Readonly<Record<string, unknown>>;
   /** Response headers, e.g. `ETag`, or `Retry-After` in seconds (503 answers default to 1). */
   headers?: Readonly<Record<string, string>>;

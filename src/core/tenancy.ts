@@ -1,5 +1,5 @@
 /**
- * Company membership with roles (issue 8; reused by every company-scoped family). Tokens stay per
+ * Company membership with roles (shared by every company-scoped family). Tokens stay per
  * user; a resource belongs to one company. A company the caller is not a member of does not exist
  * for them (404, never 403, so ids of other tenants leak nothing); a member without a required role
  * is refused (403).

@@ -7,8 +7,8 @@
  *
  * Keys: `PAYLOAD_CODEC_KEYS=kid1:base64key,kid2:base64key` (32-byte keys); the FIRST key encrypts,
  * every listed key decrypts, so a key rotates by putting the new one first and keeping the old one
- * until no open history needs it. A payload without this codec's encoding (histories written
- * before encryption, or by a client without the codec) decodes as it is (pass-through).
+ * until no open history needs it. A payload without this codec's encoding (an unencrypted
+ * history, or a client without the codec) decodes as it is (pass-through).
  *
  * Wire format (the one of Temporal's encryption samples, so their codec servers read it too):
  * metadata `encoding: binary/encrypted`, `encryption-key-id: <kid>`,
@@ -145,10 +145,9 @@ export function payloadCodecFromConfig(cfg: PayloadCodecConfig): AesGcmPayloadCo
 }
 
 /**
- * The data converter of EVERY Temporal client and worker of the project (AR-6): the default payload
- * converter with {@link AesGcmPayloadCodec}. Pass `config.temporal.payloadCodec`:
- * `new Client({ …, dataConverter: temporalDataConverter(config.temporal.payloadCodec) })`,
- * `Worker.create({ …, dataConverter: temporalDataConverter(…) })`.
+ * The data converter of every Temporal client and worker of the project (AR-6): the default payload
+ * converter with {@link AesGcmPayloadCodec}. Applied by the one client factory (`temporalClient`,
+ * src/core/connections.ts) and the one worker factory (`createWorker`, src/core/worker.ts).
  */
 export function temporalDataConverter(cfg: PayloadCodecConfig): DataConverter {
   return { payloadCodecs: [payloadCodecFromConfig(cfg)] };

@@ -1,5 +1,5 @@
 /**
- * The API's hot read paths over `pg` directly, bypassing Prisma (issue 7 §1 (c)).
+ * The API's hot read paths over `pg` directly, bypassing Prisma.
  *
  * Where: the bearer-token lookup of every authenticated request (src/api/auth.ts, behind the token
  * cache of src/auth/token-cache.ts), the job read of `GET /async-jobs/{id}` (SAN-5) and the
@@ -7,8 +7,8 @@
  * transaction and every other read stays on Prisma.
  * Why: these reads are the API's most frequent requests, and Prisma's query compiler and client
  * cost about 0.9 ms of CPU per query against about 0.16 ms for the same statement through `pg`
- * (measured in issue 7: 57 % of the API's CPU under a polling load was Prisma). The statements are
- * fixed, read-only and typed here; the rows are the same columns Prisma maps (snake_case aliased
+ * (under a polling load Prisma took 57 % of the API's CPU; docs/benchmarks.md). The statements
+ * are fixed, read-only and typed here; the rows are the same columns Prisma maps (snake_case aliased
  * to the model's camelCase names), so the API's answers do not change.
  *
  * The queries run on the pool under the app's Prisma client when it has one (src/db/client.ts

@@ -1,5 +1,5 @@
 /**
- * Job change feed for the long poll of `GET /async-jobs/{id}` (issue 7 §1): tells waiting requests
+ * Job change feed for the long poll of `GET /async-jobs/{id}`: tells waiting requests
  * that a job may have changed, so they re-read it and answer at once.
  *
  * Two ways, chosen once at start-up and reported in the log (`JOB_CHANGE_FEED`):
@@ -47,8 +47,8 @@ export type Unsubscribe = () => void;
 export interface JobChangeFeed {
   readonly mode: JobChangeFeedMode;
   /**
-   * Calls `onChange` (possibly more than once, possibly spuriously) when job `jobId` may no longer
-   * have the version tag `seenTag` ({@link jobVersionTag}); the caller re-reads the row. Returns
+   * Calls `onChange` (possibly more than once, possibly spuriously) when job `jobId` may have left
+   * the version tag `seenTag` ({@link jobVersionTag}); the caller re-reads the row. Returns
    * null when `maxWaiters` subscriptions are active, or the feed is closing.
    */
   subscribe(jobId: string, seenTag: string, onChange: () => void): Unsubscribe | null;

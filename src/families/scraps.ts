@@ -1,7 +1,8 @@
 /**
  * The knowledge-scrap family (SAN-1 … SAN-12) declares itself here, once: its job types and their
- * workflows, target hooks, error vocabularies, routes, activities per task queue and its
- * recovery schedules. Adding a SAN job type touches the family's folders and one line below.
+ * workflows, target hooks, error vocabularies, routes, its activities on the core's
+ * `jobs`, `ai` and `github` queues and its recovery Schedules (SAN-6). It owns no queue. Adding a
+ * SAN job type touches the family's folders and one line below.
  */
 import { AI_ERRORS } from '../ai/failures';
 import { createScrapsAi } from '../ai/scraps';
@@ -16,10 +17,12 @@ import { sanRoutes } from '../api/routes/scraps';
 import { SAN_ERRORS } from '../domain/scraps/errors';
 import { GITHUB_ERRORS } from '../github/failures';
 import { recallQuizTarget, tilCommitTarget } from '../services/scraps/targets';
-import type { FamilyManifest } from './manifest';
+import { recoverySchedule } from './core';
+import { SCRAPS_CONFIG } from '../config/scraps';
+import { defineFamily } from './manifest';
 
-/** The SAN manifest. */
-export const san = {
+/** The scraps manifest. */
+export const scraps = defineFamily(SCRAPS_CONFIG, {
   name: 'scraps',
   jobs: {
     CARD_ANALYSIS: 'cardAnalysisWorkflow',
@@ -49,9 +52,9 @@ export const san = {
       ...createGithubStarActivities({ db, tokens, github }),
     }),
   },
+  queues: [],
   schedules: [
-    { name: 'recovery-missing-cards', workflow: 'recoverMissingCardsWorkflow' },
-    { name: 'recovery-unrefined-scraps', workflow: 'recoverUnrefinedScrapsWorkflow' },
+    recoverySchedule('recovery-missing-cards', 'recoverMissingCardsWorkflow'),
+    recoverySchedule('recovery-unrefined-scraps', 'recoverUnrefinedScrapsWorkflow'),
   ],
-  queues: ['ai', 'github'],
-} as const satisfies FamilyManifest;
+});

@@ -5,7 +5,7 @@
  * retries (`@octokit/rest` carries no retry or throttling plugin): Temporal owns retries.
  */
 import type { Octokit } from '@octokit/rest' with { 'resolution-mode': 'import' };
-import type { Config } from '../config';
+import type { CoreConfig as Config } from '../config';
 
 /**
  * Encodes a repository path for `/repos/{o}/{r}/contents/{path}`: each segment percent-encoded

@@ -17,7 +17,7 @@ import {
   S3ServiceException,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
-import type { Config } from '../config';
+import type { CoreConfig as Config } from '../config';
 import { ObjectNotFoundError, ObjectStoreUnavailableError, type ObjectStore, type StoredObject } from './object-store';
 
 /** Default bound of {@link S3ObjectStore.get}: 16 MiB. */

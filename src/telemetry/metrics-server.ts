@@ -1,5 +1,5 @@
 /**
- * A worker process's own `/metrics` endpoint (issue 7 §2): a tiny node:http server over the
+ * A worker process's own `/metrics` endpoint: a tiny node:http server over the
  * process registry (src/core/metrics.ts) on METRICS_HOST:METRICS_PORT. The API serves the same
  * registry on its own port instead.
  */

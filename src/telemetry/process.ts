@@ -1,9 +1,9 @@
 /**
- * Observability set-up of one process (issue 7 §2), called by every entry point: the API, each
+ * Observability set-up of one process, called by every entry point: the API, each
  * worker, the demo. The API serves the registry on its own `/metrics`; a worker process opens its
  * own metrics server and the Temporal SDK's exporter (src/workers/run.ts startWorkerTelemetry).
  */
-import type { Config } from '../config';
+import type { CoreConfig as Config } from '../config';
 import { enableProcessMetrics } from './metrics';
 import { installTracing, type Tracing } from './tracing';
 

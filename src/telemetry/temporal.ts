@@ -1,5 +1,5 @@
 /**
- * Temporal side of observability (issue 7 §2): @temporalio/interceptors-opentelemetry for the
+ * Temporal side of observability: @temporalio/interceptors-opentelemetry for the
  * client (StartWorkflow spans whose context travels in the workflow's headers), the workflows
  * (RunWorkflow / StartActivity spans, made in the sandbox and handed out through the `exporter`
  * sink) and the activities (RunActivity spans, parented by the workflow's headers); and the SDK

@@ -1,5 +1,5 @@
 /**
- * OpenTelemetry tracing of one process (issue 7 §2): a tracer provider with W3C trace-context
+ * OpenTelemetry tracing of one process: a tracer provider with W3C trace-context
  * propagation and an AsyncLocalStorage context manager, registered globally, so the HTTP span
  * (src/api/tracing.ts), the Temporal interceptors (src/telemetry/temporal.ts) and the log mixin
  * (src/log.ts) see the same trace. Spans go to OTLP/HTTP when an endpoint is configured; without

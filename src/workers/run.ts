@@ -1,29 +1,25 @@
-/** Shared process wiring of the worker entry points: telemetry (all), and the whole process of `ai` and `github`. */
-import { NativeConnection, Runtime, type Worker, type WorkerOptions } from '@temporalio/worker';
-import type { PrismaClient } from '@prisma/client';
+/**
+ * A worker process (DC-2): telemetry, one Prisma client, one Temporal client and one native
+ * connection; the search attributes and the Schedules of its queues; one worker per queue, run
+ * until SIGINT/SIGTERM.
+ */
+import { NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import type { Logger } from 'pino';
-import { loadConfig, type Config } from '../config';
 import { createLogger, temporalLogger } from '../log';
-import { openDatabase } from '../core/connections';
+import { openDatabase, openTemporalClient } from '../core/connections';
+import { ensureSearchAttributes } from '../core/search-attributes';
+import { loadConfig, processOf, queueDecl, schedulesOn, type Config } from '../families';
 import { startMetricsServer, type MetricsServer } from '../telemetry/metrics-server';
 import { installProcessTelemetry } from '../telemetry/process';
-import { runtimeTelemetryOptions, telemetryWorkerOptions, workerTelemetry, type WorkerTelemetry } from '../telemetry/temporal';
+import { runtimeTelemetryOptions, workerTelemetry, type WorkerTelemetry } from '../telemetry/temporal';
 import type { Tracing } from '../telemetry/tracing';
-import { dbFailureInterceptor } from '../core/db-failures';
-
-/** What an entry point's worker factory receives. */
-export interface WorkerResources {
-  config: Config;
-  db: PrismaClient;
-  connection: NativeConnection;
-  /** Tracing interceptors and sinks (issue 7 §2). */
-  telemetry: WorkerTelemetry;
-}
+import { createQueueWorker } from './queue-worker';
+import { ensureSchedules } from './schedules';
 
 /** A worker process's telemetry: what its workers get, and what to close at shutdown. */
 export interface WorkerProcessTelemetry {
   tracing: Tracing;
-  /** Pass to createJobsWorker / createAiWorker / createGithubWorker. */
+  /** Pass to createQueueWorker. */
   worker: WorkerTelemetry;
   /** The process's own metrics server, when METRICS_PORT is set. */
   metricsServer?: MetricsServer;
@@ -55,62 +51,47 @@ export async function startWorkerTelemetry(config: Config, component: string, lo
 }
 
 /**
- * Runs one worker process: config (fail fast), pino with the Temporal SDK's logs routed into it,
- * telemetry ({@link startWorkerTelemetry}), one Prisma client and one native connection; runs the
- * worker until SIGINT/SIGTERM (the SDK's graceful shutdown: running activities get
- * `shutdownGraceTime`), then closes everything.
- * Exits the process with 1 on a start-up error.
+ * Runs the worker process serving `queue` (and every queue sharing its process, e.g. `jobs` with
+ * `maintenance`): config (fail fast), pino with the Temporal SDK's logs routed into it, telemetry
+ * ({@link startWorkerTelemetry}); registers the search attributes and ensures the Schedules of its
+ * queues when it runs workflows or Schedules; runs one worker per queue until SIGINT/SIGTERM (the
+ * SDK's graceful shutdown: running activities get their grace time; one worker failing shuts the
+ * others down), then closes everything.
+ * @throws Error when no manifest declares `queue`, or on a start-up error.
  */
-export function runWorkerProcess(
-  component: string,
-  build: (r: WorkerResources) => Promise<Worker>,
-  describe: (config: Config) => object = () => ({}),
-): void {
-  const main = async () => {
-    const config = loadConfig();
-    const log = createLogger(config.logLevel, component);
-    const telemetry = await startWorkerTelemetry(config, component, log);
-    const db = openDatabase(config);
-    const connection = await NativeConnection.connect({ address: config.temporal.address });
-    try {
-      const worker = await build({ config, db, connection, telemetry: telemetry.worker });
-      log.info({ taskQueue: worker.options.taskQueue, ...describe(config) }, `${component} running`);
-      await worker.run();
-      log.info(`${component} stopped`);
-    } finally {
-      await connection.close();
-      await db.$disconnect();
-      await telemetry.close();
+export async function runWorkerProcess(queue: string): Promise<void> {
+  const { name, queues } = processOf(queue);
+  const component = `worker-${name}`;
+  const config = loadConfig();
+  const log = createLogger(config.logLevel, component);
+  const telemetry = await startWorkerTelemetry(config, component, log);
+  const db = openDatabase(config);
+  const client = await openTemporalClient(config);
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  try {
+    const schedules = schedulesOn(queues);
+    if (schedules.length > 0 || queues.some((q) => queueDecl(q).workflows)) {
+      await ensureSearchAttributes(client.connection, config.temporal.namespace);
     }
-  };
-  main().catch((err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  });
-}
-
-/**
- * Activity interceptors of every worker (SAN-4): deterministic database rejections become the
- * non-retryable PROJECTION_REJECTED, database outages are waited out inside the attempt
- * (src/core/db-failures.ts), probing `db` with `SELECT 1`.
- */
-export function workerInterceptors(db: PrismaClient) {
-  return { activity: [dbFailureInterceptor({ probe: () => db.$queryRaw`SELECT 1` })] };
-}
-
-/**
- * `interceptors` and `sinks` of every worker: the tracing interceptors (outermost, so a span covers
- * the whole attempt) when `telemetry` is given, then {@link workerInterceptors}. `workflows`: how
- * the worker loads workflows (`path`, a prebuilt `bundle`, or `none` for activity-only workers).
- */
-export function workerInterceptorOptions(
-  db: PrismaClient,
-  telemetry: WorkerTelemetry | undefined,
-  workflows: 'path' | 'bundle' | 'none',
-): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
-  const traced = telemetryWorkerOptions(telemetry, workflows);
-  return {
-    ...traced,
-    interceptors: { ...traced.interceptors, activity: [...(traced.interceptors?.activity ?? []), ...workerInterceptors(db).activity] },
-  };
+    const scheduleIds = await ensureSchedules(client, config, schedules);
+    if (scheduleIds.length > 0) log.info({ scheduleIds }, 'schedules ready');
+    const workers: Worker[] = [];
+    for (const q of queues) workers.push(await createQueueWorker(q, { config, db, client, connection, telemetry: telemetry.worker }));
+    const described = Object.assign({}, ...queues.map((q) => queueDecl(q).describe?.(config) ?? {})) as object;
+    log.info({ taskQueues: workers.map((w) => w.options.taskQueue), ...described }, `${component} running`);
+    await Promise.all(
+      workers.map((w) =>
+        w.run().catch((err: unknown) => {
+          for (const other of workers) if (other !== w && other.getState() === 'RUNNING') other.shutdown();
+          throw err;
+        }),
+      ),
+    );
+    log.info(`${component} stopped`);
+  } finally {
+    await connection.close();
+    await client.connection.close();
+    await db.$disconnect();
+    await telemetry.close();
+  }
 }

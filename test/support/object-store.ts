@@ -3,7 +3,7 @@
  * OBJECT_STORE_* (endpoint, region, a created bucket, dummy credentials, path-style) to every
  * worker; these helpers read them back as config and as a store.
  */
-import { loadConfig, type Config } from '../../src/config';
+import { loadConfig, type Config } from '../../src/families';
 import { LOCAL_OBJECT_STORE_CREDENTIALS, startLocalObjectStore } from '../../src/dev/object-store-server';
 import { createS3ObjectStore, type S3ObjectStore } from '../../src/storage/s3';
 

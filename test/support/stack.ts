@@ -1,32 +1,29 @@
 /**
  * Integration harness: a fresh database (cloned from the migrated template) on the real PostgreSQL
- * 15, real `jobs` and `ai` workers in-process on unique task queues of the real Temporal dev server,
- * and the fastify app for `inject`. Each test file gets its own stack; nothing is shared but servers.
+ * 15, real workers of the declared task queues (src/families) in-process on unique task queues of
+ * the real Temporal dev server, and the fastify app for `inject`. Each test file gets its own
+ * stack; nothing is shared but servers.
  */
 import { randomBytes } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Connection, type Client } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, type Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import type { PrismaClient } from '@prisma/client';
 import pino, { type Logger } from 'pino';
 import { buildApp } from '../../src/api/app';
 import { createUserWithToken } from '../../src/auth/tokens';
-import { loadConfig, type Config } from '../../src/config';
-import { temporalDataConverter } from '../../src/crypto/payload-codec';
 import { createPrisma } from '../../src/db/client';
-import { createJobStarter } from '../../src/families';
+import { temporalClient } from '../../src/core/connections';
+import { createJobStarter, FAMILY_API, loadConfig, processOf, queueDecl, type Config } from '../../src/families';
 import type { JobStarter } from '../../src/core/starter';
 import { jobWorkflowId, taskQueues, type TaskQueues } from '../../src/core/contracts';
 import type { AiProvider } from '../../src/ai/types';
-import { createAiWorker } from '../../src/workers/ai';
-import { createJobsWorker, createMaintenanceWorker } from '../../src/workers/jobs';
-import { createGithubWorker } from '../../src/workers/github';
-import { createOwnQueueWorker } from '../../src/workers/own-queue';
+import { createQueueWorker, type QueueWorkerDeps } from '../../src/workers/queue-worker';
 import { AI_RUNS_QUEUE } from '../../src/domain/ai-runs/contracts';
 import { createTestDatabase } from './postgres';
 import { pollUntil } from './poll';
 import { sharedBundle } from './workflow-bundles';
-import { clientInterceptors, workerTelemetry } from '../../src/telemetry/temporal';
+import { workerTelemetry } from '../../src/telemetry/temporal';
 import type { Tracing } from '../../src/telemetry/tracing';
 
 /** The run's workflow bundle (built once per jest run); `traced` adds the tracing workflow interceptors. */
@@ -56,7 +53,7 @@ export interface StackOptions {
   githubWorker?: boolean;
   /** The API's logger (default: pino at level error). */
   logger?: Logger;
-  /** Installed tracing: the workers get its interceptors and workflow-span sink (issue 7 §2). */
+  /** Installed tracing: the workers get its interceptors and workflow-span sink. */
   tracing?: Tracing;
   /** Admin URL of the PostgreSQL server to create the test database on (default: the shared one, TEST_PG_ADMIN_URL). */
   pgAdminUrl?: string;
@@ -77,7 +74,7 @@ export interface Stack {
   startAiRunsWorker(activities?: object): Promise<void>;
   stopAiRunsWorker(): Promise<void>;
   /**
-   * Starts an in-process worker of family queue `name` (e.g. `study-cards`; its workflows too when
+   * Starts an in-process worker of declared queue `name` (e.g. `study-cards`; its workflows too when
    * the manifest says so); `activities` replace the declared ones. Returns its stop function.
    */
   startOwnQueueWorker(name: string, activities?: object): Promise<() => Promise<void>>;
@@ -110,16 +107,12 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   });
   const db = createPrisma(database.url, { poolMax: 10 });
   const connection = await Connection.connect({ address: config.temporal.address });
-  const client = new Client({
-    connection,
-    namespace: config.temporal.namespace,
-    interceptors: clientInterceptors(),
-    dataConverter: temporalDataConverter(config.temporal.payloadCodec), // AR-6
-  });
+  const client = temporalClient(connection, config.temporal);
   const native = await NativeConnection.connect({ address: config.temporal.address });
   const queues = taskQueues(prefix);
   const logger = opts.logger ?? pino({ level: 'error' });
   const app = await buildApp({
+    ...FAMILY_API,
     config,
     db,
     starter: opts.apiStarter ?? createJobStarter(client, queues),
@@ -129,64 +122,47 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   await app.ready();
 
   const running: { worker: Worker; done: Promise<void> }[] = [];
-  const run = (worker: Worker) => {
+  const telemetry = opts.tracing ? workerTelemetry(opts.tracing) : undefined;
+  /** Starts an in-process worker of declared queue `name`; returns its stop function. */
+  const startQueue = async (name: string, extra: Pick<QueueWorkerDeps, 'activities' | 'provided'> = {}) => {
+    const bundle = queueDecl(name).workflows ? await workflowBundle(Boolean(telemetry)) : undefined;
+    const worker = await createQueueWorker(name, { config, db, client, connection: native, telemetry, workflowBundle: bundle, ...extra });
     const entry = { worker, done: worker.run() };
     running.push(entry);
-    return entry;
+    return async () => {
+      if (entry.worker.getState() === 'RUNNING') entry.worker.shutdown();
+      const i = running.indexOf(entry);
+      if (i >= 0) running.splice(i, 1);
+      await entry.done;
+    };
   };
-  const telemetry = opts.tracing ? workerTelemetry(opts.tracing) : undefined;
-  run(await createJobsWorker({ config, db, client, connection: native, workflowBundle: await workflowBundle(Boolean(telemetry)), telemetry }));
-  run(await createMaintenanceWorker({ config, db, client, connection: native, workflowBundle: await workflowBundle(Boolean(telemetry)), telemetry }));
-  let aiEntry: { worker: Worker; done: Promise<void> } | undefined;
-  let githubEntry: { worker: Worker; done: Promise<void> } | undefined;
-  let aiRunsEntry: { worker: Worker; done: Promise<void> } | undefined;
+  // The `jobs` process's queues (every job workflow, the reconcilers) always run.
+  for (const name of processOf('jobs').queues) await startQueue(name);
+  /** Workers started by name through the named helpers below, with their stop functions. */
+  const named = new Map<string, () => Promise<void>>();
+  const startNamed = async (name: string, extra: Pick<QueueWorkerDeps, 'activities' | 'provided'> = {}) => {
+    if (!named.has(name)) named.set(name, await startQueue(name, extra));
+  };
+  const stopNamed = async (name: string) => {
+    await named.get(name)?.();
+    named.delete(name);
+  };
 
   const stack: Stack = {
     config, db, client, queues, app, dbUrl: database.url,
     async startAiWorker(ai) {
-      if (aiEntry) return;
-      aiEntry = run(await createAiWorker({ config, db, connection: native, ai: ai ?? opts.ai, telemetry }));
+      const provided = ai ?? opts.ai;
+      await startNamed('ai', provided ? { provided: { ai: provided } } : {});
     },
-    async stopAiWorker() {
-      if (!aiEntry) return;
-      aiEntry.worker.shutdown();
-      await aiEntry.done;
-      running.splice(running.indexOf(aiEntry), 1);
-      aiEntry = undefined;
-    },
-    async startAiRunsWorker(activities) {
-      if (aiRunsEntry) return;
-      aiRunsEntry = run(await createOwnQueueWorker(AI_RUNS_QUEUE, { config, db, connection: native, telemetry, ...(activities ? { activities } : {}) }));
-    },
-    async stopAiRunsWorker() {
-      if (!aiRunsEntry) return;
-      aiRunsEntry.worker.shutdown();
-      await aiRunsEntry.done;
-      running.splice(running.indexOf(aiRunsEntry), 1);
-      aiRunsEntry = undefined;
-    },
+    stopAiWorker: () => stopNamed('ai'),
+    startAiRunsWorker: (activities) => startNamed(AI_RUNS_QUEUE, activities ? { activities } : {}),
+    stopAiRunsWorker: () => stopNamed(AI_RUNS_QUEUE),
     async startOwnQueueWorker(name, activities) {
-      const entry = run(await createOwnQueueWorker(name, {
-        config, db, connection: native, telemetry, workflowBundle: await workflowBundle(Boolean(telemetry)), ...(activities ? { activities } : {}),
-      }));
-      return async () => {
-        if (entry.worker.getState() === 'RUNNING') entry.worker.shutdown();
-        await entry.done.catch(() => undefined);
-        const i = running.indexOf(entry);
-        if (i >= 0) running.splice(i, 1);
-      };
+      const stop = await startQueue(name, activities ? { activities } : {});
+      return () => stop().catch(() => undefined);
     },
-    async startGithubWorker() {
-      if (githubEntry) return;
-      githubEntry = run(await createGithubWorker({ config, db, connection: native, telemetry }));
-    },
-    async stopGithubWorker() {
-      if (!githubEntry) return;
-      githubEntry.worker.shutdown();
-      await githubEntry.done;
-      running.splice(running.indexOf(githubEntry), 1);
-      githubEntry = undefined;
-    },
+    startGithubWorker: () => startNamed('github'),
+    stopGithubWorker: () => stopNamed('github'),
     async newUser(name = `user-${randomBytes(4).toString('hex')}`) {
       const { userId, token } = await createUserWithToken(db, name);
       return { userId, token, auth: { authorization: `Bearer ${token}` } };

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { findTemporalTestServer, startTemporalDevServer, type TemporalDevServer } from '../../src/dev/temporal-server';
 import type { DataConverter } from '@temporalio/common';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/families';
 import { taskQueues, type TaskQueues } from '../../src/core/contracts';
 import { temporalDataConverter } from '../../src/crypto/payload-codec';
 

@@ -42,7 +42,7 @@ export const QUIZ_JOB = {
 
 /**
  * Fake activities, grouped by the task queue whose worker registers them in production (DC-2:
- * `src/workers/jobs.ts`, `ai.ts`, `github.ts`); each test overrides what it needs.
+ * the `jobs`, `ai` and `github` queues of src/families/core.ts); each test overrides what it needs.
  */
 export function fakeActivities() {
   return {

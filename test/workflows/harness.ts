@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Duration, Payload } from '@temporalio/common';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/families';
 import { payloadCodecFromConfig } from '../../src/crypto/payload-codec';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { sharedBundle } from '../support/workflow-bundles';
@@ -49,9 +49,9 @@ export interface RunJobWorkflowOptions {
   workflowExecutionTimeout?: Duration;
   /** Cancels the workflow (`handle.cancel()`) once this promise resolves. */
   cancelWhen?: Promise<unknown>;
-  /** Companion jobs in the workflow's input (issue 7 §1 (a)). */
+  /** Companion jobs in the workflow's input. */
   companions?: JobWorkflowInput['companions'];
-  /** The input's `companionsAfterWork` (issue 7 §1 (b)): the companions start when the work is over. */
+  /** The input's `companionsAfterWork`: the companions start when the work is over. */
   companionsAfterWork?: true;
 }
 

@@ -2,12 +2,12 @@
  * Regenerates test/histories/*.json (run after an intentional workflow change, then commit):
  *   npx tsx test/workflows/record-histories.ts [name ...]   (names: only those histories)
  * Each workflow runs on the time-skipping test server with deterministic stand-in activities.
- * Histories of runs of older code stay checked in, unrecorded, for as long as such runs can be
- * open: `card-analysis-completed`, `card-analysis-failed`, `scrap-refine-completed`,
+ * Histories of the branches kept for open runs stay checked in, unrecorded, for as long as such runs
+ * can be open: `card-analysis-completed`, `card-analysis-failed`, `scrap-refine-completed`,
  * `til-generation-completed`, `til-github-commit-completed` and
- * `github-star-recommendation-completed` predate the local projection writes (issue 7 §1 (b),
- * `patched('local-projection-writes')`); their `*-local-*` siblings are this code's.
- * `card-analysis-local-completed` predates `companionsAfterWork` (companions first thing).
+ * `github-star-recommendation-completed` have their projection writes on the `jobs` queue (no
+ * `patched('local-projection-writes')` marker); their `*-local-*` siblings write local-first.
+ * `card-analysis-local-completed` starts its companions first thing (no `companionsAfterWork`).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -88,10 +88,10 @@ async function main(): Promise<void> {
     ['card-analysis-completed', 'cardAnalysisWorkflow', [{ ...ids, jobType: 'CARD_ANALYSIS', queues }], () => (failAnalysis = false)],
     ['card-analysis-failed', 'cardAnalysisWorkflow', [{ ...ids, jobType: 'CARD_ANALYSIS', queues }], () => (failAnalysis = true)],
     ['scrap-refine-completed', 'scrapRefineWorkflow', [{ ...ids, jobType: 'SCRAP_REFINE', queues }], () => undefined],
-    // Issue 7 §1: local projection writes, and a scrap's CARD_ANALYSIS starting its SCRAP_REFINE.
-    // `-local-completed`: a start of this code (localWrites); `-local-failed`: an older start's input run by this code (patched).
+    // Local projection writes, and a scrap's CARD_ANALYSIS starting its SCRAP_REFINE.
+    // `-local-completed`: an input with localWrites; `-local-failed`: an input without it, local by `patched()`.
     ['card-analysis-local-completed', 'cardAnalysisWorkflow', [{ ...ids, jobType: 'CARD_ANALYSIS', queues, localWrites: true, companions: [{ ...ids, jobId: QUIZ_JOB, jobType: 'SCRAP_REFINE' }] }], () => (failAnalysis = false)],
-    // Issue 7 §1 (b): the companion (SCRAP_REFINE) started once the analysis is over (companionsAfterWork).
+    // The companion (SCRAP_REFINE) started once the analysis is over (companionsAfterWork).
     ['card-analysis-companions-after-work', 'cardAnalysisWorkflow', [{ ...ids, jobType: 'CARD_ANALYSIS', queues, localWrites: true, companions: [{ ...ids, jobId: QUIZ_JOB, jobType: 'SCRAP_REFINE' }], companionsAfterWork: true }], () => (failAnalysis = false)],
     ['card-analysis-local-failed', 'cardAnalysisWorkflow', [{ ...ids, jobType: 'CARD_ANALYSIS', queues }], () => (failAnalysis = true)],
     ['scrap-refine-local-completed', 'scrapRefineWorkflow', [{ ...ids, jobType: 'SCRAP_REFINE', queues, localWrites: true }], () => undefined],

@@ -1,7 +1,7 @@
 /**
  * (h) What each process of a deployment needs in memory. Starts the real entry points as separate
- * processes (`src/api/server.ts`, `src/workers/jobs.ts`, `src/workers/ai.ts`,
- * `src/workers/github.ts`, each `node --import tsx`), against the bench's database and Temporal
+ * processes (`src/server.ts`, `src/workers/main.ts` with `--queue jobs`, `ai` and `github`, each
+ * `node --import tsx`), against the bench's database and Temporal
  * server, on task queues of their own (`rss-<run>-…`, so the bench's in-process workers take none
  * of their work); then drives the bench load through that API: POST /scraps as in (a), and, while
  * their jobs run, GET /async-jobs/{id} at 32 connections as in (c). The resident set size (RSS) of
@@ -51,8 +51,8 @@ interface Service {
   exited: Promise<void>;
 }
 
-function startService(name: string, entry: string, readyMsg: string, env: Record<string, string>): Service {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+function startService(name: string, entry: readonly string[], readyMsg: string, env: Record<string, string>): Service {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...entry], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -122,10 +122,10 @@ export const sectionH: BenchSection = {
       SCHEDULES_ENABLED: 'false',
     };
     const specs = [
-      ['API', 'src/api/server.ts', 'api ready'],
-      ['jobs worker', 'src/workers/jobs.ts', 'jobs worker running'],
-      ['ai worker', 'src/workers/ai.ts', 'worker-ai running'],
-      ['github worker', 'src/workers/github.ts', 'worker-github running'],
+      ['API', ['src/server.ts'], 'api ready'],
+      ['jobs worker', ['src/workers/main.ts', '--queue', 'jobs'], 'worker-jobs running'],
+      ['ai worker', ['src/workers/main.ts', '--queue', 'ai'], 'worker-ai running'],
+      ['github worker', ['src/workers/main.ts', '--queue', 'github'], 'worker-github running'],
     ] as const;
     let phase: Phase = 'start';
     const services = specs.map(([name, entry, msg]) => {

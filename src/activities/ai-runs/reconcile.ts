@@ -24,7 +24,7 @@ export interface AiRunReconcileReport {
   examined: number;
   started: number;
   alreadyRunning: number;
-  /** Outbox rows of runs that are no longer QUEUED (dropped). */
+  /** Outbox rows of runs that have left QUEUED (dropped). */
   dropped: number;
   resignalled: number;
   failed: number;
@@ -70,7 +70,7 @@ export function createAiRunReconcileActivities({ db, starter, box }: AiRunReconc
   return {
     /**
      * SAN-4/AR-7: outbox rows older than `graceSeconds` → their run's workflow started (same ID,
-     * never a second run); rows of runs no longer QUEUED are dropped; lost retry signals re-sent.
+     * never a second run); rows of runs that have left QUEUED are dropped; lost retry signals re-sent.
      * Retry: MAINTENANCE_RETRY.
      */
     async reconcileAiRuns(args: { graceSeconds: number; limit: number }): Promise<AiRunReconcileReport> {

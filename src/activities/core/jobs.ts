@@ -23,7 +23,7 @@ export interface JobActivityDeps {
   starter: JobStarter;
   /** Reads a cancelled run's history for the cancellation's reason (absent: a generic reason). */
   client?: Client;
-  /** Target hooks: a target with a status of its own follows its job to FAILED (DC-3). */
+  /** Target hooks: a target with a status of its own follows its job to FAILED. */
   targets?: TargetHookRegistry;
 }
 
@@ -50,7 +50,7 @@ export interface ReconcileReport {
   started: number;
   /** Rows whose workflow ID has a run open (this job's or another job's): nothing started. */
   alreadyRunning: number;
-  /** Rows not started because they are no longer PENDING, or their own run already ran and closed. */
+  /** Rows not started because they have left PENDING, or their own run already ran and closed. */
   skipped?: number;
   failedToStart: number;
   /** Rows failed because their run was terminated or timed out ({@link JobActivities.failClosedRuns}). */
@@ -123,7 +123,7 @@ export function createJobActivities({ db, starter, client, targets = {} }: JobAc
 
   return {
     /**
-     * SAN-4: PENDING → PROCESSING. PROCESSING again (retry, replay) proceeds; a terminal row means
+     * PENDING → PROCESSING. PROCESSING again (retry, replay) proceeds; a terminal row means
      * a late duplicate start and the workflow stops. Retryable; non-retryable JOB_NOT_FOUND.
      */
     async beginJob(jobId: string): Promise<BeginResult> {
@@ -146,7 +146,7 @@ export function createJobActivities({ db, starter, client, targets = {} }: JobAc
       return outcomes;
     },
 
-    /** SAN-4: PENDING|PROCESSING → FAILED with the cause chain; a no-op on a terminal row. */
+    /** PENDING|PROCESSING → FAILED with the cause chain; a no-op on a terminal row. */
     async failJob(jobId: string, errorMessage: string): Promise<JobStatus | null> {
       const r = await transitionJob(db, jobId, 'FAILED', errorMessage);
       activityLog.warn('job failed', { jobId, changed: r.changed, errorMessage });
@@ -154,7 +154,7 @@ export function createJobActivities({ db, starter, client, targets = {} }: JobAc
     },
 
     /**
-     * SAN-4: a cancelled job workflow's row → FAILED `cancelled: <reason>` (the cancellation
+     * A cancelled job workflow's row → FAILED `cancelled: <reason>` (the cancellation
      * request's reason from the run's history, else `requested by <identity>`), its target
      * following through its `mirror` hook in the same transaction; a no-op on a terminal row.
      * Called from a non-cancellable scope. Retryable (PROJECTION_RETRY). Returns the stored message.

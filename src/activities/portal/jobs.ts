@@ -27,7 +27,7 @@ export interface PortalJobState {
 /** Longest stored error message, in code points. */
 export const MAX_ERROR_MESSAGE = 2000;
 
-/** The guarded transition of job `jobId` to `to` with `data` (DC-3); `moved` false when its status did not allow it. */
+/** The guarded transition of job `jobId` to `to` with `data`; `moved` false when its status did not allow it. */
 async function moveJob(
   db: PrismaClient | Prisma.TransactionClient,
   jobId: string,
@@ -49,7 +49,7 @@ async function stateOf(db: PrismaClient | Prisma.TransactionClient, jobId: strin
 }
 
 /**
- * PO-2 active job → FAILED with `code` (guarded; a finished job is untouched). A REFRESH or LINK
+ * Active job → FAILED with `code` (guarded; a finished job is untouched). A REFRESH or LINK
  * that failed on rejected credentials marks the user's existing link LOGIN_REQUIRED (new
  * credentials are needed). Shared by the workflow's failure path and the reconciler.
  */
@@ -77,13 +77,13 @@ export async function markPortalJobResult(db: PrismaClient | Prisma.TransactionC
 /** The PO projection activities. */
 export function createPortalLinkJobActivities({ db }: PortalLinkJobActivityDeps) {
   return {
-    /** PO-2 QUEUED → RUNNING (started_at). Key: the job id. Retry: PROJECTION_RETRY (local first). */
+    /** QUEUED → RUNNING (started_at). Key: the job id. Retry: PROJECTION_RETRY (local first). */
     async markPortalJobRunning(args: { jobId: string }): Promise<PortalJobState> {
       return stateOf(db, args.jobId, await moveJob(db, args.jobId, 'RUNNING', { startedAt: new Date() }));
     },
 
     /**
-     * PO-2/PO-6 RUNNING → POST_PROCESSING with the accepted result's key and SHA-256 (the callback's).
+     * PO-6: RUNNING → POST_PROCESSING with the accepted result's key and SHA-256 (the callback's).
      * Key: the job id. Retry: PROJECTION_RETRY.
      */
     async markPortalJobPostProcessing(args: { jobId: string; resultKey: string; sha256: string | null }): Promise<PortalJobState> {
@@ -91,13 +91,13 @@ export function createPortalLinkJobActivities({ db }: PortalLinkJobActivityDeps)
       return stateOf(db, args.jobId, await moveJob(db, args.jobId, 'POST_PROCESSING', data));
     },
 
-    /** PO-2/PO-4 POST_PROCESSING → SUCCEEDED with the student summary. Key: the job id. Retry: PROJECTION_RETRY. */
+    /** PO-4: POST_PROCESSING → SUCCEEDED with the student summary. Key: the job id. Retry: PROJECTION_RETRY. */
     async completePortalJob(args: { jobId: string; summary: PortalStudentSummary }): Promise<PortalJobState> {
       const data = { summary: args.summary as unknown as Prisma.InputJsonValue, errorCode: null, errorMessage: null, finishedAt: new Date() };
       return stateOf(db, args.jobId, await moveJob(db, args.jobId, 'SUCCEEDED', data));
     },
 
-    /** PO-2 QUEUED | RUNNING | POST_PROCESSING → FAILED with `code` and `message`. Key: the job id. Retry: PROJECTION_RETRY. */
+    /** QUEUED | RUNNING | POST_PROCESSING → FAILED with `code` and `message`. Key: the job id. Retry: PROJECTION_RETRY. */
     async failPortalJob(args: { jobId: string; code: string; message: string }): Promise<PortalJobState> {
       return failPortalLinkJob(db, args.jobId, args.code, args.message);
     },

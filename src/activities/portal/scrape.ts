@@ -18,7 +18,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
-import type { Config } from '../../config';
+import type { PortalConfig as Config } from '../../config/portal';
 import { failure } from '../../core/failures';
 import { withHeartbeat } from '../../core/heartbeat';
 import { cutCodePoints } from '../../core/text';

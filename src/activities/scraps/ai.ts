@@ -19,7 +19,7 @@ import { SAN_FAILURES } from '../../domain/scraps/errors';
 import { decodeEmbedding, encodeEmbedding } from '../../db/vectors';
 
 /**
- * SAN-7 analysis as {@link createAiActivities}' `analyzeScrap` returns it (issue 7 §1 (b)): the
+ * SAN-7 analysis as {@link createAiActivities}' `analyzeScrap` returns it: the
  * 1536-d embedding as base64 of float32 little-endian (8 KiB in the run's history, against about
  * 30 KiB of JSON numbers; float32 is also what storeCard keeps). Decode with {@link analysisEmbedding}.
  */
@@ -52,9 +52,9 @@ export function createAiActivities({ ai, db }: AiActivityDeps) {
   return {
     /**
      * SAN-7: title, summary, tags, category, 1536-d embedding of a scrap. Retry class from the
-     * provider. `embedding: 'f32'` (asked by this code's workflow) → {@link CardAnalysisResult}; else
-     * the plain numbers, which older workflows' storeCard expects (so the `ai` worker may be
-     * upgraded before the `jobs` worker).
+     * provider. `embedding: 'f32'` (as cardAnalysisWorkflow asks) → {@link CardAnalysisResult};
+     * without it the plain numbers, which a workflow not asking for f32 stores as they are (so the `ai` and
+     * `jobs` workers may be deployed in either order).
      */
     async analyzeScrap(args: { scrapId: string; embedding?: 'f32' }): Promise<CardAnalysis | CardAnalysisResult> {
       const text = await loadScrap(args.scrapId);

@@ -25,7 +25,7 @@ export function createCardActivities({ db }: CardActivityDeps) {
     /**
      * SAN-7: stores the knowledge card of `scrapId` (find-or-create category and tags, one card per
      * scrap, vector column when pgvector is present) and completes the job, in ONE statement
-     * (atomic, one round trip: issue 7 §1 (b)). Idempotency key: scrapId — a repeat keeps the
+     * (atomic, one round trip). Idempotency key: scrapId — a repeat keeps the
      * first card and completes nothing twice. Category and tag upserts lock their rows in one
      * order (category, then tags by name), so concurrent cards do not deadlock. Returns the card id.
      */

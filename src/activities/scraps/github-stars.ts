@@ -27,7 +27,7 @@ export interface GithubStarActivityDeps {
   github: GithubClientFactory;
 }
 
-/** Builds the SAN-12 `github` task-queue activities. */
+/** Builds the `github` task-queue activities. */
 export function createGithubStarActivities({ db, tokens, github }: GithubStarActivityDeps) {
   return {
     /**
@@ -69,14 +69,14 @@ export function createGithubStarActivities({ db, tokens, github }: GithubStarAct
   };
 }
 
-/** Type of the SAN-12 `github` activities, for `proxyActivities` in workflows. */
+/** Type of the `github` activities, for `proxyActivities` in workflows. */
 export type GithubStarActivities = ReturnType<typeof createGithubStarActivities>;
 
 /** Texts embedded per AI call. */
 const EMBED_BATCH = 64;
 
 /**
- * SAN-12 AI step (runs inside the `ai` activity `matchStarredRepos`): embeds `texts` in batches
+ * AI step (runs inside the `ai` activity `matchStarredRepos`): embeds `texts` in batches
  * with the provider's `embed` and reduces each to its best-matching knowledge cards of `userId`
  * (cosine similarity, see `src/domain/star-ranking.ts`). Returns one {@link RepoMatch} per text, in
  * order; only card ids and numbers cross the workflow history. Reads only; `heartbeat` is called
@@ -107,7 +107,7 @@ export async function matchStarredRepos(
   return out;
 }
 
-/** Builds the SAN-12 `jobs` task-queue activity that stores the result. */
+/** Builds the `jobs` task-queue activity that stores the result. */
 export function createStarRecommendationActivities({ db }: { db: PrismaClient }) {
   return {
     /**
@@ -134,5 +134,5 @@ export function createStarRecommendationActivities({ db }: { db: PrismaClient })
   };
 }
 
-/** Type of the SAN-12 `jobs` activity, for `proxyActivities` in workflows. */
+/** Type of the `jobs` activity, for `proxyActivities` in workflows. */
 export type StarRecommendationActivities = ReturnType<typeof createStarRecommendationActivities>;

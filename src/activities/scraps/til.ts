@@ -108,7 +108,7 @@ export function createTilActivities({ db, starter }: TilActivityDeps) {
       return quizJob ? { jobId: quizJob.jobId, jobType: quizJob.jobType, targetId: quizJob.targetId, userId: quizJob.userId } : null;
     },
 
-    /** SAN-4: starts the workflow of a committed job; idempotent by workflow ID. Retryable. */
+    /** Starts the workflow of a committed job; idempotent by workflow ID. Retryable. */
     async startCommittedJob(job: StartableJob): Promise<StartOutcome> {
       const outcome = await starter.start(job);
       activityLog.info('job started', { jobId: job.jobId, jobType: job.jobType, outcome });
@@ -116,7 +116,7 @@ export function createTilActivities({ db, starter }: TilActivityDeps) {
     },
 
     /**
-     * SAN-11 + SAN-4: PENDING → PROCESSING of the job and, in the same transaction, of its
+     * SAN-11: PENDING → PROCESSING of the job and, in the same transaction, of its
      * generation. A terminal job means a late duplicate start. Non-retryable JOB_NOT_FOUND.
      */
     async beginRecallQuizJob(args: { jobId: string; generationId: string }): Promise<QuizBeginResult> {
@@ -167,7 +167,7 @@ export function createTilActivities({ db, starter }: TilActivityDeps) {
       return count;
     },
 
-    /** SAN-11 + SAN-4: PENDING|PROCESSING → FAILED of the job and its generation, one transaction. */
+    /** SAN-11: PENDING|PROCESSING → FAILED of the job and its generation, one transaction. */
     async failRecallQuizJob(args: { jobId: string; generationId: string; errorMessage: string }): Promise<JobStatus | null> {
       const r = await db.$transaction(async (tx) => {
         const t = await transitionJob(tx, args.jobId, 'FAILED', args.errorMessage);

@@ -8,7 +8,7 @@ import { log as activityLog } from '@temporalio/activity';
 import type { PrismaClient } from '@prisma/client';
 import type { StudyAi } from '../../ai/study';
 import { toAiFailure } from '../../ai/failures';
-import type { Config } from '../../config';
+import type { StudyConfig as Config } from '../../config/study';
 import { failure } from '../../core/failures';
 import { heartbeat, withHeartbeat } from '../../core/heartbeat';
 import { reconcile } from '../../core/reconciler';
@@ -114,7 +114,7 @@ export function createStudyCardActivities({ db, ai, config }: StudyCardActivityD
      * knowledge cards by embedding), asks the AI provider for cards, and runs the card guards
      * (numbers in evidence, no answer leak, no duplicate in the batch or of the user's live cards of
      * other sources). Reads only. AI errors become `AI_<code>` failures (the workflow maps them to
-     * ST-4 codes); a source no longer ready fails STUDY_EXTRACTION_ATTEMPT_FAILED `no_ready_explanation`.
+     * ST-4 codes); a source not ready by then fails STUDY_EXTRACTION_ATTEMPT_FAILED `no_ready_explanation`.
      */
     async extractStudyCards(args: { jobId: string; attempt: number }): Promise<ExtractedCards> {
       const job = await db.studyMemoCardJob.findUnique({ where: { id: args.jobId } });

@@ -1,5 +1,5 @@
 /**
- * The STUDY_EXPLANATION job's activities (issue 10 §1): the AI call on the `ai` queue (through the
+ * The STUDY_EXPLANATION job's activities: the AI call on the `ai` queue (through the
  * AI provider boundary, read-only) and the store on the `jobs` queue (the explanation, its new
  * version and the job's COMPLETED in one transaction).
  */
@@ -7,7 +7,7 @@ import { log as activityLog } from '@temporalio/activity';
 import type { PrismaClient } from '@prisma/client';
 import { toAiFailure } from '../../ai/failures';
 import type { StudyAi } from '../../ai/study';
-import type { Config } from '../../config';
+import type { StudyConfig as Config } from '../../config/study';
 import { failure } from '../../core/failures';
 import { withHeartbeat } from '../../core/heartbeat';
 import { ST_FAILURES } from '../../domain/study/errors';

@@ -1,5 +1,5 @@
 /**
- * The daily-reminder activity of the study review loop (issue 10 §4), run by
+ * The daily-reminder activity of the study review loop, run by
  * {@link studyRemindersWorkflow}'s Schedule: one reminder pass (src/services/study/reminders.ts).
  * Idempotent (the outbox's (user, local date) key); database outages are retried by Temporal.
  */

@@ -9,7 +9,7 @@ import { idempotentWorkflowId, ownTaskQueue } from '../../core/contracts';
 /** The AR job type (search attribute JobType, workflow-ID prefix `ai-run:`). Not an async_jobs job. */
 export const AI_RUN_JOB_TYPE = 'AI_RUN';
 
-/** Logical name of the family's own task queue (DC-2), served by src/workers/ai-runs.ts. */
+/** Logical name of the family's own task queue (DC-2), declared by the family's manifest (src/families/ai-runs.ts). */
 export const AI_RUNS_QUEUE = 'ai-runs';
 
 /** Task queues a run's workflow uses: projection writes on `jobs`, the runtime call on `aiRuns`. */
@@ -60,9 +60,9 @@ export interface AiRunWorkflowInput {
   queues: AiRunQueues;
   policy: AiRunPolicy;
   /**
-   * Set by starters of this code (issue 7 §1 (b)): the run's projection writes (pending input,
-   * attempts, answer, failures) are local activities first, with the `jobs` queue activity as
-   * their fallback. Absent in inputs of older starts, whose histories replay with remote writes.
+   * The run's projection writes (pending input, attempts, answer, failures) are local activities
+   * first, with the `jobs` queue activity as their fallback. Inputs without it replay with remote
+   * writes.
    */
   localWrites?: true;
 }

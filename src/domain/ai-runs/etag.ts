@@ -1,7 +1,7 @@
 /**
  * AR-3/AR-5 the entity tag of an AI run: the one definition shared by `GET /api/v1/ai-runs/{id}`
  * (which sends it as `ETag`) and `POST …/candidate-decisions` (which checks it in `If-Match`).
- * Strong (RFC 9110 §8.8.1): every change a client can see in the run's representation bumps
+ * Strong (RFC 9110 section 8.8.1): every change a client can see in the run's representation bumps
  * `ai_runs.version`, so one version is one representation. The format is the one h/ar-run's GET
  * already sends (its `aiRunTag` in src/api/routes/ai-runs/schemas.ts, quoted by `entityTag`), so the
  * two agree byte for byte; at merge that function can delegate to this one. Pure, no I/O.

@@ -63,7 +63,7 @@ export function sensitiveKinds(text: string): SensitiveKind[] {
 
 /**
  * `text` with every sensitive span replaced by spaces of the same length: offsets stay valid, and
- * the digits of a phone number can no longer be read as an amount, a date or a count.
+ * the digits of a phone number cannot be read as an amount, a date or a count.
  */
 export function blankSensitive(text: string, spans: readonly SensitiveSpan[] = findSensitive(text)): string {
   let out = '';

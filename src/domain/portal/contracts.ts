@@ -10,7 +10,7 @@ import { idempotentWorkflowId, ownTaskQueue } from '../../core/contracts';
 /** The PO job type (search attribute JobType, workflow-ID prefix `portal-link:`). Not an async_jobs job. */
 export const PORTAL_LINK_JOB_TYPE = 'PORTAL_LINK';
 
-/** Logical name of the family's own task queue (DC-2), served by src/workers/portal.ts. */
+/** Logical name of the family's own task queue (DC-2), declared by the family's manifest (src/families/portal.ts). */
 export const PORTAL_QUEUE = 'portal';
 
 /** PO-1 LINK when the user has no link for the portal yet, REFRESH otherwise. */

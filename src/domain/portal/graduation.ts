@@ -44,7 +44,7 @@ export interface CountedAttempt extends CourseAttempt {
 const round = (n: number) => Math.round(n * 100) / 100;
 
 /**
- * PO-11 the verdict on each attempt, in the input's order. An attempt is superseded when a later
+ * The verdict on each attempt, in the input's order. An attempt is superseded when a later
  * attempt (by semester; same semester: later in the input) of the same course code is a retake;
  * attempts of a repeatable course without the retake flag all count.
  */
@@ -66,19 +66,19 @@ export function countAttempts(attempts: readonly CourseAttempt[]): CountedAttemp
   });
 }
 
-/** Credits earned: the sum of the counted attempts' effective credits (PO-11, the summary's creditsEarned). */
+/** Credits earned: the sum of the counted attempts' effective credits (the summary's creditsEarned). */
 export function earnedCredits(attempts: readonly CourseAttempt[]): number {
   return round(countAttempts(attempts).reduce((s, a) => s + (a.counted ? a.effectiveCredits : 0), 0));
 }
 
-/** PO-11 a minimum of credits over one or more areas. */
+/** A minimum of credits over one or more areas. */
 export interface AreaRequirement {
   name: string;
   areas: readonly CourseArea[];
   minCredits: number;
 }
 
-/** PO-11 one accepted language certificate: kind (case-insensitive), a minimum score, accepted levels (empty: any). */
+/** One accepted language certificate: kind (case-insensitive), a minimum score, accepted levels (empty: any). */
 export interface LanguageRequirement {
   kind: string;
   minScore: number | null;
@@ -118,7 +118,7 @@ export interface RuleTarget {
 }
 
 /**
- * PO-11 the rule of `kind` that applies to `target`, or null: same portal type, kind and major,
+ * The rule of `kind` that applies to `target`, or null: same portal type, kind and major,
  * the admission year within the range, the department equal or the rule's null. The most specific
  * wins: a named department over any department, then the narrower year range, then the later start,
  * then the id (deterministic).
@@ -231,7 +231,7 @@ export interface GraduationInput {
 }
 
 /**
- * PO-11 met / not met per requirement of the primary rule (total, areas, required courses,
+ * Met / not met per requirement of the primary rule (total, areas, required courses,
  * language) and of the double major's rule, with the missing items; `met` when all are met.
  */
 export function evaluateGraduation(input: GraduationInput): GraduationProgress {

@@ -43,7 +43,7 @@ const credits = z.number().min(0).max(30);
 /**
  * One course a student took in a semester. `credits` is the catalogue value; `creditCorrection`
  * (when not null) is the credits the university recognised for this student instead (it wins,
- * PO-11). `retake: true` marks a retaken course (the earlier attempt no longer counts).
+ * PO-11). `retake: true` marks a retaken course (the earlier attempt does not count).
  */
 export const TakenCourseSchema = z.object({
   courseCode: code,

@@ -5,7 +5,7 @@
  */
 import { ownTaskQueue } from '../../core/contracts';
 
-/** Logical name of the family's own task queue (ST-6, DC-2), served by src/workers/study-cards.ts. */
+/** Logical name of the family's own task queue (ST-6, DC-2), declared by the family's manifest (src/families/study.ts). */
 export const STUDY_CARDS_QUEUE = 'study-cards';
 
 /** Search-attribute JobType of an extraction workflow (not an async_jobs job). */

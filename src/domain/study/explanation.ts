@@ -1,5 +1,5 @@
 /**
- * The AI explanation of a study question (ST, issue 10 §1): the input of `explainStudyQuestion` and
+ * The AI explanation of a study question: the input of `explainStudyQuestion` and
  * its validated answer. Each stored explanation is a new source version of the question's memo cards.
  * Pure, no I/O: safe in workflow code.
  */

@@ -1,5 +1,5 @@
 /**
- * Daily study reminders (issue 10 §4): a user's reminder is a local time of day (`HH:MM`, 24 h) in
+ * Daily study reminders: a user's reminder is a local time of day (`HH:MM`, 24 h) in
  * an IANA time zone. A reminder pass at instant `now` reminds the users whose local time today has
  * reached their reminder time and who have due cards; "reminds" means one study_reminder_outbox row
  * per user and local day (no mail or push service exists; the API reads the outbox). Pure, no I/O

@@ -1,5 +1,5 @@
 /**
- * The memo-card review loop's scheduling (issue 10 §4): a card's spaced-repetition state is a
+ * The memo-card review loop's scheduling: a card's spaced-repetition state is a
  * ts-fsrs `Card` (FSRS, the scheduler Anki ships), stored column by column in
  * study_memo_card_progress; one review is `scheduler.next(card, now, rating)`, whose `log` is the
  * study_memo_card_reviews row. A card without a progress row is New and due since it was created.

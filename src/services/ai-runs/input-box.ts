@@ -3,7 +3,7 @@
  * the AI_RUN_INPUT_KEYS key ring (key ids for rotation, src/crypto/token-box.ts), the run id bound
  * as additional data, so a sealed input opens only for its own run. The clear text is never stored.
  */
-import type { Config } from '../../config';
+import type { AiRunsConfig as Config } from '../../config/ai-runs';
 import { createTokenBox, parseKeyRing, type SealedToken, type TokenBox } from '../../crypto/token-box';
 
 /** Seals and opens run inputs. */

@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AiAttempt, AiCandidate, AiRun, CompanyRole, PrismaClient } from '@prisma/client';
-import type { Config } from '../../config';
+import type { AiRunsConfig as Config } from '../../config/ai-runs';
 import type { WarnLog } from '../../core/after-commit';
 import { idempotentCreate } from '../../core/idempotent-create';
 import { requireMembership } from '../../core/tenancy';

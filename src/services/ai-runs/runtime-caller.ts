@@ -5,7 +5,7 @@
  * unreachable / 5xx, waited out and not charged). Built here over the configured
  * {@link AiRuntimeClient} (`local` or `http`, src/services/ai-runs/runtime-client).
  */
-import type { Config } from '../../config';
+import type { AiRunsConfig as Config } from '../../config/ai-runs';
 import { WORKFLOW_CATALOG_VERSION } from '../../domain/ai-runs/catalog';
 import type { AttemptVersions } from '../../domain/ai-runs/contracts';
 import type { RuntimeFailureDetails } from '../../domain/ai-runs/errors';

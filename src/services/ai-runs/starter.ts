@@ -5,7 +5,7 @@
  */
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { AiRun } from '@prisma/client';
-import type { Config } from '../../config';
+import type { AiRunsConfig as Config } from '../../config/ai-runs';
 import { companySearchAttributes } from '../../core/contracts';
 import { startWorkflow, workflowRunState, type StartOutcome } from '../../core/workflow-start';
 import {

@@ -4,7 +4,7 @@
  * rotation) and tolerance (PORTAL_CALLBACK_TOLERANCE_SECONDS, both directions).
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Config } from '../../config';
+import type { PortalConfig as Config } from '../../config/portal';
 import { verify, type SignatureRejection } from '../../crypto/callback-signature';
 
 /** Why a signature was refused. */

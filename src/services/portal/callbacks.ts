@@ -10,7 +10,7 @@
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { PrismaClient } from '@prisma/client';
-import type { Config } from '../../config';
+import type { PortalConfig as Config } from '../../config/portal';
 import { checkResultScope, type ScrapeCallbackBody } from '../../domain/portal/callback';
 import type { ScrapeCallback } from '../../domain/portal/contracts';
 import { portalMetrics } from './metrics';

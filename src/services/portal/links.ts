@@ -12,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Prisma, type PortalLinkJob, type PrismaClient } from '@prisma/client';
-import type { Config } from '../../config';
+import type { PortalConfig as Config } from '../../config/portal';
 import { DomainError } from '../../core/domain-error';
 import type { WarnLog } from '../../core/after-commit';
 import { idempotentCreate } from '../../core/idempotent-create';
@@ -141,14 +141,14 @@ export class PortalJobNotSucceededError extends DomainError {
   }
 }
 
-/** PO-4: the student summary of a SUCCEEDED job. @throws DomainError NOT_FOUND; PortalJobNotSucceededError. */
+/** The student summary of a SUCCEEDED job. @throws DomainError NOT_FOUND; PortalJobNotSucceededError. */
 export async function readPortalJobSummary(db: PrismaClient, userId: string, jobId: string): Promise<{ job: PortalLinkJob; summary: PortalStudentSummary }> {
   const job = await readPortalLinkJob(db, userId, jobId);
   if (job.status !== 'SUCCEEDED' || job.summary === null) throw new PortalJobNotSucceededError(job.status, job.errorCode);
   return { job, summary: job.summary as unknown as PortalStudentSummary };
 }
 
-/** PO-4 `/duration`: timestamps (ISO 8601) and elapsed times in ms; `elapsedMs` runs until now while the job is active. */
+/** `/duration`: timestamps (ISO 8601) and elapsed times in ms; `elapsedMs` runs until now while the job is active. */
 export interface PortalJobDuration {
   jobId: string;
   status: PortalLinkJob['status'];
@@ -167,7 +167,7 @@ export interface PortalJobDuration {
   finished: boolean;
 }
 
-/** PO-4: the duration view of a job at `now`. Pure. */
+/** The duration view of a job at `now`. Pure. */
 export function portalJobDuration(job: PortalLinkJob, now: Date = new Date()): PortalJobDuration {
   const t = (d: Date | null) => (d ? d.getTime() : null);
   const span = (a: Date | null, b: Date | null) => (a && b ? Math.max(0, b.getTime() - a.getTime()) : null);

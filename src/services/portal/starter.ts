@@ -6,7 +6,7 @@
  */
 import type { Client } from '@temporalio/client';
 import type { PortalLinkJob } from '@prisma/client';
-import type { Config } from '../../config';
+import type { PortalConfig as Config } from '../../config/portal';
 import { jobSearchAttributes } from '../../core/contracts';
 import { startWorkflow, workflowRunState, type StartOutcome, type WorkflowRunState } from '../../core/workflow-start';
 import {

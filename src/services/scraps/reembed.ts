@@ -1,5 +1,5 @@
 /**
- * The re-embedding path of a model switch (issue 11; SAN-7 cards, SAN-9 TILs): every stored vector
+ * The re-embedding path of a model switch (SAN-7 cards, SAN-9 TILs): every stored vector
  * whose `embedding_model` is not the provider's model is embedded again from its source text (a
  * card from its scrap's content, as `analyzeCard` embeds it; a TIL from its markdown) and written
  * with the new identity (and the pgvector column) in one statement per row.

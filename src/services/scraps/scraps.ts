@@ -31,7 +31,7 @@ export type ScrapDeps = EnqueueDeps;
  * CARD_ANALYSIS job. Workflows of jobs created here are started after commit; a failed start is
  * logged and left to the reconciler (the row is durable). Safe under concurrent identical calls.
  * A new scrap (the usual case) is one statement and one workflow start: the CARD_ANALYSIS run
- * starts SCRAP_REFINE's ({@link enqueueNewTargetAndStart}, issue 7 §1 (a)).
+ * starts SCRAP_REFINE's ({@link enqueueNewTargetAndStart}).
  */
 export async function submitScrap(deps: ScrapDeps, userId: string, input: ScrapInput): Promise<ScrapSubmission> {
   const content = normaliseContent(input.content);
@@ -46,7 +46,7 @@ export async function submitScrap(deps: ScrapDeps, userId: string, input: ScrapI
     const [analysis, refine] = fresh.jobs;
     return { scrapId: fresh.targetId, analysisJobId: analysis!.jobId, refineJobId: refine!.jobId, created: true };
   }
-  // An existing scrap (or, should it vanish meanwhile, a new one) in one transaction, as before.
+  // An existing scrap (or, should it vanish meanwhile, a new one) in one transaction.
   return enqueueAndStart(deps, async ({ tx, enqueue }) => {
     const inserted = await tx.$queryRaw<{ id: string }[]>`
       INSERT INTO scraps (id, user_id, content, content_hash, source_url, title)

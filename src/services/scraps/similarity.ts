@@ -22,7 +22,7 @@ export interface SimilarityQuery {
   vector: ArrayLike<number>;
   excludeCardIds: string[];
   /**
-   * Issue 11: identity of the model that produced `vector`; only cards whose embedding came from
+   * Identity of the model that produced `vector`; only cards whose embedding came from
    * the same model are compared (another model's distances mean nothing). Absent: every card.
    */
   model?: string;

@@ -55,7 +55,7 @@ export async function cardIdsForLocalDate(db: DbClient, userId: string, date: Is
  * Source text of the given cards, in the order of `cardIds`: title, summary and the scrap's
  * content (its refined content when SCRAP_REFINE has run), cut at {@link SOURCE_CONTENT_MAX_CHARS}
  * UTF-16 code units, never inside a surrogate pair.
- * Ids that no longer exist are skipped.
+ * Ids of deleted sources are skipped.
  */
 export async function loadSourceCards(db: DbClient, cardIds: string[]): Promise<SourceCard[]> {
   const cards = await db.knowledgeCard.findMany({

@@ -108,7 +108,7 @@ export interface PollOptions {
  * ST-3 one poll, ONE statement: enqueues at most `limit` source versions that are ready (a
  * question with `ai_explanation_generated_at` set; any knowledge card, its version being its
  * creation), have NO job for that exact version (NOT EXISTS) and no active job (ST-2: such a source
- * waits for the next poll instead of taking a slot), focused topics first (latest focus first),
+ * waits for the next poll instead of taking a slot), topics in focus first (latest focus first),
  * then the oldest versions. `ON CONFLICT DO NOTHING` makes a concurrent poll (or API enqueue) of
  * the same source lose quietly: whatever runs at once, no version gets a second job. Returns the
  * new jobs; the caller starts their workflows.

@@ -1,5 +1,5 @@
 /**
- * The study domain's writes (issue 10 §1): topics (with `focused_at`), questions, and their
+ * The study domain's writes: topics (with `focused_at`), questions, and their
  * explanations. Every new explanation — the STUDY_EXPLANATION job's or one replaced by hand — is a
  * new source version of the question's memo cards: `ai_explanation_generated_at` is stamped
  * strictly later than the previous one (at the column's millisecond precision), so two quick

@@ -1,5 +1,5 @@
 /**
- * Daily study reminders (issue 10 §4): the per-user setting (study_reminders), the reminder pass a
+ * Daily study reminders: the per-user setting (study_reminders), the reminder pass a
  * Temporal Schedule runs (who has due cards now → one study_reminder_outbox row per user and local
  * day), and reading the outbox. What a reminder does here: since no mail or push service exists, it
  * is that outbox row, listed by `GET /study/reminders/outbox` (a delivery service would read the

@@ -1,5 +1,5 @@
 /**
- * The memo-card review loop (issue 10 §4): recording a review (the card's progress moves by ts-fsrs,
+ * The memo-card review loop: recording a review (the card's progress moves by ts-fsrs,
  * a review-log row is appended, both in one transaction under the card's row lock) and the listing
  * of due cards. A live card without a progress row is New and due since its creation. Services throw
  * DomainErrors; only the API maps them to HTTP.

@@ -5,7 +5,7 @@
  * again after ST_POLL_RESTART_GRACE_SECONDS.
  */
 import type { Client } from '@temporalio/client';
-import type { Config } from '../../config';
+import type { StudyConfig as Config } from '../../config/study';
 import { jobSearchAttributes } from '../../core/contracts';
 import { startWorkflow, type StartOutcome } from '../../core/workflow-start';
 import { STUDY_CARD_EXTRACT_JOB_TYPE, studyCardQueues, type StudyCardExtractInput } from '../../domain/study/contracts';

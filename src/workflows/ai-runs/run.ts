@@ -32,7 +32,7 @@ import {
   type RuntimeCallResult,
 } from '../../domain/ai-runs/contracts';
 
-/** `patched()` ID of the run's local-first projection writes (issue 7 §1 (b); see aiRunWorkflow). */
+/** `patched()` ID of the run's local-first projection writes (see aiRunWorkflow). */
 export const AI_RUN_LOCAL_WRITES_PATCH = 'ai-run-local-writes';
 
 /**
@@ -68,9 +68,8 @@ interface SegmentEnd {
  * `ExecutionStatus="Failed"`; a cancelled run's workflow ends Cancelled.
  */
 export async function aiRunWorkflow(input: AiRunWorkflowInput): Promise<AiRunWorkflowResult> {
-  // Projection writes local-first (issue 7 §1 (b)) in runs started by this code (`localWrites`) AND
-  // run by this code (the patch marker): an older start, or a newer start that an older worker ran,
-  // scheduled them on the `jobs` queue and replays that way, whatever the order of the rollout.
+  // Local-first only with both `localWrites` and the patch marker: a history lacking either has its
+  // writes on the `jobs` queue and replays that way, whatever the order of the deployment.
   const runs = localFirstActivities<AiRunActivities>(
     input.localWrites === true && patched(AI_RUN_LOCAL_WRITES_PATCH),
     proxyLocalActivities<AiRunActivities>(localProjectionOptions()),

@@ -20,24 +20,23 @@ export function projectionActivities(input: Pick<JobWorkflowInput, 'queues'>) {
   return proxyActivities<JobActivities>(projectionOptions(input.queues.jobs));
 }
 
-/** The core's projection activities as local activities (issue 7 §1 (b), LOCAL_PROJECTION_RETRY). */
+/** The core's projection activities as local activities (LOCAL_PROJECTION_RETRY). */
 export function localProjectionActivities() {
   return proxyLocalActivities<JobActivities>(localProjectionOptions());
 }
 
 /**
- * `patched()` ID of projection writes as local activities (issue 7 §1 (b)), asked only when the
- * input lacks `localWrites` (a start by the older code). Histories written before it scheduled
- * beginJob, the work's store activity and failJob on the `jobs` queue; they replay on that branch.
- * Remove (with `deprecatePatch` first) once no such run can be open.
+ * `patched()` ID of projection writes as local activities, asked only when the input lacks
+ * `localWrites`. Histories without its marker schedule beginJob, the work's store activity and
+ * failJob on the `jobs` queue and replay on that branch. Remove (with `deprecatePatch` first) once
+ * no such run can be open.
  */
 export const LOCAL_PROJECTION_PATCH = 'local-projection-writes';
 
 /**
- * `patched()` ID of companions started once the work is over (`companionsAfterWork`, issue 7 §1 (b)),
- * asked only when the input asks for it: a run started by the newer API but run by an older worker
- * (which ignores the flag) has no marker, so it replays on the older branch after the worker's
- * upgrade, whatever the order of the rollout.
+ * `patched()` ID of companions started once the work is over (`companionsAfterWork`), asked only
+ * when the input asks for it: a run whose worker ignored the flag has no marker and replays on the
+ * companions-first branch, whatever the order in which API and workers are deployed.
  */
 export const COMPANIONS_AFTER_WORK_PATCH = 'companions-after-work';
 
@@ -47,8 +46,8 @@ export interface JobRun {
 }
 
 /**
- * A projection write, local-first (issue 7 §1 (b)): `local` (a local activity: its input is not
- * recorded in the history, only its result) unless `useLocal` is false (a run of the older code);
+ * A projection write, local-first: `local` (a local activity: its input is not recorded in the
+ * history, only its result) unless `useLocal` is false (a history with remote writes);
  * when the local attempts are exhausted by retryable failures (LOCAL_PROJECTION_RETRY), `remote`, the
  * same idempotent activity on the `jobs` queue with the full PROJECTION_RETRY budget, where the
  * stale-jobs recovery sees a stuck attempt (SAN-6). A non-retryable failure or a cancellation is
@@ -73,7 +72,7 @@ export async function localFirst<R>(useLocal: boolean, local: () => Promise<R>, 
 /**
  * Activities `A` where each call is {@link localFirst}: the local activity from `local` (when
  * `useLocal`), else or when its local attempts are exhausted the same activity from `remote`.
- * For projection writes of family workflows that do not run on {@link runJob} (issue 7 §1 (b)).
+ * For projection writes of family workflows that do not run on {@link runJob}.
  */
 export function localFirstActivities<A extends object>(useLocal: boolean, local: A, remote: A): A {
   return new Proxy({} as A, {
@@ -120,13 +119,13 @@ async function startCompanions(input: JobWorkflowInput, afterWork = false): Prom
  * Runs `work` between beginJob and the FAILED bookkeeping. A row that is already terminal (a late
  * duplicate start) returns SKIPPED without doing anything. Throws JOB_FAILED (non-retryable) with
  * the work's failure as its cause; a cancellation of the workflow records FAILED `cancelled: …`
- * and throws JOB_CANCELLED ({@link jobCancelled}). Runs of this code ({@link LOCAL_PROJECTION_PATCH})
- * write beginJob and failJob local-first ({@link localFirst}) and tell `work` to write local-first
- * too (`run.local`). `input.companions` are started once the work is over, whatever its outcome
- * (`companionsAfterWork`, issue 7 §1 (b)), or, for inputs of older starts, in the first workflow task.
+ * and throws JOB_CANCELLED ({@link jobCancelled}). Runs with `localWrites` or
+ * {@link LOCAL_PROJECTION_PATCH} write beginJob and failJob local-first ({@link localFirst}) and
+ * tell `work` to write local-first too (`run.local`). `input.companions` are started once the work
+ * is over, whatever its outcome (`companionsAfterWork`), else in the first workflow task.
  */
 export async function runJob(input: JobWorkflowInput, work: (run: JobRun) => Promise<void>): Promise<JobWorkflowResult> {
-  // An input of this code's starters says so; any other may be a run of the older code.
+  // Current starters set localWrites; an input without it may replay a history with remote writes.
   const local = input.localWrites === true || patched(LOCAL_PROJECTION_PATCH);
   const afterWork = input.companionsAfterWork === true && patched(COMPANIONS_AFTER_WORK_PATCH);
   const jobs = projectionActivities(input);

@@ -19,7 +19,7 @@ export function cardActivities(input: Pick<JobWorkflowInput, 'queues'>) {
   return proxyActivities<CardActivities>(projectionOptions(input.queues.jobs));
 }
 
-/** The same writes as local activities (issue 7 §1 (b)): run by the workflow's own worker, input not in the history. */
+/** The same writes as local activities: run by the workflow's own worker, input not in the history. */
 export function localCardActivities() {
   return proxyLocalActivities<CardActivities>(localProjectionOptions());
 }

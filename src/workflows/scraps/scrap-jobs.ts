@@ -7,7 +7,7 @@ import { aiActivities, cardActivities, localCardActivities } from './proxies';
  * SAN-7 CARD_ANALYSIS, workflow ID `card-analysis:<scrapId>`: AI analysis on the `ai` queue, then
  * the card stored and the job completed in one transaction (a local activity first: the
  * 1536-float embedding is then in the history once, as the AI result, not again as storeCard's
- * input; issue 7 §1 (b)). Retry: AI up to 4 attempts; storeCard PROJECTION_RETRY.
+ * input). Retry: AI up to 4 attempts; storeCard PROJECTION_RETRY.
  */
 export async function cardAnalysisWorkflow(input: JobWorkflowInput): Promise<JobWorkflowResult> {
   return runJob(input, async (run) => {

@@ -1,4 +1,4 @@
-/** The study family's STUDY_EXPLANATION job (issue 10 §1), an async_jobs job on the core's skeleton. */
+/** The study family's STUDY_EXPLANATION job, an async_jobs job on the core's skeleton. */
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { StudyExplanationActivities, StudyExplanationAiActivities } from '../../activities/study/explanation';
 import { localProjectionOptions, projectionOptions, providerOptions } from '../../core/activity-options';

@@ -1,4 +1,4 @@
-/** The daily study-reminder pass (issue 10 §4), started by the `study-reminders` Schedule. */
+/** The daily study-reminder pass, started by the `study-reminders` Schedule. */
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { ReminderPassResult } from '../../domain/study/reminders';
 import type { StudyReminderActivities } from '../../activities/study/reminders';

@@ -104,7 +104,7 @@ test('deadline while RUNNING: the run and its running attempt end FAILED DEADLIN
   const b = await acts.beginAttempt({ runId: run.id, number: 1, trigger: 'INITIAL' });
   expect(await acts.failRun({ runId: run.id, code: 'DEADLINE_EXCEEDED', message: 'deadline' })).toMatchObject({ status: 'FAILED', errorCode: 'DEADLINE_EXCEEDED' });
   expect(await db.aiAttempt.findUniqueOrThrow({ where: { id: b.attemptId! } })).toMatchObject({ status: 'FAILED', errorCode: 'DEADLINE_EXCEEDED' });
-  // The call's late answer is refused: the attempt is no longer RUNNING.
+  // The call's late answer is refused: the attempt has left RUNNING.
   expect(await acts.recordAnswer({ runId: run.id, attemptId: b.attemptId!, requestId: b.requestId, text, referenceTime, call: answerFor(b.requestId) })).toMatchObject({ status: 'FAILED' });
   expect(await db.aiCandidate.count({ where: { runId: run.id } })).toBe(0);
 });

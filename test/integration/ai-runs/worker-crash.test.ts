@@ -1,6 +1,6 @@
 /**
  * AR-7/AR-8 with the real HTTP adapter against the runtime emulator: the `ai-runs` worker, run as
- * its own process (src/workers/ai-runs.ts), is SIGKILLed in the middle of a runtime call; the
+ * its own process (src/workers/main.ts --queue ai-runs), is SIGKILLed in the middle of a runtime call; the
  * heartbeat timeout ends that attempt LEASE_EXPIRED and the run goes on with a new attempt on
  * another worker to SUCCEEDED. The emulator counts the calls: exactly one per attempt.
  */
@@ -44,7 +44,7 @@ test('SIGKILL mid-call: attempt 1 LEASE_EXPIRED, attempt 2 SUCCEEDED, one runtim
   const co = await companyWithMembers(stack);
   emulator.setMode('timeout'); // the runtime never answers while the first worker holds the call
   // node itself (not the tsx wrapper), so that SIGKILL hits the worker process.
-  const first = spawn(process.execPath, ['--import', 'tsx', 'src/workers/ai-runs.ts'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const first = spawn(process.execPath, ['--import', 'tsx', 'src/workers/main.ts', '--queue', 'ai-runs'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
   children.push(first);
 
   const res = await postRun(stack, co.hr.auth, randomUUID(), { companyId: co.companyId, text: 'Leave request: 3 days from 2026-12-07', locale: 'en' });

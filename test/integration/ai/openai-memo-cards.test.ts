@@ -4,7 +4,7 @@
  * zod validation at the boundary (an invalid answer is MALFORMED_OUTPUT, retryable: the parse_fail
  * class), timeouts as TIMEOUT (the llm_timeout class), blank input refused before any request.
  */
-import { loadConfig } from '../../../src/config';
+import { loadConfig } from '../../../src/families';
 import { AiProviderError, createOpenAiProvider, type AiErrorCode } from '../../../src/ai';
 import { createStudyAi } from '../../../src/ai/study';
 import { MEMO_CARDS_SCHEMA_NAME, STUDY_EXPLANATION_SCHEMA_NAME } from '../../../src/ai/study/chat-prompts';

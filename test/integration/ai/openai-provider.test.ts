@@ -4,7 +4,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadConfig, type Config } from '../../../src/config';
+import { loadConfig, type Config } from '../../../src/families';
 import { AiProviderError, EMBEDDING_DIMENSIONS, createAiProvider, createOpenAiProvider, localEmbedding, type AiErrorCode } from '../../../src/ai';
 import { createScrapsAi } from '../../../src/ai/scraps';
 import { CATEGORIES, CardAnalysisSchema, TilResultSchema, type SourceCard } from '../../../src/ai/scraps/answers';

@@ -7,7 +7,7 @@
  * tables) never reaches another connection, and `npm run user:create` works while an app's pool holds its
  * connection and keeps querying (what the demo with --keep needs). The API's hot path runs on it
  * with the demo's pool of 1: long polls fall back to polling (notifications do not cross the
- * wire front's connections) and still wake on a change (issue 7 §1).
+ * wire front's connections) and still wake on a change.
  */
 import { spawn } from 'node:child_process';
 import { connect as tcpConnect } from 'node:net';
@@ -15,7 +15,8 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { createUserWithToken, userIdForToken } from '../../../src/auth/tokens';
 import { buildApp } from '../../../src/api/app';
-import { loadConfig } from '../../../src/config';
+import { FAMILY_API } from '../../../src/families';
+import { loadConfig } from '../../../src/families';
 import { transitionJob } from '../../../src/core/projection';
 import { createLogger } from '../../../src/log';
 import { pollUntil } from '../../support/poll';
@@ -230,7 +231,7 @@ it('the API on the embedded database: hot reads share the pool of 1, long polls 
   } as unknown as NodeJS.WritableStream);
   const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: embedded.url, DATABASE_POOL_MAX: String(embedded.poolMax), LOG_LEVEL: 'info' });
   const db = createPrisma(embedded.url, { poolMax: embedded.poolMax });
-  const app = await buildApp({ config, db, starter: { start: () => Promise.reject(new Error('no starts here')) }, logger });
+  const app = await buildApp({ ...FAMILY_API, config, db, starter: { start: () => Promise.reject(new Error('no starts here')) }, logger });
   try {
     expect(lines).toContainEqual(expect.objectContaining({ msg: `job change feed: polling every ${config.api.jobWait.pollMs} ms`, mode: 'poll' }));
     const { userId, token } = await createUserWithToken(db, 'long-poller');

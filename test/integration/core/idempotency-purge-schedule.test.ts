@@ -5,7 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { claimIdempotencyKey, idempotencyKeyHash } from '../../../src/core/idempotency';
-import { ensureIdempotencyPurgeSchedule } from '../../../src/workers/schedules';
+import { scheduleDecl } from '../../../src/families';
+import { ensureSchedules } from '../../../src/workers/schedules';
 import { pollUntil } from '../../support/poll';
 import { startStack, type Stack } from '../../support/stack';
 
@@ -23,9 +24,11 @@ it('the purge Schedule exists once, runs on the maintenance queue and deletes on
   }
   await claimIdempotencyKey(stack.db, { scopeId, operation: 'scratch.purge', key: 'live', request: {}, ttlMs: 3_600_000 });
 
-  const id = await ensureIdempotencyPurgeSchedule(stack.client, stack.config);
-  expect(await ensureIdempotencyPurgeSchedule(stack.client, stack.config)).toBe(id);
-  const handle = stack.client.schedule.getHandle(id);
+  const config = { ...stack.config, reconcile: { ...stack.config.reconcile, schedulesEnabled: true } };
+  const [id] = await ensureSchedules(stack.client, config, [scheduleDecl('purge-idempotency-records')]);
+  expect(id).toBe(`${config.temporal.taskQueuePrefix}purge-idempotency-records`);
+  expect(await ensureSchedules(stack.client, config, [scheduleDecl('purge-idempotency-records')])).toEqual([id]);
+  const handle = stack.client.schedule.getHandle(id!);
   try {
     const described = await handle.describe();
     expect(described.spec.intervals?.[0]?.every).toBe(720 * 60_000);

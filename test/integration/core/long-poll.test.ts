@@ -1,5 +1,5 @@
 /**
- * Issue 7 §1 on the real stack (PostgreSQL 15, Temporal dev server, in-process workers): the hot
+ * On the real stack (PostgreSQL 15, Temporal dev server, in-process workers): the hot
  * read path of `GET /async-jobs/{id}` (ETag, conditional GET, long polling with `Prefer: wait`
  * driven by LISTEN/NOTIFY, the bounded waiters, a client's disconnect, the LISTEN connection's
  * reconnect) and the bearer-token cache's revocation bound.
@@ -15,7 +15,7 @@ import { buildApp } from '../../../src/api/app';
 import { AsyncJobSchema } from '../../../src/api/schemas';
 import { transitionJob } from '../../../src/core/projection';
 import { JOB_CHANGES_APPLICATION_NAME } from '../../../src/db/job-changes';
-import { createJobStarter } from '../../../src/families';
+import { createJobStarter, FAMILY_API } from '../../../src/families';
 import { createLogger } from '../../../src/log';
 import { pollUntil } from '../../support/poll';
 import { captureJsonLogs } from '../../support/log-capture';
@@ -193,6 +193,7 @@ describe('long polling (Prefer: wait)', () => {
 
   it('holds at most JOB_WAIT_MAX_WAITERS waiting polls (503 with Retry-After beyond), and closing the app answers them at once', async () => {
     const small = await buildApp({
+      ...FAMILY_API,
       config: { ...stack.config, api: { ...stack.config.api, jobWait: { ...stack.config.api.jobWait, maxWaiters: 1 } } },
       db: stack.db,
       starter: createJobStarter(stack.client, stack.queues),

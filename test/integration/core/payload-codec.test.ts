@@ -192,7 +192,7 @@ describe('codec server POST /codec/decode, /codec/encode', () => {
     expect((await decode(expired)).statusCode).toBe(401);
     // Signed with an earlier operator token: rotating the token ends every session.
     expect((await decode(newSessionValue(`${OPERATOR}-rotated-away`, now))).statusCode).toBe(401);
-    // The expiry pushed forward or the session id changed: the signature no longer matches.
+    // The expiry pushed forward or the session id changed: the signature does not match.
     const [v, id, exp, mac] = fresh.split('.') as [string, string, string, string];
     expect((await decode([v, id, String(Number(exp) + 86_400), mac].join('.'))).statusCode).toBe(401);
     expect((await decode([v, `${id}x`, exp, mac].join('.'))).statusCode).toBe(401);

@@ -50,7 +50,7 @@ async function submit(content: string) {
 
 /**
  * Attempts of each activity type of a workflow: of activities, as recorded by their started events;
- * of local activities (the projection writes since issue 7 §1 (b)), the attempt that ended each,
+ * of local activities (the projection writes), the attempt that ended each,
  * from its marker.
  */
 async function attemptsOf(workflowId: string, activityType: string): Promise<number[]> {

@@ -209,7 +209,7 @@ it('SAN-7: twelve concurrent first cards of one category and new tags listed in 
   for (const { job } of jobs) expect((await db.asyncJob.findUniqueOrThrow({ where: { jobId: job.jobId } })).status).toBe('COMPLETED');
 });
 
-it('SAN-7: analyzeScrap returns the embedding as float32 base64 when asked (plain numbers otherwise); storeCard stores the same bytes from it as from the plain numbers of older histories', async () => {
+it('SAN-7: analyzeScrap returns the embedding as float32 base64 when asked (plain numbers otherwise); storeCard stores the same bytes from it as from the plain numbers', async () => {
   const ai = createAiActivities({ ai: createScrapsAi(createLocalAiProvider()), db });
   const [a, b] = await Promise.all([newScrapWithJob(`${PG_INDEXES} f32 a ${randomUUID()}`), newScrapWithJob(`${PG_INDEXES} f32 b ${randomUUID()}`)]);
   const answered = await env.run(ai.analyzeScrap, { scrapId: a.scrap.id, embedding: 'f32' as const });

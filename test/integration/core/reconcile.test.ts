@@ -4,7 +4,8 @@ import type { StartableJob } from '../../../src/core/starter';
 import type { StartOutcome } from '../../../src/core/workflow-start';
 import { createJobStarter } from '../../../src/families';
 import { jobSearchAttributes, jobWorkflowId, maintenanceTaskQueue, type JobWorkflowInput } from '../../../src/core/contracts';
-import { ensureReconcileSchedule } from '../../../src/workers/schedules';
+import { scheduleDecl } from '../../../src/families';
+import { ensureSchedules } from '../../../src/workers/schedules';
 import type { ReconcileReport } from '../../../src/activities/core/jobs';
 import { PG_PARTIAL, SOURDOUGH } from '../../fixtures/texts';
 import { pollUntil } from '../../support/poll';
@@ -137,10 +138,12 @@ it('a reconcile racing a live start does not run the job twice', async () => {
 
 it('the reconcile Schedule is created idempotently and can be triggered by hand', async () => {
   const ids = await submitWithCrash(`schedule probe ${Date.now()} ${PG_PARTIAL}`);
-  const config = { ...stack.config, reconcile: { ...stack.config.reconcile, intervalSeconds: 3600 } };
-  const id = await ensureReconcileSchedule(stack.client, config, stack.queues);
-  expect(await ensureReconcileSchedule(stack.client, config, stack.queues)).toBe(id);
-  const handle = stack.client.schedule.getHandle(id);
+  const config = { ...stack.config, reconcile: { ...stack.config.reconcile, intervalSeconds: 3600, schedulesEnabled: true } };
+  const decl = scheduleDecl('reconcile-pending-jobs');
+  const [id] = await ensureSchedules(stack.client, config, [decl]);
+  expect(id).toBe(`${config.temporal.taskQueuePrefix}reconcile-pending-jobs`);
+  expect(await ensureSchedules(stack.client, config, [decl])).toEqual([id]);
+  const handle = stack.client.schedule.getHandle(id!);
   try {
     expect((await handle.describe()).spec.intervals?.[0]?.every).toBe(3_600_000);
     await handle.trigger();

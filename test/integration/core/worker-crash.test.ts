@@ -32,10 +32,10 @@ afterAll(async () => {
   await emulator?.close();
 });
 
-/** Starts `src/workers/ai.ts` as its own process, as production runs it. */
+/** Starts `src/workers/main.ts --queue ai` as its own process, as production runs it. */
 function startAiWorkerProcess(): ChildProcess {
   // node itself (not the tsx wrapper), so that SIGKILL hits the worker process.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/workers/ai.ts'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/workers/main.ts', '--queue', 'ai'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
   children.push(child);
   return child;
 }

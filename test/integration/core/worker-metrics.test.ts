@@ -1,5 +1,5 @@
 /**
- * Issue 7 §2: a worker entry point run as production runs it (its own process, against the real
+ * A worker entry point run as production runs it (its own process, against the real
  * Temporal dev server) serves its registry on METRICS_PORT and the Temporal SDK's own metrics on
  * TEMPORAL_METRICS_BIND, and shuts down cleanly on SIGTERM.
  */
@@ -53,7 +53,7 @@ it('the ai worker process serves its registry on METRICS_PORT and Temporal SDK m
     METRICS_PORT: String(metricsPort),
     TEMPORAL_METRICS_BIND: `127.0.0.1:${temporalPort}`,
   };
-  child = spawn(process.execPath, ['--import', 'tsx', 'src/workers/ai.ts'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  child = spawn(process.execPath, ['--import', 'tsx', 'src/workers/main.ts', '--queue', 'ai'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
 
   const own = await scrapeUntil(`http://127.0.0.1:${metricsPort}/metrics`, /process_cpu_user_seconds_total/);
   expect(own.contentType).toBe('text/plain; version=0.0.4; charset=utf-8');
@@ -63,8 +63,10 @@ it('the ai worker process serves its registry on METRICS_PORT and Temporal SDK m
   expect((await fetch(`http://127.0.0.1:${metricsPort}/other`)).status).toBe(404);
 
   // Temporal Core's exporter: the worker's pollers and slots, Prometheus-named.
-  const sdk = await scrapeUntil(`http://127.0.0.1:${temporalPort}/metrics`, /^temporal_/m);
-  expect(sdk.body).toMatch(/^temporal_\w+\{[^}]*task_queue="m[0-9a-f]{8}-ai"/m);
+  // The process's connections report before its worker polls: wait for the worker's own series.
+  const pollers = /^temporal_\w+\{[^}]*task_queue="m[0-9a-f]{8}-ai"/m;
+  const sdk = await scrapeUntil(`http://127.0.0.1:${temporalPort}/metrics`, pollers);
+  expect(sdk.body).toMatch(pollers);
 
   child.kill('SIGTERM');
   expect(await exited(child)).toBe(0);

@@ -8,8 +8,9 @@ import { randomUUID } from 'node:crypto';
 import type { PrismaClient } from '@prisma/client';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../src/api/app';
+import { FAMILY_API } from '../../../src/families';
 import { createUserWithToken } from '../../../src/auth/tokens';
-import { loadConfig } from '../../../src/config';
+import { loadConfig } from '../../../src/families';
 import type { JobStarter } from '../../../src/core/starter';
 import { createPrisma } from '../../../src/db/client';
 import { createLogger } from '../../../src/log';
@@ -50,7 +51,7 @@ beforeAll(async () => {
   const database = await createTestDatabase(process.env.TEST_PG_ADMIN_URL!);
   drop = database.drop;
   db = createPrisma(database.url, { poolMax: 5 });
-  app = await buildApp({ config: loadConfig({ NODE_ENV: 'test', DATABASE_URL: database.url }), db, starter: noStarter, logger: createLogger('error', 'api') });
+  app = await buildApp({ ...FAMILY_API, config: loadConfig({ NODE_ENV: 'test', DATABASE_URL: database.url }), db, starter: noStarter, logger: createLogger('error', 'api') });
 });
 afterAll(async () => {
   await app?.close();

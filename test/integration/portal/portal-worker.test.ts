@@ -1,14 +1,14 @@
 /**
  * PO-1 … PO-8 end to end with the real scraper: the API (listening on a real port, so the scraper
  * posts its signed callback over HTTP), the link workflow on the real Temporal server, the `portal`
- * queue worker of src/workers/portal.ts (createOwnQueueWorker with the PO manifest's activities),
+ * queue worker of src/workers/main.ts --queue portal (createQueueWorker with the portal manifest's activities),
  * the portal emulator, the real object store (moto) and the real post-processing in PostgreSQL.
  */
 import { randomUUID } from 'node:crypto';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { getFreePort } from '../../../src/dev/temporal-server';
-import { createOwnQueueWorker } from '../../../src/workers/own-queue';
-import { PORTAL_QUEUE } from '../../../src/workers/portal';
+import { createQueueWorker } from '../../../src/workers/queue-worker';
+import { PORTAL_QUEUE } from '../../../src/domain/portal/contracts';
 import { testObjectStoreEnv } from '../../support/object-store';
 import { startPortalEmulator, type PortalEmulator } from '../../support/portal-emulator';
 import { SEEDED } from '../../support/portal-seed';
@@ -37,7 +37,7 @@ beforeAll(async () => {
   });
   await stack.app.listen({ host: '127.0.0.1', port: apiPort });
   connection = await NativeConnection.connect({ address: stack.config.temporal.address });
-  worker = await createOwnQueueWorker(PORTAL_QUEUE, { config: stack.config, db: stack.db, connection });
+  worker = await createQueueWorker(PORTAL_QUEUE, { config: stack.config, db: stack.db, client: stack.client, connection });
   running = worker.run();
 }, 120_000);
 

@@ -11,7 +11,7 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { createPortalScrapeActivities, type ScrapeCallbackBody } from '../../../src/activities/portal/scrape';
-import { loadConfig } from '../../../src/config';
+import { loadConfig } from '../../../src/families';
 import { verify } from '../../../src/crypto/callback-signature';
 import { parseScrapeResult } from '../../../src/domain/portal/result';
 import { getFreePort } from '../../../src/dev/temporal-server';

@@ -1,7 +1,7 @@
 /** PO-5 the `suwon` adapter against the portal emulator: every seeded student, login failures, expiry, outages. */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadConfig } from '../../../src/config';
+import { loadConfig } from '../../../src/families';
 import { parseScrapeResult, snakeizeKeys } from '../../../src/domain/portal/result';
 import { getFreePort } from '../../../src/dev/temporal-server';
 import { createSuwonAdapter } from '../../../src/services/portal/adapters/suwon/adapter';

@@ -1,5 +1,5 @@
 /**
- * PO-5/DC-2: the `portal` worker, run as its own process (src/workers/portal.ts), is SIGKILLed in
+ * PO-5/DC-2: the `portal` worker, run as its own process (src/workers/main.ts --queue portal), is SIGKILLed in
  * the middle of a scrape (the portal holds the semesters page). Its heartbeats stop, the scrape's
  * heartbeat timeout ends attempt 1, attempt 2 runs on another worker: the job SUCCEEDS once — one
  * result object (attempt 2's), one accepted callback, the student's data applied once.
@@ -10,8 +10,8 @@ import path from 'node:path';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { getFreePort } from '../../../src/dev/temporal-server';
 import { ObjectNotFoundError } from '../../../src/storage/object-store';
-import { createOwnQueueWorker } from '../../../src/workers/own-queue';
-import { PORTAL_QUEUE } from '../../../src/workers/portal';
+import { createQueueWorker } from '../../../src/workers/queue-worker';
+import { PORTAL_QUEUE } from '../../../src/domain/portal/contracts';
 import { portalResultKey } from '../../../src/domain/portal/contracts';
 import { testObjectStore, testObjectStoreEnv } from '../../support/object-store';
 import { startPortalEmulator, type PortalEmulator } from '../../support/portal-emulator';
@@ -61,7 +61,7 @@ test('SIGKILL mid-scrape: attempt 2 on another worker completes the job once', a
   const s = SEEDED.designatedAbsent;
   portal.setFaults({ slowMs: 180_000, slowPaths: ['/student/semesters'] }, s.studentId);
   // node itself (not the tsx wrapper), so that SIGKILL hits the worker process.
-  const first = spawn(process.execPath, ['--import', 'tsx', 'src/workers/portal.ts'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const first = spawn(process.execPath, ['--import', 'tsx', 'src/workers/main.ts', '--queue', 'portal'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
   children.push(first);
 
   const u = await stack.newUser();
@@ -81,7 +81,7 @@ test('SIGKILL mid-scrape: attempt 2 on another worker completes the job once', a
   let worker: Worker | undefined;
   let running: Promise<void> | undefined;
   try {
-    worker = await createOwnQueueWorker(PORTAL_QUEUE, { config: stack.config, db: stack.db, connection });
+    worker = await createQueueWorker(PORTAL_QUEUE, { config: stack.config, db: stack.db, client: stack.client, connection });
     running = worker.run();
     const done = await waitForJob(stack, u.auth, jobId, ['SUCCEEDED', 'FAILED'], 180_000);
     expect(done).toMatchObject({ status: 'SUCCEEDED', errorCode: null });

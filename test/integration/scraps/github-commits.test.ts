@@ -237,7 +237,7 @@ it('GitHub answers 401 inside the job: FAILED on both records after one attempt,
   expect(await activityAttempts(commitId)).toEqual([1]);
   expect(emulator.commits(gh.owner, gh.repo)).toHaveLength(0);
 
-  // The FAILED row no longer blocks the content; the API itself now meets the revoked token.
+  // The FAILED row does not block the content; this time the API itself meets the revoked token.
   const again = await post(user, summary.id);
   expect([again.statusCode, again.json().code]).toEqual([422, 'GITHUB_TOKEN_REJECTED']);
 });

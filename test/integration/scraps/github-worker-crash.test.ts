@@ -1,5 +1,5 @@
 /**
- * SAN-10 exactly one commit across a crash: the `github` worker process (src/workers/github.ts, as
+ * SAN-10 exactly one commit across a crash: the `github` worker process (src/workers/main.ts --queue github, as
  * production runs it) is SIGKILLed right after GitHub accepted the PUT and before the answer
  * arrives; after a restart the retried activity finds its content on GitHub and records that
  * commit instead of making a second one.
@@ -37,7 +37,7 @@ afterAll(async () => {
 
 function startGithubWorkerProcess(): ChildProcess {
   // node itself (not the tsx wrapper), so that SIGKILL hits the worker process.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/workers/github.ts'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/workers/main.ts', '--queue', 'github'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
   children.push(child);
   return child;
 }

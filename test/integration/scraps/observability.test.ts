@@ -1,5 +1,5 @@
 /**
- * Issue 7 §2 on the real stack (PostgreSQL, Temporal dev server, in-process workers with the
+ * Tracing on the real stack (PostgreSQL, Temporal dev server, in-process workers with the
  * tracing interceptors, the API through inject): one trace from `POST /scraps` through the
  * workflow start, the workflow and its activities, with the trace id in the request's log lines;
  * and `GET /metrics` counting the scrap's jobs and its request by route pattern.

@@ -12,7 +12,8 @@ import { TARGET_HOOKS } from '../../../src/families';
 import { jobWorkflowId, type JobStatus, type JobType } from '../../../src/core/contracts';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { createJobStarter } from '../../../src/families';
-import { ensureRecoverySchedules, RECOVERY_SCHEDULES } from '../../../src/workers/schedules';
+import { schedulesOn } from '../../../src/families';
+import { ensureSchedules } from '../../../src/workers/schedules';
 import type { RecoveryInput } from '../../../src/workflows/core/recovery';
 import { PG_INDEXES, PG_PARTIAL, SOURDOUGH } from '../../fixtures/texts';
 import { pollUntil } from '../../support/poll';
@@ -79,7 +80,7 @@ async function backdate(jobId: string, minutes: number) {
 const job = (jobId: string) => stack.db.asyncJob.findUniqueOrThrow({ where: { jobId } });
 
 /**
- * A new scrap's SCRAP_REFINE starts when its analysis is over (companionsAfterWork, issue 7 §1 (b)):
+ * A new scrap's SCRAP_REFINE starts when its analysis is over (companionsAfterWork):
  * while the analysis hangs, the refine row is PENDING with no workflow. Starts it as the SAN-4
  * reconciler does with such a row past its grace, and waits until it too is PROCESSING.
  */
@@ -371,10 +372,14 @@ it('retryJobWorkflow (the CLI path) applies the same rule and limit', async () =
 });
 
 it('the four recovery Schedules are created idempotently with the configured interval and can be triggered', async () => {
-  const ids = await ensureRecoverySchedules(stack.client, stack.config, stack.queues);
+  const config = { ...stack.config, reconcile: { ...stack.config.reconcile, schedulesEnabled: true } };
+  // SAN-6 the recovery rules: every Schedule on the `jobs` queue, the core's first.
+  const recovery = schedulesOn(['jobs']);
+  expect(recovery.map((s) => s.name)).toEqual(['recovery-stale-jobs', 'recovery-failed-jobs', 'recovery-missing-cards', 'recovery-unrefined-scraps']);
+  const ids = await ensureSchedules(stack.client, config, recovery);
   try {
-    expect(await ensureRecoverySchedules(stack.client, stack.config, stack.queues)).toEqual(ids);
-    expect(ids).toEqual(RECOVERY_SCHEDULES.map((s) => `${stack.config.temporal.taskQueuePrefix}${s.name}`));
+    expect(await ensureSchedules(stack.client, config, recovery)).toEqual(ids);
+    expect(ids).toEqual(recovery.map((s) => `${stack.config.temporal.taskQueuePrefix}${s.name}`));
     for (const id of ids) {
       const d = await stack.client.schedule.getHandle(id).describe();
       expect(d.spec.intervals?.[0]?.every).toBe(120 * MINUTE);

@@ -60,7 +60,7 @@ async function seedUser(texts: string[]): Promise<{ userId: string; cardIds: str
 
 test('similar cards compare only vectors of the query\'s model', async () => {
   const { userId, cardIds } = await seedUser([PG_INDEX_A, PG_INDEX_B, BREAD]);
-  // Card 2 moves to the new model: a local-model query no longer sees it, a new-model one sees only it.
+  // Card 2 moves to the new model: a local-model query does not see it, a new-model one sees only it.
   await db.knowledgeCard.update({ where: { id: cardIds[2] }, data: { embeddingModel: NEW_MODEL, embedding: new Uint8Array(encodeEmbedding(newVector(BREAD))) } });
   const similarity = await createCardSimilarity(db, 'bytea');
   const q = { userId, excludeCardIds: [cardIds[0] as string], threshold: 2, fallbackK: 5 };

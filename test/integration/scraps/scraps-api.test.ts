@@ -94,8 +94,8 @@ describe('POST /scraps → CARD_ANALYSIS and SCRAP_REFINE', () => {
 });
 
 describe('astral-plane text (SAN-7): emoji content and titles are analysed and stored', () => {
-  // 61 × 😀 is 122 UTF-16 code units: clipping the title to 120 used to cut a surrogate pair in
-  // half, and PostgreSQL refused the card on every attempt, leaving the job PROCESSING.
+  // 61 × 😀 is 122 UTF-16 code units: a title clipped to 120 must not cut a surrogate pair in half,
+  // which PostgreSQL refuses on every attempt, leaving the job PROCESSING.
   it.each([
     ['content of 61 × 😀', '😀'.repeat(61), undefined],
     ['a title of 61 × 😀', `Emoji titles: ${PG_PARTIAL}`, '😀'.repeat(61)],

@@ -198,7 +198,7 @@ describe('one active TIL job per user (SAN-2, SAN-9)', () => {
       expect(await stack.db.dailySummary.count({ where: { userId: user.userId } })).toBe(1);
       expect(await stack.db.asyncJob.count({ where: { userId: user.userId, jobType: 'TIL_GENERATION' } })).toBe(1);
 
-      // Another date of the same user is refused too while that job is active.
+      // Another date of the same user is refused as well while that job is active.
       const otherDay = await postTil(user, addDays(DAY, 1));
       expect(otherDay.statusCode).toBe(409);
       expect(await stack.db.dailySummary.count({ where: { userId: user.userId } })).toBe(1);

@@ -144,12 +144,12 @@ describe('ST-3 the poller: version idempotency and the per-poll limit', () => {
     expect(Number(dup[0]!.n)).toBe(0);
   });
 
-  test('at most `limit` jobs per poll: focused topics first (latest focus first), then the oldest versions', async () => {
+  test('at most `limit` jobs per poll: topics in focus first (latest focus first), then the oldest versions', async () => {
     const older = await explainedQuestions(5);
     const focused = await explainedQuestions(3, { focused: true });
     const first = await pollSources(db, { ...POLL, limit: 4 });
     expect(first).toHaveLength(4);
-    // The three of the focused topic, then the oldest of the others.
+    // The three of the topic in focus, then the oldest of the others.
     expect(first.slice(0, 3).map((j) => j.sourceId).sort()).toEqual([...focused.ids].sort());
     expect(first[3]!.sourceId).toBe(older.ids[0]);
     const second = await pollSources(db, { ...POLL, limit: 4 });

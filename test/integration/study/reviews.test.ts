@@ -1,5 +1,5 @@
 /**
- * Issue 10 §4, the review loop on the real PostgreSQL and Temporal, through the API: reviews move
+ * The review loop on the real PostgreSQL and Temporal, through the API: reviews move
  * a card's ts-fsrs progress and append to its log (serialised per card under concurrency, safe to
  * retry with an Idempotency-Key), due cards are listed, retired cards refuse reviews, reminders are
  * set per user, and the reminder Schedule writes one outbox row per user and local day with due cards.
@@ -8,7 +8,9 @@ import { randomUUID } from 'node:crypto';
 import { memoCardKey } from '../../../src/domain/study/keys';
 import type { MemoCard } from '../../../src/domain/study/cards';
 import { runReminderPass } from '../../../src/services/study/reminders';
-import { ensureStudyReminderSchedule, studyReminderScheduleId } from '../../../src/services/study/reminder-schedule';
+import { scheduleDecl } from '../../../src/families';
+import { type Config } from '../../../src/families';
+import { ensureSchedules, scheduleId } from '../../../src/workers/schedules';
 import { STUDY_CARDS_QUEUE, studyCardQueues } from '../../../src/domain/study/contracts';
 import { pollUntil } from '../../support/poll';
 import { startStack, type Stack } from '../../support/stack';
@@ -204,11 +206,12 @@ describe('reminders', () => {
   test('the Schedule is created idempotently and its run, on the study-cards queue, writes the outbox', async () => {
     const config = { ...stack.config, reconcile: { ...stack.config.reconcile, schedulesEnabled: true } };
     const queue = studyCardQueues(config.temporal.taskQueuePrefix).studyCards;
+    const ensureReminders = (c: Config) => ensureSchedules(stack.client, c, [scheduleDecl('study-reminders')]);
     const stopWorker = await stack.startOwnQueueWorker(STUDY_CARDS_QUEUE);
-    expect(await ensureStudyReminderSchedule(stack.client, config, queue)).toEqual([studyReminderScheduleId(config)]);
+    expect(await ensureReminders(config)).toEqual([scheduleId(config, 'study-reminders')]);
     const slower = { ...config, studyReminders: { ...config.studyReminders, intervalMinutes: 60 } };
-    expect(await ensureStudyReminderSchedule(stack.client, slower, queue)).toEqual([studyReminderScheduleId(config)]);
-    const handle = stack.client.schedule.getHandle(studyReminderScheduleId(config));
+    expect(await ensureReminders(slower)).toEqual([scheduleId(config, 'study-reminders')]);
+    const handle = stack.client.schedule.getHandle(scheduleId(config, 'study-reminders'));
     try {
       const described = await handle.describe();
       expect(described.spec.intervals?.[0]?.every).toBe(3_600_000);
@@ -224,7 +227,8 @@ describe('reminders', () => {
         timeoutMs: 30_000,
       });
       expect(row?.dueCount).toBe(1);
-      expect(await ensureStudyReminderSchedule(stack.client, { ...config, studyReminders: { ...config.studyReminders, scheduleEnabled: false } }, queue)).toEqual([]);
+      expect(await ensureReminders({ ...config, studyReminders: { ...config.studyReminders, scheduleEnabled: false } })).toEqual([]);
+      expect(await ensureReminders({ ...config, reconcile: { ...config.reconcile, schedulesEnabled: false } })).toEqual([]);
     } finally {
       await handle.delete();
       await stopWorker();

@@ -1,5 +1,5 @@
 /**
- * ST-4/ST-5/ST-6: the `study-cards` worker, run as its own process (src/workers/study-cards.ts), is
+ * ST-4/ST-5/ST-6: the `study-cards` worker, run as its own process (src/workers/main.ts --queue study-cards), is
  * SIGKILLed in the middle of an extraction (its AI provider holds the call and never answers). The
  * heartbeat timeout ends that attempt (`unknown`, kept in the row); the next attempt runs on another
  * worker and completes: exactly one set of live cards, attempts = 2.
@@ -63,7 +63,7 @@ test('SIGKILL mid-extraction: attempt 1 ends unknown, attempt 2 on another worke
   const version = await writeExplanation(stack.db, q.id, 'A partial index is an index built over a subset of the rows of a table. It stores only the rows that match its WHERE clause.', 'ai');
 
   // node itself (not the tsx wrapper), so that SIGKILL hits the worker process.
-  const first = spawn(process.execPath, ['--import', 'tsx', 'src/workers/study-cards.ts'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const first = spawn(process.execPath, ['--import', 'tsx', 'src/workers/main.ts', '--queue', 'study-cards'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
   children.push(first);
   const r = await enqueueExtraction(stack.db, { userId: owner.userId, sourceKind: 'study_question', sourceId: q.id, sourceVersion: version! });
   if (r.status !== 'enqueued') throw new Error('not enqueued');

@@ -60,7 +60,9 @@ describe('ai attempt and candidate state machines', () => {
 
 describe('AI-run config (AR-6)', () => {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { loadConfig, ConfigError } = require('../../../src/config') as typeof import('../../../src/config');
+  const { loadConfig } = require('../../../src/families') as typeof import('../../../src/families');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { ConfigError } = require('../../../src/config') as typeof import('../../../src/config');
   const k = Buffer.alloc(32, 7).toString('base64');
   const prod = { NODE_ENV: 'production', GITHUB_TOKEN_KEYS: `g:${k}`, PAYLOAD_CODEC_KEYS: `p:${k}`, PORTAL_CALLBACK_SECRETS: 'p'.repeat(32) };
 

@@ -3,7 +3,8 @@
  * with every cosine distance unchanged; the separate OpenAI-compatible embeddings backend checks
  * the model's own width and pads; answers carry the model identity; thresholds are per model.
  */
-import { ConfigError, loadConfig } from '../../../src/config';
+import { loadConfig } from '../../../src/families';
+import { ConfigError } from '../../../src/config';
 import {
   AiProviderError,
   CALIBRATED_THRESHOLDS,

@@ -11,7 +11,7 @@ import { createScrapsAi } from '../../../src/ai/scraps';
 import type { SourceCard } from '../../../src/ai/scraps/answers';
 import { analyzeScrapLocally } from '../../../src/ai/scraps/extractive/analysis';
 import { createStudyAi } from '../../../src/ai/study';
-import { loadConfig } from '../../../src/config';
+import { loadConfig } from '../../../src/families';
 import { BREAD, COOKING_KO, OS_SCHED_KO, PG_INDEX_A, PG_INDEX_B, TLS } from './corpus';
 
 const pool = createThreadedLocalAiProvider({ threads: 2 });

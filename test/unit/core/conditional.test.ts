@@ -1,4 +1,4 @@
-/** Conditional-request and preference parsing of the long poll (src/api/conditional.ts, issue 7 §1). */
+/** Conditional-request and preference parsing of the long poll (src/api/conditional.ts). */
 import { entityTag, ifNoneMatchIsWildcard, ifNoneMatchMatches, preferredWaitSeconds } from '../../../src/api/conditional';
 
 describe('Prefer: wait (RFC 7240)', () => {

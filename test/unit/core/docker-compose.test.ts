@@ -1,16 +1,15 @@
 /**
  * docker-compose.yml, Dockerfile and .env.example checked without a Docker engine: structure,
- * pinned images, the dependency graph, ports, the variables the app reads (src/config.ts's
- * EnvSchema) and the entry points the commands name.
+ * pinned images, the dependency graph, ports, the variables the app reads (every config section),
+ * the entry points the commands name, and the worker services against the manifests.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import ts from 'typescript';
 import YAML from 'yaml';
 import { z } from 'zod';
-import { loadConfig } from '../../../src/config';
-import { SEARCH_ATTRIBUTE_NAMES, taskQueues } from '../../../src/core/contracts';
-import { FAMILIES } from '../../../src/families';
+import { loadConfig } from '../../../src/families';
+import { SEARCH_ATTRIBUTE_NAMES } from '../../../src/core/contracts';
+import { CONFIG_ENV_NAMES, QUEUES, workerProcesses } from '../../../src/families';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
@@ -68,24 +67,8 @@ const ComposeFile = z
 type Compose = z.infer<typeof ComposeFile>;
 type ServiceDef = z.infer<typeof Service>;
 
-/** Keys of `EnvSchema` in src/config.ts, read from its source (the schema is not exported). */
-function configEnvKeys(): string[] {
-  const source = ts.createSourceFile('config.ts', read('src/config.ts'), ts.ScriptTarget.ES2022, true);
-  let keys: string[] | undefined;
-  const visit = (node: ts.Node): void => {
-    if (ts.isVariableDeclaration(node) && node.name.getText() === 'EnvSchema' && node.initializer) {
-      const call = node.initializer;
-      const arg = ts.isCallExpression(call) ? call.arguments[0] : undefined;
-      if (arg && ts.isObjectLiteralExpression(arg)) {
-        keys = arg.properties.map((p) => (p.name ? p.name.getText() : '')).filter(Boolean);
-      }
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(source);
-  if (!keys?.length) throw new Error('EnvSchema = z.object({...}) not found in src/config.ts');
-  return keys;
-}
+/** Every environment variable the config reads: each config section's (src/config, assembled in src/families). */
+const configEnvKeys = (): string[] => [...CONFIG_ENV_NAMES];
 
 /** Resolves `${VAR:-default}` / `${VAR-default}` to the default, as compose does with VAR unset. */
 function withDefaults(value: string): string {
@@ -111,6 +94,9 @@ const UNPROBED = new Set(['temporal-ui']);
 
 const commandText = (c: ServiceDef['command']) => (c === undefined ? '' : Array.isArray(c) ? c.join(' ') : c);
 
+/** docker-compose service of each worker process the manifests declare. */
+const workerServices = () => workerProcesses().map((p) => `worker-${p.name}`);
+
 let compose: Compose;
 let services: Array<[string, ServiceDef]>;
 const appServices = () => services.filter(([, s]) => s.build !== undefined);
@@ -124,13 +110,13 @@ beforeAll(() => {
 describe('docker-compose.yml', () => {
   test('has the database, Temporal, its UI and setup jobs, the migration, the API and a worker per queue', () => {
     const names = Object.keys(compose.services);
-    for (const name of ['postgres', 'temporal', 'temporal-ui', 'temporal-setup', 'migrate', 'api', 'worker-jobs', 'worker-ai', 'worker-github', 'worker-ai-runs', 'worker-portal', 'minio']) {
+    for (const name of ['postgres', 'temporal', 'temporal-ui', 'temporal-setup', 'migrate', 'api', 'minio', ...workerServices()]) {
       expect(names).toContain(name);
     }
     expect(compose.services.postgres?.image).toMatch(/^pgvector\/pgvector:/);
     expect(compose.services['temporal-ui']?.image).toMatch(/^temporalio\/ui:/);
     expect(commandText(compose.services.migrate?.command)).toBe('bash scripts/prisma.sh migrate deploy');
-    expect(commandText(compose.services.api?.command)).toBe('node dist/api/server.js');
+    expect(commandText(compose.services.api?.command)).toBe('node dist/server.js');
   });
 
   test('every image is pinned to a version tag', () => {
@@ -171,7 +157,7 @@ describe('docker-compose.yml', () => {
       if (oneShot || UNPROBED.has(name)) continue;
       expect({ name, healthcheck: s.healthcheck !== undefined }).toEqual({ name, healthcheck: true });
     }
-    for (const name of ['api', 'worker-jobs', 'worker-ai', 'worker-github', 'worker-ai-runs', 'worker-portal']) {
+    for (const name of ['api', ...workerServices()]) {
       const deps = dependsOn(compose.services[name] as ServiceDef);
       expect(deps.migrate).toBe('service_completed_successfully');
       expect(deps['temporal-setup']).toBe('service_completed_successfully');
@@ -190,7 +176,7 @@ describe('docker-compose.yml', () => {
     expect(seen.get(Number(withDefaults(envOf(compose.services.api as ServiceDef).API_PORT ?? '')))).toBe('api');
   });
 
-  test('app services set only variables that src/config.ts reads, and those values load', () => {
+  test('app services set only variables the config reads, and those values load', () => {
     const keys = new Set(configEnvKeys());
     for (const [name, s] of appServices()) {
       const env = envOf(s);
@@ -220,19 +206,33 @@ describe('docker-compose.yml', () => {
     for (const name of SEARCH_ATTRIBUTE_NAMES) expect(script).toContain(name);
   });
 
-  test('every node entry point exists in src, and worker healthchecks name real queues', () => {
-    const queues = [...Object.keys(taskQueues()), ...FAMILIES.flatMap((f) => (f.ownQueues ?? []).map((q) => q.name))];
+  test('every node entry point exists in src', () => {
     for (const [name, s] of services) {
-      const cmd = commandText(s.command);
-      const entry = /^node (dist\/\S+)\.js$/.exec(cmd)?.[1];
-      if (entry) {
-        const source = entry.replace(/^dist\//, 'src/') + '.ts';
-        expect({ name, source, exists: existsSync(path.join(root, source)) }).toEqual({ name, source, exists: true });
-      }
-      if (cmd.includes('dist/workers/')) {
-        const queue = (s.healthcheck?.test as string[] | undefined)?.at(-1);
-        expect({ name, queue: queues.includes(queue ?? '') ? queue : undefined }).toEqual({ name, queue });
-      }
+      const entry = /^node (dist\/\S+)\.js\b/.exec(commandText(s.command))?.[1];
+      if (!entry) continue;
+      const source = entry.replace(/^dist\//, 'src/') + '.ts';
+      expect({ name, source, exists: existsSync(path.join(root, source)) }).toEqual({ name, source, exists: true });
+    }
+  });
+
+  test('the worker services are the manifests\' worker processes: the generic entry point per process, its health by its queue', () => {
+    const running = services.filter(([, s]) => commandText(s.command).includes('dist/workers/')).map(([name]) => name);
+    expect(running.sort()).toEqual(workerServices().sort());
+    for (const p of workerProcesses()) {
+      const s = compose.services[`worker-${p.name}`] as ServiceDef;
+      expect({ name: p.name, command: commandText(s.command) }).toEqual({ name: p.name, command: `node dist/workers/main.js --queue ${p.name}` });
+      expect({ name: p.name, probed: (s.healthcheck?.test as string[] | undefined)?.at(-1) }).toEqual({ name: p.name, probed: p.queues[0] });
+    }
+  });
+
+  test('each worker service sets its queues\' concurrency variables, defaulting to the config\'s defaults', () => {
+    const defaults = loadConfig({});
+    for (const q of QUEUES) {
+      const env = q.activityConcurrency?.env;
+      if (!env) continue;
+      const service = `worker-${q.process ?? q.name}`;
+      const value = envOf(compose.services[service] as ServiceDef)[env];
+      expect({ service, env, value }).toEqual({ service, env, value: `\${${env}:-${q.activityConcurrency!.of(defaults)}}` });
     }
   });
 
@@ -284,7 +284,7 @@ describe('docker-compose.yml', () => {
 });
 
 describe('.env.example', () => {
-  test('lists every variable of src/config.ts once, with its default and a comment', () => {
+  test('lists every variable the config reads once, with its default and a comment', () => {
     const lines = read('.env.example').split('\n');
     const vars = lines.flatMap((l, i) => {
       const m = /^#?\s*([A-Z][A-Z0-9_]*)=/.exec(l);

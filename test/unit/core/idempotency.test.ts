@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { loadConfig } from '../../../src/config';
+import { loadConfig } from '../../../src/families';
 import { DomainError } from '../../../src/core/domain-error';
 import { CORE_ERROR_REGISTRY } from '../../../src/core/errors';
 import { resolveProblem } from '../../../src/core/problems';

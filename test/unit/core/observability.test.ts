@@ -1,5 +1,5 @@
 /**
- * Issue 7 §2 without servers: the request span and its trace id in 5xx problem details, the HTTP
+ * Observability without servers: the request span and its trace id in 5xx problem details, the HTTP
  * histogram's bounded route label, the public /metrics, the trace id in log lines (pino mixin and
  * the Temporal log bridge), the job metrics of the core, the worker metrics server, and config.
  */
@@ -12,7 +12,7 @@ import { installAuth } from '../../../src/api/auth';
 import { installObservability } from '../../../src/api/observability';
 import { installProblemHandlers } from '../../../src/api/problem';
 import { CORE_ERRORS } from '../../../src/core/errors';
-import { loadConfig } from '../../../src/config';
+import { loadConfig } from '../../../src/families';
 import { jobMetrics } from '../../../src/core/metrics';
 import { metricsRegistry, renderMetrics } from '../../../src/telemetry/metrics';
 import { createLogger, temporalLogger } from '../../../src/log';

@@ -1,11 +1,11 @@
 /**
- * Issue 7 §2: with OTEL_EXPORTER_OTLP_ENDPOINT set, finished spans reach `<endpoint>/v1/traces` as
+ * With OTEL_EXPORTER_OTLP_ENDPOINT set, finished spans reach `<endpoint>/v1/traces` as
  * OTLP/HTTP (here a loopback receiver), at the latest when tracing shuts down.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { trace } from '@opentelemetry/api';
-import { loadConfig } from '../../../src/config';
+import { loadConfig } from '../../../src/families';
 import { installProcessTelemetry } from '../../../src/telemetry/process';
 
 it('exports spans to the configured OTLP endpoint with the service name', async () => {

@@ -1,7 +1,8 @@
 /** AR-6 payload codec: AES-256-GCM with key ids, rotation, pass-through of unencrypted payloads, config. */
 import { randomBytes } from 'node:crypto';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
-import { ConfigError, loadConfig } from '../../../src/config';
+import { loadConfig } from '../../../src/families';
+import { ConfigError } from '../../../src/config';
 import {
   AesGcmPayloadCodec,
   DEV_PAYLOAD_KEY_ID,

@@ -1,5 +1,5 @@
 /**
- * The bearer-token cache (src/auth/token-cache.ts, issue 7 §1 (c)): at most `max` entries, least
+ * The bearer-token cache (src/auth/token-cache.ts): at most `max` entries, least
  * recently used evicted first; an entry expires `ttlMs` after its lookup whatever its use, so a
  * revoked token is refused once that bound has passed; unknown tokens are never cached; concurrent
  * lookups of one token share one query. The clock is injected: nothing here waits.

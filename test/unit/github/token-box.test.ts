@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { ConfigError, loadConfig } from '../../../src/config';
+import { loadConfig } from '../../../src/families';
+import { ConfigError } from '../../../src/config';
 import { createTokenBox, DEV_KEY_ID, parseKeyRing, tokenBoxFromConfig, TokenBoxError } from '../../../src/crypto/token-box';
 
 const key = () => randomBytes(32).toString('base64');

@@ -74,7 +74,7 @@ describe('verify', () => {
   it('accepts both secrets during a rotation and tells which one matched', () => {
     expect(verify([NEXT, SECRET], headersFor(BODY, NOW, SECRET), BODY, NOW, TOLERANCE)).toEqual({ ok: true, timestamp: NOW, secretIndex: 1 });
     expect(verify([NEXT, SECRET], headersFor(BODY, NOW, NEXT), BODY, NOW, TOLERANCE)).toEqual({ ok: true, timestamp: NOW, secretIndex: 0 });
-    // after the rotation the retired secret no longer verifies
+    // after the rotation the retired secret does not verify
     expect(verify([NEXT], headersFor(BODY, NOW, SECRET), BODY, NOW, TOLERANCE)).toEqual({ ok: false, reason: 'bad-signature' });
   });
 

@@ -11,7 +11,7 @@ import {
   type RepoMatch,
   type StarredRepoInput,
 } from '../../../src/domain/scraps/star-ranking';
-import { loadConfig } from '../../../src/config';
+import { loadConfig } from '../../../src/families';
 import { PG_INDEXES, PG_PARTIAL } from '../../fixtures/texts';
 
 const repo = (fullName: string, stars: number, description: string | null = null, topics: string[] = []): StarredRepoInput => ({

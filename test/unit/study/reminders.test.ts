@@ -1,4 +1,4 @@
-/** Issue 10 §4 reminder timing: local wall clocks per IANA zone (DST included) and when a reminder is due. */
+/** Reminder timing: local wall clocks per IANA zone (DST included) and when a reminder is due. */
 import { isTimeZone, LOCAL_TIME_RE, localClock, reminderDueDate } from '../../../src/domain/study/reminders';
 
 const setting = (localTime: string, timeZone: string, enabled = true) => ({ userId: 'u', localTime, timeZone, enabled });

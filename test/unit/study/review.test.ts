@@ -1,5 +1,5 @@
 /**
- * Issue 10 §4 scheduling with ts-fsrs: progress columns ↔ ts-fsrs cards, the log holds the state
+ * Review scheduling with ts-fsrs: progress columns ↔ ts-fsrs cards, the log holds the state
  * before the review, ratings move due dates in FSRS order, lapses count forgotten review cards, and
  * the same history always gives the same schedule (no fuzz).
  */

@@ -32,7 +32,7 @@ async function main(): Promise<void> {
         writeFileSync(join(__dirname, '..', '..', 'histories', file), `${JSON.stringify(JSON.parse(historyToJSON(await handle.fetchHistory())), null, 1)}\n`);
       });
     };
-    // A start of the older code (projection writes on the `jobs` queue), then one of this code (local-first writes, issue 7 §1 (b)).
+    // An input without localWrites (projection writes on the `jobs` queue), then one with it (local-first writes).
     await record('ai-run-succeeded.json', 'aiRunWorkflow', (now) => [runInput({ jobs: TQ, aiRuns: TQ }, now, undefined, undefined, false)]);
     await record('ai-run-local-succeeded.json', 'aiRunWorkflow', (now) => [runInput({ jobs: TQ, aiRuns: TQ }, now)]);
     await record('reconcile-ai-runs.json', 'reconcileAiRunsWorkflow', () => [{ queues: { jobs: TQ, ai: TQ, github: TQ }, graceSeconds: 30 }]);

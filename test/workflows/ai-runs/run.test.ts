@@ -58,7 +58,7 @@ async function activitiesOf(workflowId: string) {
   };
 }
 
-test('issue 7 §1 (b): projection writes are local activities, only the runtime call goes through a task queue; an older start\'s input keeps them on the jobs queue', async () => {
+test('projection writes are local activities, only the runtime call goes through a task queue; an input without localWrites keeps them on the jobs queue', async () => {
   const local = await run(['ok']);
   expect(local.result).toMatchObject({ status: 'SUCCEEDED', attempts: 1 });
   expect(await activitiesOf(local.workflowId)).toEqual({ scheduled: ['callAiRuntime'], localMarkers: 3 });

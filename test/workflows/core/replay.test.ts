@@ -33,7 +33,7 @@ it('rejects an incompatible change with DeterminismViolationError', async () => 
   await expect(Worker.runReplayHistory({ workflowBundle, dataConverter: testDataConverter() }, load('card-analysis-completed.json'))).rejects.toBeInstanceOf(DeterminismViolationError);
 }, 60_000);
 
-/** `file`'s history with `extra` merged into its start input: a run the newer API started and an older worker ran. */
+/** `file`'s history with `extra` merged into its start input: an input whose flags its worker ignored. */
 function withStartInput(file: string, extra: Record<string, unknown>): unknown {
   const h = load(file) as { events: { workflowExecutionStartedEventAttributes?: { input: { payloads: { data: string }[] } } }[] };
   const payload = h.events[0]!.workflowExecutionStartedEventAttributes!.input.payloads[0]!;
@@ -42,7 +42,7 @@ function withStartInput(file: string, extra: Record<string, unknown>): unknown {
   return h;
 }
 
-it('replays runs that the newer API started (companionsAfterWork, localWrites) but an older worker ran: any rollout order', async () => {
+it('replays runs whose input sets companionsAfterWork or localWrites but whose worker ignored them: any rollout order', async () => {
   const workflowBundle = await bundle();
   const analysis = withStartInput('card-analysis-local-completed.json', { companionsAfterWork: true });
   await expect(Worker.runReplayHistory({ workflowBundle, dataConverter: testDataConverter() }, analysis)).resolves.toBeUndefined();

@@ -33,7 +33,7 @@ describe('cardAnalysisWorkflow', () => {
     expect(acts.ai.analyzeScrap).toHaveBeenCalledWith({ scrapId: input.targetId, embedding: 'f32' });
     expect(acts.jobs.storeCard).toHaveBeenCalledWith({ jobId: input.jobId, scrapId: input.targetId, userId: input.userId, analysis: ANALYSIS_RESULT });
     expect(acts.jobs.failJob).not.toHaveBeenCalled();
-    // Issue 7 §1 (b): the projection writes are local activities of the jobs worker; only the AI
+    // The projection writes are local activities of the jobs worker; only the AI
     // call goes through a task queue.
     expect(await scheduledActivities(env, input)).toEqual([{ activity: 'analyzeScrap', taskQueue: input.queues.ai }]);
     expect(await localActivities(env, input)).toEqual([{ activity: 'beginJob', attempt: 1 }, { activity: 'storeCard', attempt: 1 }]);
@@ -134,14 +134,14 @@ describe('task queues (DC-2): each activity runs only on its own queue', () => {
     expect(acts.jobs.beginJob).toHaveBeenCalledWith(input.jobId);
     expect(acts.ai.analyzeScrap).not.toHaveBeenCalled();
     expect(acts.jobs.storeCard).not.toHaveBeenCalled();
-    // beginJob is a local activity of the jobs worker (issue 7 §1 (b)); analyzeScrap was scheduled
+    // beginJob is a local activity of the jobs worker; analyzeScrap was scheduled
     // on the ai queue and never started.
     expect(await scheduledActivities(env, input)).toEqual([{ activity: 'analyzeScrap', taskQueue: input.queues.ai }]);
     expect(await startedActivities(env, input)).toEqual([]);
   });
 });
 
-describe('projection writes as local activities (issue 7 §1 (b)): retries and idempotency kept', () => {
+describe('projection writes as local activities: retries and idempotency kept', () => {
   it('a local write that fails transiently is retried in the worker and the job completes', async () => {
     const acts = fakeActivities();
     acts.jobs.beginJob.mockRejectedValueOnce(transient()).mockRejectedValueOnce(transient());
@@ -190,7 +190,7 @@ describe('projection writes as local activities (issue 7 §1 (b)): retries and i
   });
 });
 
-describe('companion jobs of older starts (no companionsAfterWork, issue 7 §1 (a)): the first job\'s run starts the others first thing', () => {
+describe('companion jobs without companionsAfterWork: the first job\'s run starts the others first thing', () => {
   const companion = () => ({ jobId: '00000000-0000-4000-8000-00000000c0a1', jobType: 'SCRAP_REFINE' as const, targetId: '00000000-0000-4000-8000-00000000c0a2', userId: '00000000-0000-4000-8000-00000000c0a3' });
 
   it('starts the companions in its first workflow task, alongside beginJob', async () => {
@@ -222,7 +222,7 @@ describe('companion jobs of older starts (no companionsAfterWork, issue 7 §1 (a
   });
 });
 
-describe('companion jobs started once the work is over (companionsAfterWork, issue 7 §1 (b))', () => {
+describe('companion jobs started once the work is over (companionsAfterWork)', () => {
   const companions = () => [{ jobId: '00000000-0000-4000-8000-00000000c0b1', jobType: 'SCRAP_REFINE' as const, targetId: '00000000-0000-4000-8000-00000000c0b2', userId: '00000000-0000-4000-8000-00000000c0b3' }];
   const after = { companionsAfterWork: true as const };
   /**

@@ -33,7 +33,7 @@ describe('tilGenerationWorkflow', () => {
     expect(acts.jobs.storeTil.mock.invocationCallOrder[0]!).toBeLessThan(acts.jobs.startCommittedJob.mock.invocationCallOrder[0]!);
     expect(acts.jobs.failJob).not.toHaveBeenCalled();
     const { jobs, ai } = input.queues;
-    // beginJob is a local activity of the shared job runner since issue 7 §1 (b).
+    // beginJob is a local activity of the shared job runner.
     expect((await localActivities(env, input)).map((a) => a.activity)).toEqual(['beginJob']);
     expect(await scheduledActivities(env, input)).toEqual([
       { activity: 'collectTilCards', taskQueue: jobs },

@@ -1,5 +1,5 @@
 /**
- * Issue 10 §4 `studyRemindersWorkflow` on the time-skipping server: one reminder pass, decided for
+ * `studyRemindersWorkflow` on the time-skipping server: one reminder pass, decided for
  * the run's start time (a retried activity attempt decides for the same instant), its result
  * returned; a failing pass is retried a few times, then fails the run (the next tick tries again).
  */

@@ -41,7 +41,7 @@ function trimLeadingSymbols(s: string): string {
 }
 
 /**
- * SAN-7 local title: the given title, else the first heading that names a topic (not one of
+ * Local title: the given title, else the first heading that names a topic (not one of
  * {@link GENERIC_HEADINGS}), else the first sentence, else the first block. Headings and sentences
  * come from {@link Structure} (badges, images, links, HTML already stripped).
  */
@@ -57,7 +57,7 @@ export function extractTitle(input: ScrapText, s: Structure, sents: string[]): s
   return clip(stripFinalPunctuation(first), TITLE_MAX);
 }
 
-/** SAN-7 local summary: the 1–3 best-weighted sentences in text order, at most {@link SUMMARY_MAX}; `fallback` when there is no sentence. */
+/** Local summary: the 1–3 best-weighted sentences in text order, at most {@link SUMMARY_MAX}; `fallback` when there is no sentence. */
 export function extractSummary(sents: string[], weights: Map<string, number>, fallback: string): string {
   if (sents.length === 0) return clip(fallback, SUMMARY_MAX);
   const k = sents.length <= 2 ? sents.length : sents.length <= 4 ? 2 : 3;
@@ -79,7 +79,7 @@ export function extractSummary(sents: string[], weights: Map<string, number>, fa
 /** Tokens that name a badge, image or link reference of a README, not a topic (`downloads-image`, `npm-url`). */
 export const REFERENCE_TOKEN_RE = /-(?:image|img|url|svg|badge|link|href)$/;
 
-/** SAN-7 local tags: 3–8 keyword tags (most frequent surface form per stem), `note` when there is none. */
+/** Local tags: 3–8 keyword tags (most frequent surface form per stem), `note` when there is none. */
 export function extractTags(tokens: string[], titleTokens: Set<string>): string[] {
   // Group surface forms by stem; the most frequent (then shortest) surface form names the tag.
   const groups = new Map<string, { n: number; forms: Map<string, number> }>();
@@ -205,7 +205,7 @@ export const LEXICON_ENTRIES = Object.entries(LEXICON).map(([cat, terms]) => ({
 /** Score a category needs before it wins over `Other`: one specific term, or two generic ones. */
 export const CATEGORY_MIN_SCORE = 1;
 
-/** SAN-7 local category: the best-scoring lexicon category, `Other` below {@link CATEGORY_MIN_SCORE}. */
+/** Local category: the best-scoring lexicon category, `Other` below {@link CATEGORY_MIN_SCORE}. */
 export function classify(allWords: string[]): Category {
   const tf = new Map<string, number>();
   for (let i = 0; i < allWords.length; i++) {
@@ -236,7 +236,7 @@ export function classify(allWords: string[]): Category {
 /** The answer's fields except the embedding, which {@link localEmbedding} builds valid by construction. */
 const AnalysisFieldsSchema = CardAnalysisSchema.omit({ embedding: true });
 
-/** Pure SAN-7 analysis of the local provider (and the test emulator). Input is read as NFC. */
+/** Pure analysis of the local provider (and the test emulator). Input is read as NFC. */
 export function analyzeScrapLocally(raw: ScrapText): CardAnalysis {
   const input = { ...raw, content: raw.content.normalize('NFC'), title: raw.title == null ? raw.title : raw.title.normalize('NFC') };
   const s = structure(input.content);

@@ -2,7 +2,7 @@
  * AR-5 `POST /api/v1/ai-runs/{aiRunId}/candidate-decisions`: HR adopts or discards a run's
  * candidates; an adopted candidate becomes exactly one Task. Nothing is sent anywhere.
  *
- * The version check is required (428 PRECONDITION_REQUIRED without one, RFC 6585 §3): a decision
+ * The version check is required (428 PRECONDITION_REQUIRED without one, RFC 6585 section 3): a decision
  * is made by a person looking at one version of the run, and the run may have moved on since (a
  * colleague decided, the run was re-read …); naming the version makes a stale view fail loudly
  * (412 for If-Match, 409 for a body `version`) instead of silently deciding on changed facts. The
@@ -35,7 +35,7 @@ export function requestedVersions(aiRunId: string, ifMatchHeader: string | strin
     throw AR_ERRORS.problem('VALIDATION_FAILED', 'headers.if-match: must be an entity tag list, e.g. ' + aiRunEtag(aiRunId, 1));
   }
   if (ifMatch?.kind === 'tags') {
-    // Strong comparison (RFC 9110 §13.1.1): weak tags and tags of other runs never match.
+    // Strong comparison (RFC 9110 section 13.1.1): weak tags and tags of other runs never match.
     const versions = ifMatch.strong.map(parseAiRunEtag).filter((t) => t?.runId === aiRunId.toLowerCase()).map((t) => t!.version);
     if (bodyVersion !== undefined && !versions.includes(bodyVersion)) {
       throw AR_ERRORS.problem('CONFLICTING_PRECONDITIONS', `If-Match and version ${bodyVersion} name different versions of the run; send one of them`);

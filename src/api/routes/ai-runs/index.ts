@@ -4,6 +4,7 @@
  * the run routes, then the decisions, Task and run-list routes (AR-5, AR-3 list).
  */
 import type { FastifyPluginAsync } from 'fastify';
+import type { AiRunsConfig } from '../../../config/ai-runs';
 import type { ApiDeps } from '../../deps';
 import { inputBoxFromConfig } from '../../../services/ai-runs/input-box';
 import { createTemporalAiRunStarter, type AiRunStarter } from '../../../services/ai-runs/starter';
@@ -22,7 +23,7 @@ const noTemporal: AiRunStarter = {
 };
 
 /** Registers every AR route on `app`. */
-export const arRoutes: FastifyPluginAsync<ApiDeps> = async (app, deps) => {
+export const arRoutes: FastifyPluginAsync<ApiDeps<AiRunsConfig>> = async (app, deps) => {
   const starter = deps.temporal ? createTemporalAiRunStarter(deps.temporal, deps.config) : noTemporal;
   await app.register(aiRunRoutes, { config: deps.config, db: deps.db, starter, box: inputBoxFromConfig(deps.config) });
   await app.register(decisionRoutes, deps);

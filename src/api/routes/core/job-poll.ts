@@ -1,6 +1,5 @@
 /**
- * `GET /async-jobs/{jobId}` (SAN-5) on the hot path, with conditional GET and long polling
- * (issue 7 §1):
+ * `GET /async-jobs/{jobId}` (SAN-5) on the hot path, with conditional GET and long polling:
  * - the job is read over `pg` (src/db/hot-reads.ts), the owner only (another user's job is 404,
  *   whatever the headers);
  * - every 200 carries `ETag: "<status>.<updated_at ms, base 36>"`;
@@ -53,8 +52,8 @@ export const NotModifiedSchema = z.null().meta({
  * Route-level serializer of the poll: the 200 body is {@link body}, built field by field from the
  * typed row of src/db/hot-reads.ts, so plain `JSON.stringify` writes exactly what the zod
  * serializer writes after checking it against AsyncJobSchema; that check (two UUID and two
- * date-time patterns per answer) was about 3 % of the API's CPU on its most frequent request
- * (issue 7 §1 (c)). Every other status keeps the zod serializer.
+ * date-time patterns per answer) costs about 3 % of the API's CPU on its most frequent request.
+ * Every other status keeps the zod serializer.
  */
 export function jobPollSerializerCompiler<S>(route: FastifyRouteSchemaDef<S>): (data: unknown) => string {
   return String(route.httpStatus) === '200' ? (data) => JSON.stringify(data) : serializerCompiler(route as Parameters<typeof serializerCompiler>[0]);
@@ -75,8 +74,8 @@ function body(job: JobStatusRow) {
 }
 
 /**
- * Waits until the job's version tag is no longer `seenTag`, `ms` have passed, the client went away
- * or the app is closing; returns the job as read last (null: it no longer exists for this user).
+ * Waits until the job's version tag differs from `seenTag`, `ms` have passed, the client went away
+ * or the app is closing; returns the job as read last (null: it does not exist for this user).
  * @throws DomainError unavailable (503) when the process's waiter bound is reached.
  */
 async function waitForChange(deps: ApiDeps, jobId: string, userId: string, seenTag: string, ms: number, signal: AbortSignal): Promise<JobStatusRow | null> {

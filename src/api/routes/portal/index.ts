@@ -4,6 +4,7 @@
  * (the latter in its own context: it keeps the raw body), then the academic routes (PO-11, PO-12).
  */
 import type { FastifyPluginAsync } from 'fastify';
+import type { PortalConfig } from '../../../config/portal';
 import type { ApiDeps } from '../../deps';
 import { verifyCallbackSignature } from '../../../services/portal/callback-verifier';
 import { isPortalType } from '../../../services/portal/adapters/registry';
@@ -20,7 +21,7 @@ const noTemporal: PortalLinkStarter = {
 };
 
 /** Registers every PO route on `app`. */
-export const poRoutes: FastifyPluginAsync<ApiDeps> = async (app, deps) => {
+export const poRoutes: FastifyPluginAsync<ApiDeps<PortalConfig>> = async (app, deps) => {
   const starter = deps.temporal ? createTemporalPortalLinkStarter(deps.temporal, deps.config) : noTemporal;
   await app.register(portalLinkRoutes, { config: deps.config, db: deps.db, starter, isPortalType });
   await app.register(scrapeCallbackRoutes, { config: deps.config, db: deps.db, starter, verify: verifyCallbackSignature(deps.config) });

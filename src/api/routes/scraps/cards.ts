@@ -77,7 +77,7 @@ export const cardRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, deps)
         select: { id: true, embedding: true, embeddingModel: true },
       });
       if (!card) throw notFound(`card ${req.params.id}`);
-      // Issue 11: only cards embedded by the same model, with that model's calibrated threshold.
+      // Only cards embedded by the same model, with that model's calibrated threshold.
       const threshold = similarityThresholdFor(deps.config.similarity, card.embeddingModel);
       const result = await deps.similarity.search({
         userId: req.userId,

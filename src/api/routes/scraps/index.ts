@@ -3,6 +3,7 @@
  * search once (pgvector when present, else in-process scoring) and registers every SAN route.
  */
 import type { FastifyPluginAsync } from 'fastify';
+import type { ScrapsConfig } from '../../../config/scraps';
 import type { ApiDeps } from '../../deps';
 import { createCardSimilarity } from '../../../services/scraps/similarity';
 import type { SanRouteDeps } from './deps';
@@ -14,7 +15,7 @@ import { starRecommendationRoutes } from './star-recommendations';
 import { tilRoutes } from './til';
 
 /** Registers every SAN route on `app`. */
-export const sanRoutes: FastifyPluginAsync<ApiDeps> = async (app, deps) => {
+export const sanRoutes: FastifyPluginAsync<ApiDeps<ScrapsConfig>> = async (app, deps) => {
   const similarity = await createCardSimilarity(deps.db, deps.config.similarity.vectorSearch);
   app.log.debug({ vectorSearch: similarity.strategy }, 'san routes: similar-card search ready');
   const san: SanRouteDeps = { ...deps, similarity };

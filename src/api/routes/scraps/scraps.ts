@@ -13,7 +13,7 @@ export const scrapRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, deps
     .strictObject({
       content: z
         .string()
-        .max(deps.config.api.scrapMaxContentChars, `at most ${deps.config.api.scrapMaxContentChars} characters`)
+        .max(deps.config.scraps.maxContentChars, `at most ${deps.config.scraps.maxContentChars} characters`)
         .regex(VISIBLE_TEXT_PATTERN, notBlank)
         .describe('the text; stored in Unicode NFC with CRLF → LF and invisible characters trimmed at both ends'),
       sourceUrl: z

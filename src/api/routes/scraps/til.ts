@@ -114,7 +114,7 @@ export const tilRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, deps) 
       if (!summary.embedding) {
         throw SAN_ERRORS.problem('TIL_NOT_GENERATED', `TIL ${summary.id} has not been generated yet`);
       }
-      // Issue 11: only cards embedded by the TIL's model, with that model's calibrated threshold.
+      // Only cards embedded by the TIL's model, with that model's calibrated threshold.
       const threshold = similarityThresholdFor(deps.config.similarity, summary.embeddingModel);
       const result = await deps.similarity.search({
         userId: req.userId,

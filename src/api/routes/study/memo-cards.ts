@@ -12,6 +12,7 @@ import { startAfterCommit } from '../../../core/after-commit';
 import { enqueueExtraction } from '../../../services/study/enqueue';
 import { loadSource } from '../../../services/study/sources';
 import { startExtraction } from '../../../services/study/start';
+import type { StudyConfig } from '../../../config/study';
 import type { ApiDeps } from '../../deps';
 import { ProblemSchema } from '../../problem';
 import { Uuid } from '../../schemas';
@@ -23,7 +24,7 @@ const TAG = 'study';
 const SourceKind = z.enum(['study_question', 'knowledge_card']);
 
 /** Registers the memo-card routes. */
-export const memoCardRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) => {
+export const memoCardRoutes: FastifyPluginAsyncZod<ApiDeps<StudyConfig>> = async (app, deps) => {
   app.get(
     '/study/questions/:questionId/memo-cards',
     {

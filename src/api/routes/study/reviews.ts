@@ -1,5 +1,5 @@
 /**
- * The memo-card review loop's routes (issue 10 §4), scoped to the caller's own cards:
+ * The memo-card review loop's routes, scoped to the caller's own cards:
  * `POST /study/memo-cards/{cardId}/reviews` (ts-fsrs progress + review log), its log, `GET
  * /study/memo-cards/due`, the daily reminder (`PUT|GET|DELETE /study/reminders`) and the reminders
  * outbox the reminder Schedule writes (`GET /study/reminders/outbox`, `POST …/{id}/read`).

@@ -1,4 +1,4 @@
-/** zod schemas of the study family's routes (issue 10 §1, §5), shared by its route modules. */
+/** zod schemas of the study family's routes, shared by its route modules. */
 import type { StudyMemoCard, StudyMemoCardEvidence, StudyMemoCardJob, StudyQuestion, StudyTopic } from '@prisma/client';
 import { z } from 'zod';
 

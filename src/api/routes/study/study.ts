@@ -1,5 +1,5 @@
 /**
- * The study domain's routes (issue 10 §1): topics (create, list, focus), questions (create, list,
+ * The study domain's routes: topics (create, list, focus), questions (create, list,
  * read) and their explanations (a STUDY_EXPLANATION job, or a replacement by hand — each a new
  * source version of the question's memo cards). Everything is the caller's own: another user's
  * topic or question does not exist (404).

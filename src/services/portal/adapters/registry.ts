@@ -2,7 +2,7 @@
  * PO-1 pluggable portal types: the list the API accepts (`portal_type`) and the adapter of each,
  * built from `config.portal`. An unknown type has no adapter (the API answers 400).
  */
-import type { Config } from '../../../config';
+import type { PortalConfig as Config } from '../../../config/portal';
 import { createSuwonAdapter } from './suwon/adapter';
 import type { PortalAdapter } from './types';
 

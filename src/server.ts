@@ -1,11 +1,13 @@
-/** API entry point: listen, and close cleanly on SIGINT/SIGTERM (in-flight requests finish). */
-import { loadConfig } from '../config';
-import { createJobStarter } from '../families';
-import { createLogger } from '../log';
-import { openDatabase, openTemporalClient } from '../core/connections';
-import { taskQueues } from '../core/contracts';
-import { buildApp } from './app';
-import { installProcessTelemetry } from '../telemetry/process';
+/**
+ * API entry point (`npm run api`): the app with the families' routes and target hooks, listening;
+ * closes cleanly on SIGINT/SIGTERM (in-flight requests finish).
+ */
+import { buildApp } from './api/app';
+import { openDatabase, openTemporalClient } from './core/connections';
+import { taskQueues } from './core/contracts';
+import { createJobStarter, FAMILY_API, loadConfig } from './families';
+import { createLogger } from './log';
+import { installProcessTelemetry } from './telemetry/process';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -14,7 +16,7 @@ async function main(): Promise<void> {
   const db = openDatabase(config);
   const client = await openTemporalClient(config);
   const starter = createJobStarter(client, taskQueues(config.temporal.taskQueuePrefix));
-  const app = await buildApp({ config, db, starter, temporal: client, logger });
+  const app = await buildApp({ ...FAMILY_API, config, db, starter, temporal: client, logger });
 
   let closing = false;
   const shutdown = async (signal: string) => {

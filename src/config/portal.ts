@@ -1,0 +1,46 @@
+/** The portal-link family's settings (PO-1 … PO-7): portals, the signed callback, timeouts, the worker pool. */
+import { z } from 'zod';
+import type { CoreConfig } from './core';
+import { configSection, invalid, type SectionOf } from './env';
+
+/** The portal section. */
+export const PORTAL_CONFIG = configSection(
+  {
+    PORTAL_SUWON_BASE_URL: z.string().url().default('http://127.0.0.1:4710'),
+    PORTAL_CALLBACK_URL: z.string().url().default('http://127.0.0.1:3000/internal/scrape-results'),
+    PORTAL_CALLBACK_SECRETS: z.string().optional(),
+    PORTAL_CALLBACK_TOLERANCE_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
+    PORTAL_CALLBACK_DEADLINE_SECONDS: z.coerce.number().int().min(1).default(900),
+    PORTAL_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(20_000),
+    PORTAL_SCRAPE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(300),
+    PORTAL_ACTIVITY_CONCURRENCY: z.coerce.number().int().min(1).default(4),
+  },
+  (e, nodeEnv) => ({
+    /**
+     * Each portal type's base URL, where the scraper posts its signed callback, the HMAC secrets
+     * (comma-separated; the first signs, all verify — two during a rotation), the timestamp
+     * tolerance in both directions (s), how long a job waits for its callback before it FAILS (s),
+     * per-request and whole-scrape timeouts, and the `portal` worker's pool.
+     */
+    portal: {
+      baseUrls: { suwon: e.PORTAL_SUWON_BASE_URL.replace(/\/+$/, '') } as Readonly<Record<string, string>>,
+      callbackUrl: e.PORTAL_CALLBACK_URL,
+      callbackSecrets: (e.PORTAL_CALLBACK_SECRETS ?? (nodeEnv === 'production' ? '' : 'dev-only-portal-callback-secret-change-me-0000'))
+        .split(',')
+        .map((v) => v.trim())
+        .filter((v) => v.length > 0),
+      callbackToleranceSeconds: e.PORTAL_CALLBACK_TOLERANCE_SECONDS,
+      callbackDeadlineMs: e.PORTAL_CALLBACK_DEADLINE_SECONDS * 1000,
+      requestTimeoutMs: e.PORTAL_REQUEST_TIMEOUT_MS,
+      scrapeTimeoutMs: e.PORTAL_SCRAPE_TIMEOUT_SECONDS * 1000,
+      activityConcurrency: e.PORTAL_ACTIVITY_CONCURRENCY,
+    },
+  }),
+  ({ portal }) => {
+    if (portal.callbackSecrets.length === 0) invalid('PORTAL_CALLBACK_SECRETS', 'required when NODE_ENV=production');
+    if (portal.callbackSecrets.some((v) => v.length < 32)) invalid('PORTAL_CALLBACK_SECRETS', 'every secret must be at least 32 characters');
+  },
+);
+
+/** The config the portal family's code reads: the core's and its own section. */
+export type PortalConfig = CoreConfig & SectionOf<typeof PORTAL_CONFIG>;
