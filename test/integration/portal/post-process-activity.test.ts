@@ -177,7 +177,7 @@ describe('time from outside', () => {
     const poisoned = await newJob(userId);
     const parsed = parseScrapeResult(scrapeResult('20221234', '2099-01-01T00:00:00.000Z'));
     if (!parsed.ok) throw new Error('the test result does not parse');
-    await applyScrapeResult(db, poisoned, parsed.result); // without a clock: as the service did before it checked
+    await applyScrapeResult(db, poisoned, parsed.result); // without a clock: a data_as_of in the future is stored
     expect((await studentOf(userId)).dataAsOf.toISOString()).toBe('2099-01-01T00:00:00.000Z');
 
     const refresh = await newJob(userId, 'REFRESH');
