@@ -11,6 +11,7 @@ module.exports = {
   transformIgnorePatterns: ['/node_modules/(?!(content-disposition|content-type|cookie|@octokit|universal-user-agent|before-after-hook|fast-content-type-parse|json-with-bigint|canonicalize)/)'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-  testTimeout: 60_000,
+  // A bound on progress only (a test or hook that hangs), generous for a loaded machine.
+  testTimeout: 180_000,
   maxWorkers: 2,
 };

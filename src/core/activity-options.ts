@@ -27,6 +27,13 @@ export const PROVIDER_RETRY: RetryPolicy = { initialInterval: '1s', backoffCoeff
 /** Maintenance passes (reconciler, recovery): a few attempts, the next schedule tick tries again. */
 export const MAINTENANCE_RETRY: RetryPolicy = { initialInterval: '5s', backoffCoefficient: 2, maximumAttempts: 3 };
 
+/**
+ * Heartbeat timeout of outside-service activities: a dead worker is detected within it, and an
+ * attempt that is working (heartbeating every 2 s or less, src/core/heartbeat.ts) misses it only
+ * when its worker's event loop stalls for most of it (a loaded machine stalls for seconds).
+ */
+export const PROVIDER_HEARTBEAT_TIMEOUT = '30s';
+
 /** Options of projection activities on `taskQueue`. */
 export function projectionOptions(taskQueue: string): ActivityOptions {
   return { taskQueue, startToCloseTimeout: '30s', retry: PROJECTION_RETRY };
@@ -41,6 +48,6 @@ export function localProjectionOptions(): LocalActivityOptions {
  * Options of outside-service activities on `taskQueue`: heartbeats detect a dead worker within
  * `heartbeatTimeout`; `startToCloseTimeout` bounds one attempt.
  */
-export function providerOptions(taskQueue: string, startToCloseTimeout = '2m', heartbeatTimeout = '10s'): ActivityOptions {
+export function providerOptions(taskQueue: string, startToCloseTimeout = '2m', heartbeatTimeout = PROVIDER_HEARTBEAT_TIMEOUT): ActivityOptions {
   return { taskQueue, startToCloseTimeout, heartbeatTimeout, retry: PROVIDER_RETRY };
 }

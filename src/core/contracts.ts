@@ -13,6 +13,14 @@ export type JobType = DbJobType;
 export const JOB_STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED', 'FAILED'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
+/**
+ * Why a COMPLETED job applied no result, shown as `resultCode` in its job view (null: it applied
+ * its result). `SUPERSEDED`: its target was written (by a person) after the job was enqueued, so
+ * its compare-and-set on the target's version failed and nothing was changed.
+ */
+export const JOB_RESULT_CODES = ['SUPERSEDED'] as const;
+export type JobResultCode = (typeof JOB_RESULT_CODES)[number];
+
 /** Logical task queues (DC-2); the deployed name is `<prefix><name>`. */
 export type QueueName = 'jobs' | 'ai' | 'github';
 /** Resolved task-queue names, passed to workflows in their input so workflows stay config-free. */

@@ -7,11 +7,25 @@
 import { Context } from '@temporalio/activity';
 
 /**
- * Runs `fn(signal)` heartbeating every `everyMs` (default 2000 ms), the first beat `everyMs` after
+ * Beats per heartbeat timeout at least: an event loop held up by other work (a busy machine, CPU
+ * work of another call) delays a beat by several intervals before the attempt times out.
+ */
+export const BEATS_PER_HEARTBEAT_TIMEOUT = 10;
+
+/**
+ * The heartbeat interval (ms) of an activity whose heartbeat timeout is `heartbeatTimeoutMs`
+ * (0 or absent: none): `everyMs`, at most a {@link BEATS_PER_HEARTBEAT_TIMEOUT}th of the timeout.
+ */
+export function heartbeatIntervalMs(heartbeatTimeoutMs: number | undefined, everyMs: number): number {
+  return heartbeatTimeoutMs ? Math.min(everyMs, Math.max(50, heartbeatTimeoutMs / BEATS_PER_HEARTBEAT_TIMEOUT)) : everyMs;
+}
+
+/**
+ * Runs `fn(signal)` heartbeating every `everyMs` (default 2000 ms; shorter when the activity's
+ * heartbeat timeout asks for it, {@link heartbeatIntervalMs}), the first beat one interval after
  * the start: the SDK sends an activity's first heartbeat to the server at once, and each one that
  * reaches it is a write of the run's state, which a short activity (most AI calls) need not pay.
- * The server's heartbeat timeout runs from the attempt's start, so a dead worker is still detected
- * (`heartbeatTimeout` must exceed `everyMs`).
+ * The server's heartbeat timeout runs from the attempt's start, so a dead worker is still detected.
  * Errors pass through `mapError` (default: unchanged).
  */
 export async function withHeartbeat<T>(
@@ -20,7 +34,7 @@ export async function withHeartbeat<T>(
   everyMs = 2000,
 ): Promise<T> {
   const ctx = Context.current();
-  const timer = setInterval(() => ctx.heartbeat(), everyMs);
+  const timer = setInterval(() => ctx.heartbeat(), heartbeatIntervalMs(ctx.info.heartbeatTimeoutMs, everyMs));
   try {
     return await fn(ctx.cancellationSignal);
   } catch (err) {

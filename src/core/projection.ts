@@ -5,7 +5,7 @@
  */
 import { Prisma, type AsyncJob } from '@prisma/client';
 import type { DbClient } from '../db/client';
-import type { JobStatus, JobType } from './contracts';
+import type { JobResultCode, JobStatus, JobType } from './contracts';
 import { ASYNC_JOB_STATES } from './job-state';
 import { guardedTransition, settleTransition, transitionGuard, type TransitionResult } from './guarded-transition';
 import { jobMetrics } from './metrics';
@@ -100,6 +100,11 @@ export interface JobKey {
   jobType: JobType;
   targetId: string;
   userId: string;
+  /**
+   * The target's version now (its family's revision counter), for a job whose result overwrites
+   * something a person can edit: its result write compares against it ({@link markJobResult}).
+   */
+  targetVersion?: number;
 }
 
 /**
@@ -112,9 +117,9 @@ export async function enqueueIfNoneActive(
 ): Promise<{ job: AsyncJob; created: boolean }> {
   // ON CONFLICT names the SAN-2 partial index by its predicate, so the active states are spelled out.
   const inserted = await db.$queryRaw<{ job_id: string }[]>`
-    INSERT INTO async_jobs (job_id, job_type, target_id, user_id, status, updated_at)
+    INSERT INTO async_jobs (job_id, job_type, target_id, user_id, status, target_version, updated_at)
     VALUES (gen_random_uuid(), ${key.jobType}::"JobType", ${key.targetId}::uuid, ${key.userId}::uuid,
-            'PENDING', now())
+            'PENDING', ${key.targetVersion ?? null}::integer, now())
     ON CONFLICT (target_id, job_type) WHERE status IN ('PENDING', 'PROCESSING') DO NOTHING
     RETURNING job_id`;
   const insertedId = inserted[0]?.job_id;
@@ -127,6 +132,15 @@ export async function enqueueIfNoneActive(
   if (active) return { job: active, created: false };
   // The active job finished between our insert and read: the target is free again.
   return enqueueIfNoneActive(db, key);
+}
+
+/**
+ * Records why active job `jobId` applies no result (`SUPERSEDED`: the compare-and-set of its write
+ * on {@link JobKey.targetVersion} failed), in the transaction that completes it; the job view
+ * shows it as `resultCode`. A no-op on a terminal row.
+ */
+export async function markJobResult(db: DbClient, jobId: string, code: JobResultCode): Promise<void> {
+  await db.asyncJob.updateMany({ where: { jobId, status: { in: [...ASYNC_JOB_STATES.active] } }, data: { resultCode: code } });
 }
 
 /** The most recent job of a type for a target, or null. */

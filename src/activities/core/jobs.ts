@@ -11,7 +11,7 @@ import { failJobAsRead, transitionJob } from '../../core/projection';
 import type { JobStarter, StartableJob } from '../../core/starter';
 import type { StartOutcome } from '../../core/workflow-start';
 import { countOf, reconcile } from '../../core/reconciler';
-import { jobWorkflowId, type JobStatus, type JobType } from '../../core/contracts';
+import type { JobStatus, JobType } from '../../core/contracts';
 import { ASYNC_JOB_STATES } from '../../core/job-state';
 import { CORE_FAILURES } from '../../core/errors';
 import { failure } from '../../core/failures';
@@ -48,9 +48,9 @@ export interface ReconcileReport {
   examined: number;
   /** Rows whose workflow was started. */
   started: number;
-  /** Rows whose workflow ID has a run open (this job's or another job's): nothing started. */
+  /** Rows whose workflow ID has a run open (this job's or another job's), or whose attempt already ran: nothing started. */
   alreadyRunning: number;
-  /** Rows not started because they have left PENDING, or their own run already ran and closed. */
+  /** Rows not started because they are no longer PENDING. */
   skipped?: number;
   failedToStart: number;
   /** Rows failed because their run was terminated or timed out ({@link JobActivities.failClosedRuns}). */
@@ -173,11 +173,12 @@ export function createJobActivities({ db, starter, client, targets = {} }: JobAc
     /**
      * SAN-4 durability: starts the workflow of every PENDING job older than `graceSeconds` (the API
      * committed it but died before starting it), oldest first, at most `limit`. It never multiplies
-     * work: right before starting, each row must still be PENDING, and its workflow ID must have no
-     * run of this job (a run that is open, or that closed after the row last changed, owns the row:
-     * nothing is started, and a terminated one is {@link failClosedRuns}'s). A reconciler rule
-     * (`reconcile-pending-jobs`, src/core/reconciler.ts): heartbeats per row, returns counts.
-     * Retryable (MAINTENANCE_RETRY); a repeated pass starts nothing twice.
+     * work: right before starting, each row must still be PENDING, and the start is keyed by the
+     * job's attempt (job and retry count, src/core/starter.ts), so a run of that attempt, open or already closed, started
+     * by anyone before or while we look, is never followed by a second one (a terminated one is
+     * {@link failClosedRuns}'s). A reconciler rule (`reconcile-pending-jobs`,
+     * src/core/reconciler.ts): heartbeats per row, returns counts. Retryable (MAINTENANCE_RETRY);
+     * a repeated pass starts nothing twice.
      */
     async startStalePendingJobs(args: { graceSeconds: number; limit: number }): Promise<ReconcileReport> {
       const cutoff = new Date(Date.now() - args.graceSeconds * 1000);
@@ -185,13 +186,10 @@ export function createJobActivities({ db, starter, client, targets = {} }: JobAc
         rule: 'reconcile-pending-jobs',
         lost: () => db.asyncJob.findMany({ where: { status: 'PENDING', createdAt: { lte: cutoff } }, orderBy: { createdAt: 'asc' }, take: args.limit }),
         async settle(row) {
-          const now = await db.asyncJob.findUnique({ where: { jobId: row.jobId }, select: { status: true, updatedAt: true } });
+          // The row as it is now: its attempt (retry count) keys the start.
+          const now = await db.asyncJob.findUnique({ where: { jobId: row.jobId } });
           if (now?.status !== 'PENDING') return 'skipped';
-          const run = await runOf(jobWorkflowId(row.jobType, row.targetId));
-          if (run?.open) return 'already-running';
-          // This job's run already ran after the row last changed.
-          if (run && run.jobId === row.jobId && run.closedAt && run.closedAt >= now.updatedAt) return 'skipped';
-          return starter.start(row);
+          return starter.start(now);
         },
         failed: 'start-failed',
         ids: (row) => ({ jobId: row.jobId }),

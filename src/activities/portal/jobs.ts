@@ -9,7 +9,7 @@ import { storableText } from '../../core/cause-chain';
 import { PO_FAILURES, PORTAL_JOB_ERROR_CODES } from '../../domain/portal/errors';
 import { failure } from '../../core/failures';
 import { guardedTransition } from '../../core/guarded-transition';
-import { PORTAL_LINK_JOB_STATES, type PortalLinkJobStatus } from '../../domain/portal/job-state';
+import { PORTAL_LINK_JOB_STATES, type PortalJobResultCode, type PortalLinkJobStatus } from '../../domain/portal/job-state';
 import type { PortalStudentSummary } from '../../domain/portal/contracts';
 
 /** Dependencies of {@link createPortalLinkJobActivities}. */
@@ -63,6 +63,15 @@ export async function failPortalLinkJob(db: PrismaClient, jobId: string, code: s
     }
     return stateOf(tx, jobId, moved);
   });
+}
+
+/**
+ * PO-4/PO-9 records why job `jobId`, still post-processing, applies no result (its view's
+ * `resultCode`), in the transaction that decided it; the job then SUCCEEDS with it. A no-op on a
+ * finished job.
+ */
+export async function markPortalJobResult(db: PrismaClient | Prisma.TransactionClient, jobId: string, code: PortalJobResultCode): Promise<void> {
+  await db.portalLinkJob.updateMany({ where: { id: jobId, status: 'POST_PROCESSING' }, data: { resultCode: code } });
 }
 
 /** The PO projection activities. */

@@ -8,6 +8,7 @@ import { failure } from '../../core/failures';
 import { PO_FAILURES } from '../../domain/portal/errors';
 import { applyScrapeResult, PostProcessError, readScrapeResult, type ApplyOptions } from '../../services/portal/post-process';
 import { markPortalLinkApplied } from '../../services/portal/portal-link-status';
+import { markPortalJobResult } from './jobs';
 import type { ObjectStore } from '../../storage/object-store';
 import type { ApplyScrapeResultInput, ApplyScrapeResultOutput, PortalPostProcessActivities } from '../../domain/portal/contracts';
 
@@ -17,6 +18,8 @@ export interface PortalPostProcessDeps {
   store: ObjectStore;
   /** config.objectStore.prefix: a result key must lie in `<prefix><jobId>/`. */
   prefix: string;
+  /** config.portal.callbackToleranceSeconds: how far ahead of the server clock a result's scraped_at may lie. */
+  toleranceSeconds: number;
   /** Test hooks of the apply transaction. */
   apply?: ApplyOptions;
 }
@@ -27,12 +30,13 @@ function toFailure(err: unknown): unknown {
 }
 
 /** The post-processing activities. */
-export function createPortalPostProcessActivities({ db, store, prefix, apply }: PortalPostProcessDeps): PortalPostProcessActivities {
+export function createPortalPostProcessActivities({ db, store, prefix, toleranceSeconds, apply }: PortalPostProcessDeps): PortalPostProcessActivities {
   return {
     /**
-     * PO-6/PO-8/PO-9/PO-10 reads `resultKey` (C16), validates it (C17) and applies it with the
-     * link's status in one transaction under the student lock (C18 on a deterministic database
-     * rejection, nothing written). Idempotent: a retry after commit finds the job's data applied
+     * PO-6/PO-8/PO-9/PO-10 reads `resultKey` (C16), validates it (C17; a scraped_at ahead of the
+     * server clock beyond the tolerance is PORTAL_RESULT_SCRAPED_IN_FUTURE, C17) and applies it with
+     * the link's status in one transaction under the student lock (C18 on a deterministic database
+     * rejection, nothing written); an ignored older result marks the job STALE_RESULT_IGNORED. Idempotent: a retry after commit finds the job's data applied
      * and answers the same summary. Retry: store outages and transient database errors retryable,
      * C16/C17/C18 non-retryable (PO_FAILURES).
      */
@@ -41,7 +45,9 @@ export function createPortalPostProcessActivities({ db, store, prefix, apply }: 
         const result = await readScrapeResult(store, { key: input.resultKey, sha256: input.sha256, jobId: input.jobId, portalType: input.portalType, prefix });
         return await applyScrapeResult(db, input, result, {
           ...apply,
+          clock: { toleranceSeconds },
           onApplied: (tx, student, at) => markPortalLinkApplied(tx, { userId: input.userId, portalType: input.portalType, studentNumber: student.studentNumber, jobId: input.jobId, at }),
+          onIgnored: (tx) => markPortalJobResult(tx, input.jobId, 'STALE_RESULT_IGNORED'),
         });
       } catch (err) {
         throw toFailure(err);

@@ -105,7 +105,7 @@ export function createTilActivities({ db, starter }: TilActivityDeps) {
         return tx.asyncJob.findFirst({ where: { targetId: generation.id, jobType: 'RECALL_QUIZ_GENERATION', status: 'PENDING' } });
       });
       activityLog.info('til stored', { jobId, summaryId, quizJobId: quizJob?.jobId });
-      return quizJob ? { jobId: quizJob.jobId, jobType: quizJob.jobType, targetId: quizJob.targetId, userId: quizJob.userId } : null;
+      return quizJob ? { jobId: quizJob.jobId, jobType: quizJob.jobType, targetId: quizJob.targetId, userId: quizJob.userId, retryCount: quizJob.retryCount } : null;
     },
 
     /** Starts the workflow of a committed job; idempotent by workflow ID. Retryable. */

@@ -14,6 +14,7 @@ import { ST_FAILURES } from '../../domain/study/errors';
 import { writeExplanation } from '../../services/study/questions';
 import { relatedDistanceOf, retrieveRelated } from '../../services/study/sources';
 import { completeWith } from '../core/jobs';
+import { markJobResult } from '../../core/projection';
 
 /** Dependencies of the `ai`-queue explanation activity. */
 export interface StudyExplanationAiDeps {
@@ -66,22 +67,34 @@ export function createStudyExplanationActivities({ db }: { db: PrismaClient }) {
   return {
     /**
      * Stores the explanation of `questionId` with a new source version (strictly later
-     * ai_explanation_generated_at, origin `ai`) and completes the job, in one transaction.
-     * Idempotency key: jobId (a repeat finds the job COMPLETED and writes nothing: never a
-     * second version). Returns the version (ISO 8601).
+     * ai_explanation_generated_at, origin `ai`) and completes the job, in one transaction. The
+     * write is a compare-and-set on the explanation revision the job was enqueued on: when the
+     * explanation was written since (by hand), nothing is written and the job completes with
+     * result code SUPERSEDED. Idempotency key: jobId (a repeat finds the job COMPLETED and writes
+     * nothing: never a second version). Returns the question's version (ISO 8601).
      */
     async storeStudyExplanation(args: { jobId: string; questionId: string; explanation: string; embedding: number[] }): Promise<string> {
+      let superseded = false;
       const version = await completeWith(db, args.jobId, async (tx) => {
-        const job = await tx.asyncJob.findUnique({ where: { jobId: args.jobId }, select: { status: true } });
+        const job = await tx.asyncJob.findUnique({ where: { jobId: args.jobId }, select: { status: true, targetVersion: true } });
+        const current = () => tx.studyQuestion.findUnique({ where: { id: args.questionId }, select: { aiExplanationGeneratedAt: true } });
         if (job?.status !== 'PROCESSING') {
           // A repeat after the commit: the version this job stored (or a later one); nothing is written.
-          const q = await tx.studyQuestion.findUnique({ where: { id: args.questionId }, select: { aiExplanationGeneratedAt: true } });
-          return q?.aiExplanationGeneratedAt ?? null;
+          return (await current())?.aiExplanationGeneratedAt ?? null;
         }
-        return writeExplanation(tx, args.questionId, args.explanation, 'ai', args.embedding.length > 0 ? args.embedding : undefined);
+        const embedding = args.embedding.length > 0 ? args.embedding : undefined;
+        const written = await writeExplanation(tx, args.questionId, args.explanation, 'ai', { embedding, expectedRevision: job.targetVersion });
+        if (written) return written;
+        const q = await current();
+        if (!q) return null;
+        superseded = true;
+        await markJobResult(tx, args.jobId, 'SUPERSEDED');
+        return q.aiExplanationGeneratedAt;
       });
       if (!version) throw failure(ST_FAILURES, 'STUDY_QUESTION_NOT_FOUND', `study question ${args.questionId} not found (or job ${args.jobId} not active)`);
-      activityLog.info('study explanation stored', { jobId: args.jobId, questionId: args.questionId, version: version.toISOString() });
+      const ids = { jobId: args.jobId, questionId: args.questionId, version: version.toISOString() };
+      if (superseded) activityLog.info('study explanation superseded: the explanation was written after the job was enqueued; nothing stored', ids);
+      else activityLog.info('study explanation stored', ids);
       return version.toISOString();
     },
   };

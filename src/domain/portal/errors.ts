@@ -64,6 +64,10 @@ const POST_PROCESS_FAILURES = defineFailures({
     description: 'C16 once retries are used up: the object store could not be reached (an outage, retried with backoff)',
   },
   PORTAL_RESULT_INVALID: { retry: 'non-retryable', description: 'C17: the result is not JSON or does not match the result schema' },
+  PORTAL_RESULT_SCRAPED_IN_FUTURE: {
+    retry: 'non-retryable',
+    description: "C17: the result's scraped_at lies ahead of the server clock by more than the callback signature's tolerance; nothing is applied",
+  },
   PORTAL_RESULT_APPLY_FAILED: {
     retry: 'non-retryable',
     description: 'C18: the database rejected the result deterministically (data exception, constraint); nothing was written',
@@ -120,6 +124,7 @@ export const POST_PROCESS_ERROR_CODE: Readonly<Record<PostProcessFailureType, Po
   PORTAL_RESULT_UNREADABLE: 'C16',
   PORTAL_RESULT_STORE_UNAVAILABLE: 'C16',
   PORTAL_RESULT_INVALID: 'C17',
+  PORTAL_RESULT_SCRAPED_IN_FUTURE: 'C17',
   PORTAL_RESULT_APPLY_FAILED: 'C18',
 };
 
@@ -152,6 +157,10 @@ export const PO_PROBLEMS = defineProblems({
     description: "PO-6: the result's bucket or key lies outside the configured bucket and prefix or outside the job's own scope",
   },
   CALLBACK_ATTEMPT_MISMATCH: { status: 422, description: 'PO-5: X-Callback-Attempt disagrees with the attempt of the result key' },
+  CALLBACK_SCRAPED_AT_IN_FUTURE: {
+    status: 422,
+    description: "PO-5: the body's scraped_at lies ahead of the server clock by more than the signature's tolerance; nothing is recorded",
+  },
   CALLBACK_JOB_NOT_ACTIVE: { status: 409, description: 'PO-5: the job no longer waits for a callback (finished, post-processing, or never started)' },
   PORTAL_STUDENT_NOT_FOUND: { status: 404, description: 'PO-11/PO-12: the user has no student data for the portal (no successful link yet)' },
   PORTAL_TYPE_REQUIRED: {

@@ -25,3 +25,13 @@ export const PORTAL_LINK_JOB_STATES = defineStateMachine({
     FAILED: [],
   },
 });
+
+/**
+ * PO-4/PO-9 why a SUCCEEDED job applied no result, its view's `resultCode` (null: applied).
+ * `STALE_RESULT_IGNORED`: the result was scraped before the job was created, or before the data the
+ * student already has (PO-9), so the student's data was left as it was.
+ */
+export const PORTAL_JOB_RESULT_CODES = ['STALE_RESULT_IGNORED'] as const;
+
+/** One of {@link PORTAL_JOB_RESULT_CODES}. */
+export type PortalJobResultCode = (typeof PORTAL_JOB_RESULT_CODES)[number];

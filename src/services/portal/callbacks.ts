@@ -16,6 +16,7 @@ import type { ScrapeCallback } from '../../domain/portal/contracts';
 import { portalMetrics } from './metrics';
 import type { PortalLinkStarter } from './starter';
 import { PO_ERRORS } from '../../domain/portal/errors';
+import { msBeyondClock } from '../../core/clock';
 
 /** What accepting needs. */
 export interface CallbackDeps {
@@ -25,11 +26,13 @@ export interface CallbackDeps {
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
-/** Request facts besides the body: X-Callback-Attempt, X-Request-Id, SHA-256 of the raw body. */
+/** Request facts besides the body: X-Callback-Attempt, X-Request-Id, SHA-256 of the raw body, and the server clock. */
 export interface CallbackMeta {
   attempt: number | undefined;
   requestId: string | null;
   bodySha256: string;
+  /** The server clock the signature was checked with, Unix seconds. */
+  nowSeconds: number;
 }
 
 /** The answer; the API sends the same body for the first callback and its repeats (`duplicate` is for logs and tests). */
@@ -45,8 +48,10 @@ export const MAX_REQUEST_ID = 128;
 
 /**
  * PO-5/PO-6/PO-7 accepts a verified callback (see the module comment).
- * @throws DomainError NOT_FOUND (no such job), CALLBACK_RESULT_OUT_OF_SCOPE / CALLBACK_ATTEMPT_MISMATCH
- *   (422), CALLBACK_JOB_NOT_ACTIVE (409), SERVICE_UNAVAILABLE (503: the workflow could not be signalled).
+ * @throws DomainError NOT_FOUND (no such job), CALLBACK_RESULT_OUT_OF_SCOPE / CALLBACK_ATTEMPT_MISMATCH /
+ *   CALLBACK_SCRAPED_AT_IN_FUTURE (422: `scraped_at` ahead of the server clock by more than the
+ *   signature's tolerance), CALLBACK_JOB_NOT_ACTIVE (409), SERVICE_UNAVAILABLE (503: the workflow
+ *   could not be signalled).
  */
 export async function acceptScrapeCallback(deps: CallbackDeps, body: ScrapeCallbackBody, meta: CallbackMeta): Promise<CallbackAnswer> {
   const job = await deps.db.portalLinkJob.findUnique({ where: { id: body.job_id }, select: { id: true, status: true, workflowId: true } });
@@ -67,6 +72,11 @@ export async function acceptScrapeCallback(deps: CallbackDeps, body: ScrapeCallb
     }
     if (meta.attempt !== undefined && meta.attempt !== scope.attempt) {
       throw PO_ERRORS.problem('CALLBACK_ATTEMPT_MISMATCH', `X-Callback-Attempt ${meta.attempt} but the result key is of attempt ${scope.attempt}`);
+    }
+    const tolerance = deps.config.portal.callbackToleranceSeconds;
+    const ahead = msBeyondClock(new Date(body.scraped_at), meta.nowSeconds * 1000, tolerance);
+    if (ahead > 0) {
+      throw PO_ERRORS.problem('CALLBACK_SCRAPED_AT_IN_FUTURE', `scraped_at ${body.scraped_at} is ahead of the server clock by more than the ${tolerance} s tolerance`);
     }
     attempt = scope.attempt;
     callback = { status: 'SUCCEEDED', attempt, resultKey: body.result_s3_key, sha256: body.result_sha256, requestId };

@@ -10,6 +10,7 @@ import { Prisma, type PrismaClient } from '@prisma/client';
 import { ObjectNotFoundError, type ObjectStore } from '../../storage/object-store';
 import { classifyDbError } from '../../db/errors';
 import { storableText } from '../../core/cause-chain';
+import { msBeyondClock, trustedUntil } from '../../core/clock';
 import { earnedCredits, type CourseAttempt } from '../../domain/portal/graduation';
 import { POST_PROCESS_ERROR_CODE, type PostProcessFailureDetails, type PostProcessFailureType } from '../../domain/portal/errors';
 import { parseScrapeResult, type ScrapeResult } from '../../domain/portal/result';
@@ -151,12 +152,20 @@ type StudentRow = NonNullable<Awaited<ReturnType<Tx['student']['findUnique']>>>;
 
 /**
  * PO-9 the staleness verdict after the lock: null = apply. With no stored data a result is always
- * applied (nothing newer to protect).
+ * applied (nothing newer to protect). A stored `dataAsOf` after `trusted` (the server clock plus
+ * the allowed skew) is no real time of the past, so it bounds nothing: only the stored job's
+ * creation (the server's own clock) does.
  */
-export function staleness(stored: Pick<StudentRow, 'dataAsOf' | 'sourceJobCreatedAt'> | null, scrapedAt: Date, jobCreatedAt: Date): IgnoredReason | null {
+export function staleness(
+  stored: Pick<StudentRow, 'dataAsOf' | 'sourceJobCreatedAt'> | null,
+  scrapedAt: Date,
+  jobCreatedAt: Date,
+  trusted?: Date,
+): IgnoredReason | null {
   if (!stored) return null;
   if (scrapedAt < jobCreatedAt) return 'older-than-job';
-  if (scrapedAt < stored.sourceJobCreatedAt || scrapedAt < stored.dataAsOf) return 'older-than-snapshot';
+  const asOfTrusted = trusted === undefined || stored.dataAsOf <= trusted;
+  if (scrapedAt < stored.sourceJobCreatedAt || (asOfTrusted && scrapedAt < stored.dataAsOf)) return 'older-than-snapshot';
   return null;
 }
 
@@ -188,6 +197,14 @@ async function summaryOf(tx: Tx, studentId: string): Promise<{ summary: PortalSt
   };
 }
 
+/** The server clock that instants from outside are checked against. */
+export interface ApplyClock {
+  /** Unix ms now (default `Date.now()`). */
+  nowMs?: () => number;
+  /** The skew allowed (the callback signature's tolerance, PORTAL_CALLBACK_TOLERANCE_SECONDS). */
+  toleranceSeconds: number;
+}
+
 /** Options of {@link applyScrapeResult}. */
 export interface ApplyOptions {
   /** Called inside the transaction after the lock, before any write (tests: hold the lock to force an interleaving). */
@@ -202,19 +219,38 @@ export interface ApplyOptions {
  * reference data, language certificates, course evaluations, designated courses (absent/null →
  * kept with their version; [] → deleted, version + 1; non-empty → replaced in order, duplicates
  * kept, version + 1), credits earned (graduation input) and the link's status (`onApplied`). A
- * result older than its job or than the stored snapshot is ignored (`applied: false`). Repeating
- * an applied job's result changes nothing and answers like the first (an activity retry).
- * @throws PostProcessError PORTAL_RESULT_APPLY_FAILED (C18) when the database rejects it
+ * result older than its job or than the stored snapshot is ignored (`applied: false`, `onIgnored`).
+ * Repeating an applied job's result changes nothing and answers like the first (an activity retry).
+ * With `clock`, a result scraped ahead of the server clock beyond its tolerance is refused before
+ * anything is read or written.
+ * @throws PostProcessError PORTAL_RESULT_SCRAPED_IN_FUTURE (C17) for such a result,
+ *   PORTAL_RESULT_APPLY_FAILED (C18) when the database rejects it
  *   deterministically; database outages and transient errors are rethrown as they are (retried).
  */
 export async function applyScrapeResult(
   db: PrismaClient,
   input: Pick<ApplyScrapeResultInput, 'jobId' | 'userId' | 'portalType' | 'jobCreatedAt'>,
   result: ScrapeResult,
-  opts: ApplyOptions & { onApplied?: (tx: Tx, student: { id: string; studentNumber: string }, at: Date) => Promise<void> } = {},
+  opts: ApplyOptions & {
+    /** Checks `scrapedAt` against the server clock (see above); without it the result's time is taken as it is. */
+    clock?: ApplyClock;
+    onApplied?: (tx: Tx, student: { id: string; studentNumber: string }, at: Date) => Promise<void>;
+    /** Called in the transaction when the result is ignored (PO-9). */
+    onIgnored?: (tx: Tx, reason: IgnoredReason) => Promise<void>;
+  } = {},
 ): Promise<ApplyScrapeResultOutput> {
   const scrapedAt = new Date(result.scrapedAt);
   const jobCreatedAt = new Date(input.jobCreatedAt);
+  let trusted: Date | undefined;
+  if (opts.clock) {
+    const nowMs = (opts.clock.nowMs ?? Date.now)();
+    const { toleranceSeconds } = opts.clock;
+    if (msBeyondClock(scrapedAt, nowMs, toleranceSeconds) > 0) {
+      const message = `scraped_at ${result.scrapedAt} is ahead of the server clock (${new Date(nowMs).toISOString()}) by more than the ${toleranceSeconds} s tolerance`;
+      throw new PostProcessError('PORTAL_RESULT_SCRAPED_IN_FUTURE', `result ${message}`, { code: 'C17', issues: [{ path: 'scraped_at', message }] });
+    }
+    trusted = trustedUntil(nowMs, toleranceSeconds);
+  }
   try {
     return await db.$transaction(
       async (tx) => {
@@ -224,8 +260,11 @@ export async function applyScrapeResult(
         if (stored && stored.sourceJobId === input.jobId && stored.dataAsOf.getTime() === scrapedAt.getTime()) {
           return { ...(await summaryOf(tx, stored.id)), applied: true, ignoredReason: null }; // this job's result, already applied
         }
-        const ignored = staleness(stored, scrapedAt, jobCreatedAt);
-        if (ignored) return { ...(await summaryOf(tx, stored!.id)), applied: false, ignoredReason: ignored };
+        const ignored = staleness(stored, scrapedAt, jobCreatedAt, trusted);
+        if (ignored) {
+          await opts.onIgnored?.(tx, ignored);
+          return { ...(await summaryOf(tx, stored!.id)), applied: false, ignoredReason: ignored };
+        }
 
         const { courseIds, profIds } = await upsertReferenceData(tx, input.portalType, result);
         const p = result.profile;

@@ -3,7 +3,10 @@
  * explanations. Every new explanation — the STUDY_EXPLANATION job's or one replaced by hand — is a
  * new source version of the question's memo cards: `ai_explanation_generated_at` is stamped
  * strictly later than the previous one (at the column's millisecond precision), so two quick
- * replacements can never share a version (ST-3).
+ * replacements can never share a version (ST-3) — and bumps `explanation_revision`. The
+ * STUDY_EXPLANATION job records the revision it was asked for at enqueue and writes its explanation
+ * only while the question still has it (a compare-and-set): an explanation written by hand after
+ * the request wins, and the job completes SUPERSEDED having changed nothing.
  */
 import type { StudyQuestion, StudyTopic } from '@prisma/client';
 import type { DbClient } from '../../db/client';
@@ -50,45 +53,56 @@ export async function createQuestion(
     if (!topic) throw ST_ERRORS.problem('STUDY_TOPIC_NOT_FOUND', `topic ${topicId} not found`);
     const question = await tx.studyQuestion.create({ data: { userId, topicId, question: input.question, userAnswer: input.userAnswer ?? null } });
     if (input.explain === false) return { question, explanationJobId: null };
-    const { job } = await enqueue({ jobType: 'STUDY_EXPLANATION', targetId: question.id, userId });
+    const { job } = await enqueue({ jobType: 'STUDY_EXPLANATION', targetId: question.id, userId, targetVersion: question.explanationRevision });
     return { question, explanationJobId: job.jobId };
   });
 }
 
 /**
- * Enqueues a (new) STUDY_EXPLANATION job of question `questionId` of `userId`: the active one when
- * there is one (SAN-2). @throws DomainError not-found STUDY_SOURCE_NOT_FOUND.
+ * Enqueues a (new) STUDY_EXPLANATION job of question `questionId` of `userId` on the explanation's
+ * current revision: the active one when there is one (SAN-2; it keeps the revision it was enqueued
+ * on). @throws DomainError not-found STUDY_SOURCE_NOT_FOUND.
  */
 export async function requestExplanation(deps: EnqueueDeps, userId: string, questionId: string): Promise<{ jobId: string; created: boolean }> {
   return enqueueAndStart(deps, async ({ tx, enqueue }) => {
-    const q = await tx.studyQuestion.findFirst({ where: { id: questionId, userId }, select: { id: true } });
+    const q = await tx.studyQuestion.findFirst({ where: { id: questionId, userId }, select: { id: true, explanationRevision: true } });
     if (!q) throw ST_ERRORS.problem('STUDY_SOURCE_NOT_FOUND', `question ${questionId} not found`);
-    const { job, created } = await enqueue({ jobType: 'STUDY_EXPLANATION', targetId: questionId, userId });
+    const { job, created } = await enqueue({ jobType: 'STUDY_EXPLANATION', targetId: questionId, userId, targetVersion: q.explanationRevision });
     return { jobId: job.jobId, created };
   });
 }
 
+/** Options of {@link writeExplanation}. */
+export interface ExplanationWrite {
+  /** 1536 floats that replace the stored embedding. */
+  embedding?: readonly number[];
+  /** Write only while `explanation_revision` is this (a compare-and-set); absent or null: unconditional. */
+  expectedRevision?: number | null;
+}
+
 /**
- * Writes a new explanation of question `questionId` and stamps its new version, strictly later
- * than the previous one: `greatest(now(), previous + 1 ms)`. `embedding` (1536 floats) replaces the
- * stored one when given. Returns the new version, or null when the question does not exist.
+ * Writes a new explanation of question `questionId`, stamps its new version, strictly later than
+ * the previous one (`greatest(now(), previous + 1 ms)`), and bumps its revision. Returns the new
+ * version, or null when the question does not exist or its revision is not `expectedRevision`.
  */
 export async function writeExplanation(
   db: DbClient,
   questionId: string,
   explanation: string,
   origin: 'ai' | 'manual',
-  embedding?: readonly number[],
+  opts: ExplanationWrite = {},
 ): Promise<Date | null> {
-  const bytes = embedding ? new Uint8Array(encodeEmbedding(embedding)) : null;
+  const bytes = opts.embedding ? new Uint8Array(encodeEmbedding(opts.embedding)) : null;
+  const expected = opts.expectedRevision ?? null;
   const rows = await db.$queryRaw<{ version: Date }[]>`
     UPDATE study_questions
     SET ai_explanation = ${explanation},
         ai_explanation_generated_at = greatest(now(), COALESCE(ai_explanation_generated_at + interval '1 millisecond', now())),
         explanation_origin = ${origin}::"StudyExplanationOrigin",
+        explanation_revision = explanation_revision + 1,
         embedding = COALESCE(${bytes}::bytea, embedding),
         updated_at = now()
-    WHERE id = ${questionId}::uuid
+    WHERE id = ${questionId}::uuid AND (${expected}::integer IS NULL OR explanation_revision = ${expected}::integer)
     RETURNING ai_explanation_generated_at AS version`;
   return rows[0]?.version ?? null;
 }

@@ -1,6 +1,6 @@
 /** SAN-10 TIL_GITHUB_COMMIT workflow. */
 import { proxyActivities } from '@temporalio/workflow';
-import { PROJECTION_RETRY } from '../../core/activity-options';
+import { PROJECTION_RETRY, PROVIDER_HEARTBEAT_TIMEOUT } from '../../core/activity-options';
 import type { GithubActivities } from '../../activities/scraps/github';
 import type { GithubCommitActivities } from '../../activities/scraps/github-commits';
 import type { JobWorkflowInput, JobWorkflowResult } from '../../core/contracts';
@@ -17,14 +17,15 @@ function commitProjection(input: JobWorkflowInput) {
 }
 
 /**
- * GitHub activity options (`github` queue): heartbeats detect a dead worker within 5 s; up to 8
- * attempts, a rate-limited attempt waiting as long as GitHub asks (nextRetryDelay).
+ * GitHub activity options (`github` queue): heartbeats detect a dead worker within
+ * PROVIDER_HEARTBEAT_TIMEOUT; up to 8 attempts, a rate-limited attempt waiting as long as GitHub
+ * asks (nextRetryDelay).
  */
 function githubActivities(input: JobWorkflowInput) {
   return proxyActivities<GithubActivities>({
     taskQueue: input.queues.github,
     startToCloseTimeout: '1m',
-    heartbeatTimeout: '5s',
+    heartbeatTimeout: PROVIDER_HEARTBEAT_TIMEOUT,
     retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '1m', maximumAttempts: 8 },
   });
 }

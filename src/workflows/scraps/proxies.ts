@@ -2,7 +2,7 @@
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { AiActivities } from '../../activities/scraps/ai';
 import type { CardActivities } from '../../activities/scraps/cards';
-import { localProjectionOptions, projectionOptions, providerOptions } from '../../core/activity-options';
+import { localProjectionOptions, projectionOptions, PROVIDER_HEARTBEAT_TIMEOUT, providerOptions } from '../../core/activity-options';
 import type { JobWorkflowInput } from '../../core/contracts';
 
 /**
@@ -10,7 +10,7 @@ import type { JobWorkflowInput } from '../../core/contracts';
  * attempts with exponential backoff; a provider's Retry-After overrides the next delay.
  * `startToCloseTimeout` per attempt: 2 min for one scrap, longer for a whole day of cards.
  */
-export function aiActivities(input: Pick<JobWorkflowInput, 'queues'>, startToCloseTimeout = '2m', heartbeatTimeout = '10s') {
+export function aiActivities(input: Pick<JobWorkflowInput, 'queues'>, startToCloseTimeout = '2m', heartbeatTimeout = PROVIDER_HEARTBEAT_TIMEOUT) {
   return proxyActivities<AiActivities>(providerOptions(input.queues.ai, startToCloseTimeout, heartbeatTimeout));
 }
 

@@ -5,7 +5,8 @@
  * re-checked: vanished or not ready → skipped `no_ready_explanation`, never retried), then ONE
  * extraction call (gather context, AI, guards; `maximumAttempts: 1`, so the server counts every real
  * attempt), then the supersede that completes the job in the same transaction (zero cards →
- * completed `all_dropped`). A failed call is classified (parse_fail, llm_timeout, unknown) and
+ * completed `all_dropped`; a source replaced since the call read it → skipped `no_ready_explanation`,
+ * nothing stored). A failed call is classified (parse_fail, llm_timeout, unknown) and
  * retried while attempts < max_attempts, then the job fails. A provider outage (unavailable, rate
  * limited) is waited out and the same attempt repeated, not charged (bounded). A worker killed
  * mid-call is noticed by the heartbeat timeout (an `unknown` attempt); the supersede is one
@@ -82,7 +83,9 @@ export async function studyCardExtractWorkflow(input: StudyCardExtractInput): Pr
       call: (_begun, number) => work.extractStudyCards({ ...ref, attempt: number }),
       succeed: async (_begun, extracted, number) => {
         const stored = await book.storeStudyCards({ ...ref, attempt: number, ...extracted });
-        return { jobId: input.jobId, status: stored.status === 'completed' ? 'completed' : 'not_run', errorCode: stored.errorCode, attempts: number };
+        // skipped: the source was replaced while the cards were extracted; nothing was stored.
+        const status = stored.status === 'completed' || stored.status === 'skipped' ? stored.status : 'not_run';
+        return { jobId: input.jobId, status, errorCode: stored.errorCode, attempts: number };
       },
       retrying: async (f) => {
         const after = await book.failStudyCardAttempt({ ...ref, attempt: f.number, code: f.failure.code, message: f.failure.message, final: false });

@@ -22,6 +22,7 @@ import {
   type RuntimeErrorCode,
 } from '../../../src/services/ai-runs/runtime-client';
 import { startAiRuntimeEmulator, type AiRuntimeEmulator, type AiRuntimeFault } from '../../support/ai-runtime-emulator';
+import { pollUntil } from '../../support/poll';
 
 const TEXT = 'I need an employment certificate for my visa by Friday, my phone is 010-1234-5678';
 const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
@@ -165,7 +166,7 @@ describe('HTTP AI runtime adapter against the emulator', () => {
     const r = req();
     const p = callError(r, 10_000, ac.signal);
     // Abort once the runtime has the call.
-    for (let i = 0; i < 100 && emu.callsFor(r.requestId) === 0; i++) await new Promise((res) => setTimeout(res, 20));
+    await pollUntil(() => emu.callsFor(r.requestId), (n) => n > 0, { describe: 'the runtime to have the call', maxIntervalMs: 50 });
     ac.abort();
     const err = await p;
     expect(err).toBeInstanceOf(RuntimeCancelledError);

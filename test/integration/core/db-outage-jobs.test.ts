@@ -22,7 +22,7 @@ beforeAll(async () => {
   pg = await startPostgres();
   // AI answers in 1-2 s, 4 at a time: the batch takes several seconds, so the outage hits jobs in flight.
   stack = await startStack({ pgAdminUrl: pg.adminUrl, ai: slowAiProvider({ delayMs: (n) => 1000 + ((n * 389) % 1000) }), env: { AI_ACTIVITY_CONCURRENCY: '4' } });
-}, 60_000);
+});
 afterAll(async () => {
   await pg?.resume().catch(() => undefined);
   await stack?.stop();
@@ -66,4 +66,4 @@ it('every job of a batch completes after an 8 s outage, with no AI attempt spent
     expect(await attempts(jobWorkflowId('CARD_ANALYSIS', scrapId), 'analyzeScrap')).toEqual([1]);
     expect(await attempts(jobWorkflowId('SCRAP_REFINE', scrapId), 'refineScrap')).toEqual([1]);
   }
-}, 150_000);
+});

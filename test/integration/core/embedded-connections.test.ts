@@ -28,7 +28,6 @@ import { prng } from '../../support/seeded';
 jest.setTimeout(120_000);
 
 const ROOT = path.resolve(__dirname, '../../..');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let embedded: EmbeddedPostgres;
 const clients: Client[] = [];
@@ -78,7 +77,7 @@ afterEach(async () => {
   await c.query('truncate wire_probe');
   await c.end();
   clients.splice(0);
-  for (let i = 0; i < 100 && embedded.connections() > 0; i++) await sleep(20); // the server sees the closes
+  await pollUntil(() => embedded.connections(), (n) => n === 0, { describe: 'the server to see the closes', maxIntervalMs: 50 });
 });
 
 it('answers concurrent extended-protocol queries from several connections, each with its own statement and rows', async () => {
@@ -163,10 +162,10 @@ it('ends the unfinished extended-query sequence of a connection that dies before
   startup.writeInt32BE(8 + params.length, 0);
   startup.writeInt32BE(196608, 4);
   raw.write(Buffer.concat([startup, params]));
-  for (let i = 0; i < 200 && !Buffer.concat(seen).includes(Buffer.from([0x5a, 0, 0, 0, 5, 0x49])); i++) await sleep(10);
+  await pollUntil(() => Buffer.concat(seen).includes(Buffer.from([0x5a, 0, 0, 0, 5, 0x49])), Boolean, { describe: 'ReadyForQuery after the start-up', maxIntervalMs: 50 });
   // A Parse that fails puts the session into "skip until Sync"; the Sync never comes.
   raw.write(wire('P', '', 'select no_such_column from wire_probe', Buffer.from([0, 0])));
-  for (let i = 0; i < 200 && !Buffer.concat(seen).includes(Buffer.from('42703')); i++) await sleep(10);
+  await pollUntil(() => Buffer.concat(seen).includes(Buffer.from('42703')), Boolean, { describe: 'the error of the failed Parse', maxIntervalMs: 50 });
   raw.destroy();
   const b = await connect();
   expect((await b.query<{ n: string }>('select count(*) as n from wire_probe')).rows[0]?.n).toBe('0');
@@ -187,7 +186,7 @@ it('answers connections beyond maxConnections with FATAL 53300 and serves them a
   extra.on('error', () => undefined);
   await expect(extra.connect()).rejects.toMatchObject({ code: '53300' });
   await open[0]!.end();
-  for (let i = 0; i < 100 && embedded.connections() >= embedded.maxConnections; i++) await sleep(20); // the server sees the close
+  await pollUntil(() => embedded.connections(), (n) => n < embedded.maxConnections, { describe: 'the server to see the close', maxIntervalMs: 50 });
   const again = await connect();
   expect((await again.query<{ one: number }>('select 1 as one')).rows[0]?.one).toBe(1);
 });
@@ -260,4 +259,4 @@ it('the API on the embedded database: hot reads share the pool of 1, long polls 
     await app.close();
     await db.$disconnect();
   }
-}, 20_000);
+});

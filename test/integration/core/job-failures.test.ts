@@ -74,7 +74,7 @@ it('malformed AI output on every attempt → FAILED with the cause chain; the re
   expect(again.analysisJobId).not.toBe(ids.analysisJobId);
   expect((await waitForJob(stack, again.analysisJobId, user.auth)).status).toBe('COMPLETED');
   expect(await stack.db.knowledgeCard.count({ where: { scrapId: ids.scrapId } })).toBe(1);
-}, 60_000);
+});
 
 it('a non-retryable AI error fails the job on the first attempt', async () => {
   const content = `${PG_INDEXES}\nnon-retryable probe`;

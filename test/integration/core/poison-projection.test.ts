@@ -136,7 +136,7 @@ describe('a projection write that keeps failing for an unclassified reason', () 
     expect(retry.statusCode).toBe(202);
     expect((await waitForJob(stack, ids.analysisJobId, user.auth)).status).toBe('COMPLETED');
     expect(await stack.db.knowledgeCard.count({ where: { scrapId: ids.scrapId } })).toBe(1);
-  }, 90_000);
+  });
 
   it('a running job whose activity is merely slow (attempt 1) is left running', async () => {
     await stack.stopAiWorker(); // analyzeScrap waits for a worker: attempt 1, no failure

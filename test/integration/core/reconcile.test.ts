@@ -1,7 +1,10 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
-import type { StartableJob } from '../../../src/core/starter';
-import type { StartOutcome } from '../../../src/core/workflow-start';
+import { createJobActivities } from '../../../src/activities/core/jobs';
+import { jobRunKey, type JobStarter, type StartableJob } from '../../../src/core/starter';
+import { RUN_KEY_MEMO, type StartOutcome } from '../../../src/core/workflow-start';
 import { createJobStarter } from '../../../src/families';
 import { jobSearchAttributes, jobWorkflowId, maintenanceTaskQueue, type JobWorkflowInput } from '../../../src/core/contracts';
 import { scheduleDecl } from '../../../src/families';
@@ -128,10 +131,14 @@ it('a reconcile racing a live start does not run the job twice', async () => {
   const outcomes = await Promise.all([starter.start(job), starter.start(job), starter.start(job)]);
   expect(outcomes.filter((o) => o === 'started')).toHaveLength(1);
   expect((await waitForJob(stack, ids.analysisJobId, user.auth)).status).toBe('COMPLETED');
-  // A late start after completion runs a new execution that sees the terminal row and skips.
-  expect(await starter.start(job)).toBe('started');
-  const late = await stack.client.workflow.getHandle(jobWorkflowId('CARD_ANALYSIS', ids.scrapId)).result();
-  expect(late).toEqual({ jobId: ids.analysisJobId, status: 'SKIPPED' });
+  // A late start after completion (an after-commit or companion start coming last) starts nothing:
+  // one run per attempt of a job, open or closed.
+  const workflowId = jobWorkflowId('CARD_ANALYSIS', ids.scrapId);
+  const done = await latestRun(workflowId);
+  expect(await starter.start(job)).toBe('already-running');
+  expect(await latestRun(workflowId)).toEqual(done);
+  expect(await stack.client.workflow.getHandle(workflowId).result()).toEqual({ jobId: ids.analysisJobId, status: 'COMPLETED' });
+  expect(await listedRuns(workflowId)).toEqual([done]);
   expect(await stack.db.knowledgeCard.count({ where: { scrapId: ids.scrapId } })).toBe(1);
   expect((await stack.db.asyncJob.findUniqueOrThrow({ where: { jobId: ids.analysisJobId } })).status).toBe('COMPLETED');
 });
@@ -207,4 +214,59 @@ it('under a backlog the reconciler never starts a second run: an open run is lef
     status: 'FAILED', errorMessage: 'terminated: operator: drop this job',
   });
   expect(await runs()).toBe(1); // nothing was started for the job
+});
+
+/** Runs the reconciler's pass (the real activity, outside a worker) with `starter` as its starter. */
+function reconcilePass(starter: JobStarter): Promise<ReconcileReport> {
+  const { startStalePendingJobs } = createJobActivities({ db: stack.db, starter, client: stack.client });
+  const env = new MockActivityEnvironment(undefined, { logger: new DefaultLogger('ERROR') });
+  return env.run(startStalePendingJobs, { graceSeconds: 0, limit: 1000 });
+}
+
+it('a reconcile whose start lands after the job\'s own run completed makes no second run', async () => {
+  const ids = await submitWithCrash(`${PG_PARTIAL} overtaken ${randomUUID()}`);
+  const workflowId = jobWorkflowId('CARD_ANALYSIS', ids.scrapId);
+  const real = createJobStarter(stack.client, stack.queues);
+  // The reconciler has read the row (PENDING) and found no run; before its start reaches the
+  // server, a live start (the API's, late) runs the job to completion.
+  let overtaken = 0;
+  const starter: JobStarter = {
+    async start(job) {
+      if (job.jobId === ids.analysisJobId && overtaken++ === 0) {
+        expect(await real.start(job)).toBe('started');
+        expect((await waitForJob(stack, job.jobId, user.auth)).status).toBe('COMPLETED');
+      }
+      return real.start(job);
+    },
+  };
+  await reconcilePass(starter);
+  expect(overtaken).toBe(1);
+  const runs = await listedRuns(workflowId);
+  expect(runs).toEqual([{ runId: expect.any(String), status: 'COMPLETED' }]);
+  expect(await stack.client.workflow.getHandle(workflowId).result()).toEqual({ jobId: ids.analysisJobId, status: 'COMPLETED' });
+});
+
+it('a retry re-queued while the failed run is still closing is started by the next reconcile under the same workflow ID', async () => {
+  const ids = await submitWithCrash(`${SOURDOUGH} retry while closing ${randomUUID()}`);
+  const job = await stack.db.asyncJob.findUniqueOrThrow({ where: { jobId: ids.analysisJobId } });
+  const workflowId = jobWorkflowId('CARD_ANALYSIS', ids.scrapId);
+  // The job's first run (with the memo of the job starter) has failed the row and not closed yet
+  // (as between failJob and the workflow's end).
+  const input: JobWorkflowInput = { jobId: job.jobId, jobType: job.jobType, targetId: job.targetId, userId: job.userId, queues: stack.queues };
+  await stack.client.workflow.start('cardAnalysisWorkflow', {
+    workflowId, taskQueue: stack.queues.jobs, args: [input], startDelay: '1h',
+    memo: { jobId: job.jobId, [RUN_KEY_MEMO]: jobRunKey(job) }, typedSearchAttributes: jobSearchAttributes(job),
+  });
+  const first = await latestRun(workflowId);
+  await stack.db.asyncJob.update({ where: { jobId: job.jobId }, data: { status: 'FAILED', errorMessage: 'probe failure', finishedAt: new Date() } });
+  const retry = await stack.app.inject({ method: 'POST', url: `/async-jobs/${job.jobId}/retry`, headers: user.auth });
+  expect(retry.statusCode).toBe(202);
+  expect((await stack.db.asyncJob.findUniqueOrThrow({ where: { jobId: job.jobId } })).status).toBe('PENDING');
+  await stack.client.workflow.getHandle(workflowId, first.runId).terminate('the failed run closes');
+
+  await reconcilePass(createJobStarter(stack.client, stack.queues));
+  expect((await latestRun(workflowId)).runId).not.toBe(first.runId);
+  expect((await waitForJob(stack, job.jobId, user.auth)).status).toBe('COMPLETED');
+  expect((await latestRun(workflowId)).status).toBe('COMPLETED');
+  expect((await stack.db.asyncJob.findUniqueOrThrow({ where: { jobId: job.jobId } })).retryCount).toBe(1);
 });

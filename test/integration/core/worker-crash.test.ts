@@ -71,4 +71,4 @@ it('an AI worker killed in the middle of an activity: the job completes after a 
 
   second.kill('SIGTERM'); // graceful shutdown of the entry point
   expect(await exited(second)).toBe(0);
-}, 90_000);
+});

@@ -70,4 +70,4 @@ it('the ai worker process serves its registry on METRICS_PORT and Temporal SDK m
 
   child.kill('SIGTERM');
   expect(await exited(child)).toBe(0);
-}, 90_000);
+});

@@ -2,8 +2,8 @@
  * PO-5 … PO-7 the signed callback against the real stack: a job waits RUNNING for its callback
  * (the scripted scraper writes the result object but does not call back), and the test posts
  * callbacks itself. Tampered body, other key order or whitespace, stale or future timestamp, wrong
- * secret, missing headers → 401 and nothing applied; a key outside the prefix or of another job →
- * 422; a replay is answered like the first, counted and applied once; the second secret of a
+ * secret, missing headers → 401 and nothing applied; a key outside the prefix or of another job, or
+ * a scraped_at ahead of the server clock beyond the tolerance → 422; a replay is answered like the first, counted and applied once; the second secret of a
  * rotation verifies; a checksum mismatch ends the job C16.
  */
 import { randomUUID } from 'node:crypto';
@@ -105,6 +105,23 @@ test('a replayed callback is answered like the first, counted, logged and applie
   expect(late.statusCode).toBe(409);
   expect(late.json().code).toBe('CALLBACK_JOB_NOT_ACTIVE');
   expect(await callbackRows(j.jobId)).toBe(1);
+});
+
+test('a scraped_at ahead of the server clock beyond the signature tolerance → 422 CALLBACK_SCRAPED_AT_IN_FUTURE, nothing recorded; within it is accepted', async () => {
+  const j = await waitingJob();
+  const scrapedAt = (at: string) => JSON.stringify({ ...(JSON.parse(successBody(stack, j.jobId, j.key, j.sha256)) as object), scraped_at: at });
+  const tolerance = stack.config.portal.callbackToleranceSeconds;
+  for (const at of ['2099-01-01T00:00:00.000Z', new Date(Date.now() + (tolerance + 120) * 1000).toISOString()]) {
+    const r = await postCallback(stack, scrapedAt(at), { attempt: 1 });
+    expect({ at, status: r.statusCode, code: r.json().code }).toEqual({ at, status: 422, code: 'CALLBACK_SCRAPED_AT_IN_FUTURE' });
+    expect(r.headers['content-type']).toMatch(/^application\/problem\+json/);
+  }
+  expect(await callbackRows(j.jobId)).toBe(0);
+  expect(await status(j.jobId)).toBe('RUNNING');
+
+  const ok = await postCallback(stack, scrapedAt(new Date(Date.now() + 10_000).toISOString()), { attempt: 1 });
+  expect(ok.statusCode).toBe(202);
+  expect((await waitForJob(stack, j.u.auth, j.jobId)).status).toBe('SUCCEEDED');
 });
 
 test('result keys outside the bucket, the prefix or the job\'s own scope → 422, nothing applied', async () => {

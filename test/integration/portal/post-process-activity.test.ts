@@ -2,13 +2,16 @@
  * PO-6/PO-8/PO-10 the `applyScrapeResult` activity against the real S3-compatible store (moto,
  * started by globalSetup) and the real PostgreSQL: the snake_case object is read, camelized,
  * validated and applied with the portal link's status; a missing object, a SHA-256 mismatch or a
- * key outside the job's scope is C16, an invalid document C17, a database rejection C18 — each
- * non-retryable and with nothing written; a store outage is retryable.
+ * key outside the job's scope is C16, an invalid document C17 (so is a scraped_at ahead of the server
+ * clock), a database rejection C18 — each non-retryable and with nothing written; a store outage is
+ * retryable. A result older than the student's data is ignored and its job says so.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { PrismaClient } from '@prisma/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { createPortalPostProcessActivities } from '../../../src/activities/portal/post-process';
+import { applyScrapeResult } from '../../../src/services/portal/post-process';
+import { parseScrapeResult } from '../../../src/domain/portal/result';
 import { createUserWithToken } from '../../../src/auth/tokens';
 import { createPrisma } from '../../../src/db/client';
 import { snakeizeKeys } from '../../../src/domain/portal/result';
@@ -23,6 +26,7 @@ let drop: () => Promise<void>;
 let store: S3ObjectStore;
 let acts: PortalPostProcessActivities;
 const prefix = 'portal-results/';
+const TOLERANCE_SECONDS = 300;
 
 beforeAll(async () => {
   const database = await createTestDatabase(process.env.TEST_PG_ADMIN_URL!);
@@ -30,7 +34,7 @@ beforeAll(async () => {
   db = createPrisma(database.url, { poolMax: 5 });
   store = testObjectStore({ OBJECT_STORE_PREFIX: prefix });
   await store.ensureBucket();
-  acts = createPortalPostProcessActivities({ db, store, prefix });
+  acts = createPortalPostProcessActivities({ db, store, prefix, toleranceSeconds: TOLERANCE_SECONDS });
 });
 afterAll(async () => {
   store?.close();
@@ -141,10 +145,59 @@ test('an unreachable object store is a retryable failure (C16 only once retries 
   const job = await newJob(userId);
   const down = createS3ObjectStore({ ...testObjectStoreConfig({ OBJECT_STORE_PREFIX: prefix }), endpoint: 'http://127.0.0.1:9' }, { maxAttempts: 1, connectionTimeoutMs: 500 });
   try {
-    const f = await failureOf(createPortalPostProcessActivities({ db, store: down, prefix }).applyScrapeResult(job));
+    const f = await failureOf(createPortalPostProcessActivities({ db, store: down, prefix, toleranceSeconds: TOLERANCE_SECONDS }).applyScrapeResult(job));
     expect(f).toMatchObject({ type: 'PORTAL_RESULT_STORE_UNAVAILABLE', nonRetryable: false, details: [{ code: 'C16' }] });
   } finally {
     down.close();
   }
   await expectNothingWritten(userId);
+});
+
+describe('time from outside', () => {
+  const studentOf = (userId: string) => db.student.findUniqueOrThrow({ where: { userId_portalType: { userId, portalType: 'suwon' } } });
+
+  test('a scraped_at ahead of the server clock beyond the tolerance is non-retryable C17, nothing written; within the tolerance it applies', async () => {
+    const userId = await newUser();
+    const year2099 = await newJob(userId);
+    const f = await failureOf(acts.applyScrapeResult(await put(year2099, scrapeResult('20221234', '2099-01-01T00:00:00.000Z'))));
+    expect(f).toMatchObject({ type: 'PORTAL_RESULT_SCRAPED_IN_FUTURE', nonRetryable: true, details: [{ code: 'C17', issues: [{ path: 'scraped_at' }] }] });
+    expect(f.message).toContain('ahead of the server clock');
+    const justBeyond = await newJob(userId);
+    const beyond = new Date(Date.now() + (TOLERANCE_SECONDS + 120) * 1000).toISOString();
+    expect(await failureOf(acts.applyScrapeResult(await put(justBeyond, scrapeResult('20221234', beyond))))).toMatchObject({ type: 'PORTAL_RESULT_SCRAPED_IN_FUTURE' });
+    await expectNothingWritten(userId);
+
+    const skewed = await newJob(userId);
+    const within = new Date(Date.now() + 10_000).toISOString();
+    expect(await acts.applyScrapeResult(await put(skewed, scrapeResult('20221234', within)))).toMatchObject({ applied: true });
+  });
+
+  test('a data_as_of from the future, stored before the check existed, no longer makes a real REFRESH look older', async () => {
+    const userId = await newUser();
+    const poisoned = await newJob(userId);
+    const parsed = parseScrapeResult(scrapeResult('20221234', '2099-01-01T00:00:00.000Z'));
+    if (!parsed.ok) throw new Error('the test result does not parse');
+    await applyScrapeResult(db, poisoned, parsed.result); // without a clock: a data_as_of in the future is stored
+    expect((await studentOf(userId)).dataAsOf.toISOString()).toBe('2099-01-01T00:00:00.000Z');
+
+    const refresh = await newJob(userId, 'REFRESH');
+    const out = await acts.applyScrapeResult(await put(refresh, scrapeResult('20221234', later(refresh))));
+    expect(out).toMatchObject({ applied: true, ignoredReason: null });
+    expect((await studentOf(userId)).dataAsOf.toISOString()).toBe(later(refresh));
+    expect((await db.portalLinkJob.findUniqueOrThrow({ where: { id: refresh.jobId } })).resultCode).toBeNull();
+  });
+
+  test('a result older than the student data is ignored, and its job records STALE_RESULT_IGNORED', async () => {
+    const userId = await newUser();
+    const link = await newJob(userId);
+    await acts.applyScrapeResult(await put(link, scrapeResult('20221234', later(link))));
+    const before = await studentOf(userId);
+    const refresh = await newJob(userId, 'REFRESH');
+    const older = new Date(Date.parse(refresh.jobCreatedAt) - 60_000).toISOString();
+    const out = await acts.applyScrapeResult(await put(refresh, scrapeResult('20221234', older)));
+    expect(out).toMatchObject({ applied: false, ignoredReason: 'older-than-job' });
+    expect(await studentOf(userId)).toEqual(before);
+    expect(await db.portalLinkJob.findUniqueOrThrow({ where: { id: refresh.jobId } })).toMatchObject({ status: 'POST_PROCESSING', resultCode: 'STALE_RESULT_IGNORED' });
+    expect((await db.portalLinkJob.findUniqueOrThrow({ where: { id: link.jobId } })).resultCode).toBeNull();
+  });
 });

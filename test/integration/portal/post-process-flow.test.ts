@@ -3,7 +3,9 @@
  * real Temporal server, PostgreSQL and object store: a result object the scraper left behind is
  * replaced before the signed callback arrives, so the job FAILS with C17 (invalid document), C16
  * (the callback's SHA-256 does not match the bytes) or C18 (the database rejects it) and nothing
- * is applied; a good result makes the job SUCCEEDED and the graduation progress readable.
+ * is applied; so does a result scraped ahead of the server clock (C17). A good result makes the job
+ * SUCCEEDED and the graduation progress readable; a REFRESH whose result is older than the student's
+ * data SUCCEEDS saying STALE_RESULT_IGNORED, the data as it was.
  */
 import { randomUUID } from 'node:crypto';
 import { snakeizeKeys } from '../../../src/domain/portal/result';
@@ -32,10 +34,13 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-/** Starts a LINK job whose scraper writes its object but leaves the callback to the test; resolves once the object exists. */
-async function manualJob(studentId: string) {
+/**
+ * Starts a link job (LINK, or REFRESH for a user already linked) whose scraper writes its object but
+ * leaves the callback to the test; resolves once the object exists.
+ */
+async function manualJob(studentId: string, user?: Awaited<ReturnType<Stack['newUser']>>) {
   scraper.modes.set(studentId, 'manual');
-  const u = await stack.newUser();
+  const u = user ?? (await stack.newUser());
   const res = await postLink(stack, u.auth, randomUUID(), { portalType: 'suwon', studentId, password: 'pw-manual-1' });
   expect(res.statusCode).toBe(202);
   const jobId = res.json().jobId as string;
@@ -99,4 +104,32 @@ test('a good result → SUCCEEDED with its summary, the link LINKED, and the gra
   expect(progress.statusCode).toBe(200);
   expect(progress.json()).toMatchObject({ met: false, creditsEarned: 7, missing: [{ requirement: 'PRIMARY:TOTAL', type: 'CREDITS_SHORT', credits: 123 }] });
   expect((await getJob(stack, u.auth, jobId)).status).toBe('SUCCEEDED');
+});
+
+test('a result scraped in 2099 → FAILED C17 (ahead of the server clock), nothing applied', async () => {
+  const j = await manualJob(`s2099-${randomUUID().slice(0, 6)}`);
+  const { sha256 } = await store.put(j.key, Buffer.from(JSON.stringify(snakeizeKeys(scrapeResult('20221234', '2099-01-01T00:00:00.000Z')))), 'application/json');
+  await callBack(j.jobId, j.key, sha256);
+  const job = await waitForJob(stack, j.auth, j.jobId);
+  expect(job).toMatchObject({ status: 'FAILED', errorCode: 'C17' });
+  expect(job.errorMessage).toContain('ahead of the server clock');
+  expect(await studentRow(j.userId)).toBeNull();
+});
+
+test("a REFRESH whose result is older than the student's data → SUCCEEDED with resultCode STALE_RESULT_IGNORED, the data as it was", async () => {
+  const studentId = `stale-${randomUUID().slice(0, 6)}`;
+  const u = await stack.newUser();
+  const link = await postLink(stack, u.auth, randomUUID(), { portalType: 'suwon', studentId, password: 'pw-auto-1' });
+  const linked = await waitForJob(stack, u.auth, link.json().jobId as string);
+  expect(linked).toMatchObject({ status: 'SUCCEEDED', resultCode: null });
+  const before = await studentRow(u.userId);
+
+  const j = await manualJob(studentId, u);
+  const row = await stack.db.portalLinkJob.findUniqueOrThrow({ where: { id: j.jobId } });
+  expect(row.kind).toBe('REFRESH');
+  const older = scrapeResult('20221234', new Date(row.createdAt.getTime() - 60_000).toISOString());
+  const { sha256 } = await store.put(j.key, Buffer.from(JSON.stringify(snakeizeKeys(older))), 'application/json');
+  await callBack(j.jobId, j.key, sha256);
+  expect(await waitForJob(stack, u.auth, j.jobId)).toMatchObject({ status: 'SUCCEEDED', errorCode: null, resultCode: 'STALE_RESULT_IGNORED' });
+  expect(await studentRow(u.userId)).toEqual(before);
 });

@@ -118,6 +118,7 @@ export interface JobView {
   status: string;
   errorCode: string | null;
   errorMessage: string | null;
+  resultCode: string | null;
   startedAt: string | null;
   finishedAt: string | null;
 }

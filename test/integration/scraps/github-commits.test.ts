@@ -261,7 +261,7 @@ it('429 with Retry-After, a secondary rate limit and a 500: retried after the de
   expect(emulator.commits(gh.owner, gh.repo)).toHaveLength(1);
   const row = await stack.db.tilGithubCommit.findUniqueOrThrow({ where: { id: commitId } });
   expect(row.commitSha).toBe(emulator.commits(gh.owner, gh.repo)[0]!.sha);
-}, 60_000);
+});
 
 it('the access token is stored encrypted and never answered or logged', async () => {
   const user = await stack.newUser();

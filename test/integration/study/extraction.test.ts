@@ -69,7 +69,7 @@ let stopCardsWorker: () => Promise<void>;
 let user: Awaited<ReturnType<Stack['newUser']>>;
 
 beforeAll(async () => {
-  stack = await startStack({ aiRunsWorker: false, env: { ST_EXTRACT_RETRY_DELAY_MS: '0', ST_EXTRACT_HEARTBEAT_TIMEOUT_MS: '3000' } });
+  stack = await startStack({ aiRunsWorker: false, env: { ST_EXTRACT_RETRY_DELAY_MS: '0' } });
   ai = scriptedAi();
   stopCardsWorker = await stack.startOwnQueueWorker(STUDY_CARDS_QUEUE, createStudyCardActivities({ db: stack.db, config: stack.config, ai }));
   user = await stack.newUser();

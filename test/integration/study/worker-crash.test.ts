@@ -29,7 +29,7 @@ beforeAll(async () => {
   // An "AI provider" that accepts every request and never answers: the worker is stuck mid-call.
   provider = createServer((req) => held.push(req));
   await new Promise<void>((r) => provider.listen(0, '127.0.0.1', r));
-  const settings = { ST_EXTRACT_HEARTBEAT_TIMEOUT_MS: '3000', ST_EXTRACT_RETRY_DELAY_MS: '0' };
+  const settings = { ST_EXTRACT_HEARTBEAT_TIMEOUT_MS: '10000', ST_EXTRACT_RETRY_DELAY_MS: '0' };
   stack = await startStack({ aiWorker: false, aiRunsWorker: false, env: settings });
   env = {
     ...(process.env as Record<string, string>),

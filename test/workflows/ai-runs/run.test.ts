@@ -11,6 +11,7 @@ import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { retryAiRunSignal, type AiRunWorkflowInput } from '../../../src/domain/ai-runs/contracts';
 import { bundle, createTimeSkippingEnv } from '../harness';
 import { testDataConverter } from '../../support/temporal';
+import { pollUntil } from '../../support/poll';
 import { fakeArActivities, runInput, TEST_POLICY, type Step } from './fakes';
 
 let env: TestWorkflowEnvironment;
@@ -120,10 +121,7 @@ test('outages are waited out, not charged: 3 outages and a success within a budg
 test('a terminal error → FAILED at once (one call); a manual retry signal → one MANUAL_RETRY attempt, SUCCEEDED', async () => {
   const r = await run([{ fail: 'terminal', details: { code: 'RUNTIME_REJECTED' } }, 'ok'], {
     during: async (h, f) => {
-      for (let i = 0; f.run.status !== 'FAILED'; i++) {
-        if (i > 200) throw new Error('run never FAILED');
-        await new Promise((res) => setTimeout(res, 50));
-      }
+      await pollUntil(() => f.run.status, (status) => status === 'FAILED', { describe: 'the run to be FAILED', maxIntervalMs: 100 });
       expect(f.calls).toEqual([1]);
       const n = f.manualRetry();
       const deadline = new Date((await env.currentTimeMs()) + 600_000).toISOString();

@@ -26,12 +26,12 @@ it('replays every checked-in history against the current workflow code', async (
   for await (const r of Worker.runReplayHistories({ workflowBundle, dataConverter: testDataConverter() }, histories)) results.push(r);
   expect(results).toHaveLength(files.length);
   for (const r of results) expect({ id: r.workflowId, error: r.error }).toEqual({ id: r.workflowId, error: undefined });
-}, 60_000);
+});
 
 it('rejects an incompatible change with DeterminismViolationError', async () => {
   const workflowBundle = await bundle(require.resolve('../fixtures/changed-workflows'));
   await expect(Worker.runReplayHistory({ workflowBundle, dataConverter: testDataConverter() }, load('card-analysis-completed.json'))).rejects.toBeInstanceOf(DeterminismViolationError);
-}, 60_000);
+});
 
 /** `file`'s history with `extra` merged into its start input: an input whose flags its worker ignored. */
 function withStartInput(file: string, extra: Record<string, unknown>): unknown {
@@ -48,4 +48,4 @@ it('replays runs whose input sets companionsAfterWork or localWrites but whose w
   await expect(Worker.runReplayHistory({ workflowBundle, dataConverter: testDataConverter() }, analysis)).resolves.toBeUndefined();
   const aiRun = withStartInput('ai-run-succeeded.json', { localWrites: true });
   await expect(Worker.runReplayHistory({ workflowBundle, dataConverter: testDataConverter() }, aiRun)).resolves.toBeUndefined();
-}, 60_000);
+});

@@ -9,6 +9,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { testDataConverter } from '../../support/temporal';
+import { pollUntil } from '../../support/poll';
 import { bundle, createTimeSkippingEnv } from '../harness';
 import { extractInput, fakeStudyCardActivities, type ExtractStep } from './fakes';
 
@@ -31,7 +32,7 @@ async function run(steps: ExtractStep[], opts: { ready?: boolean; cancelAfterSta
   const outcome = await worker.runUntil(async () => {
     const handle = await env.client.workflow.start('studyCardExtractWorkflow', { taskQueue: queue, workflowId: `wf-${randomUUID()}`, args: [extractInput(queue)] });
     if (opts.cancelAfterStart) {
-      while (!fakes.log.includes('extractStudyCards')) await env.sleep(100);
+      await pollUntil(() => fakes.log.includes('extractStudyCards'), Boolean, { describe: 'the extraction activity to start', maxIntervalMs: 100 });
       await handle.cancel();
     }
     return handle.result().then((r: unknown) => r, (err: unknown) => err);

@@ -20,6 +20,7 @@ import { jobVersionTag, type JobStatusRow } from '../../../db/hot-reads';
 import { entityTag, ifNoneMatchIsWildcard, ifNoneMatchMatches, preferredWaitSeconds } from '../../conditional';
 import type { ApiDeps } from '../../deps';
 import { CORE_ERRORS, notFound } from '../../../core/errors';
+import type { JobResultCode } from '../../../core/contracts';
 
 /** Request headers of the poll (documented in OpenAPI; other headers pass through untouched). */
 export const JobPollHeaders = z.looseObject({
@@ -66,6 +67,7 @@ function body(job: JobStatusRow) {
     targetId: job.targetId,
     status: job.status,
     errorMessage: job.errorMessage,
+    resultCode: job.resultCode as JobResultCode | null,
     createdAt: job.createdAt.toISOString(),
     updatedAt: job.updatedAt.toISOString(),
   };

@@ -54,7 +54,8 @@ export const scrapeCallbackRoutes: FastifyPluginAsyncZod<CallbackRouteDeps> = as
         description:
           'Headers: X-Timestamp (Unix seconds), X-Signature (`sha256=<hex>` of HMAC-SHA256(secret, X-Timestamp + "." + raw body)), ' +
           'optional X-Callback-Attempt and X-Request-Id. Missing, bad or stale (either direction) signature → 401. A result key ' +
-          'outside the configured bucket and prefix, or outside the job\'s own `<prefix><jobId>/` → 422. A repeat for the same ' +
+          'outside the configured bucket and prefix, or outside the job\'s own `<prefix><jobId>/`, or a `scraped_at` ahead of the ' +
+          'server clock by more than the signature tolerance → 422, nothing recorded. A repeat for the same ' +
           'job and attempt is answered like the first, counted in scrape_job_callback_duplicate_total, and applies nothing.',
         headers: z.looseObject({
           'x-timestamp': z.string().optional(),
@@ -75,7 +76,8 @@ export const scrapeCallbackRoutes: FastifyPluginAsyncZod<CallbackRouteDeps> = as
     },
     async (req, reply) => {
       const raw = rawBodies.get(req) ?? Buffer.alloc(0);
-      const verdict = deps.verify(req.headers, raw, now());
+      const nowSeconds = now();
+      const verdict = deps.verify(req.headers, raw, nowSeconds);
       if (!verdict.ok) {
         const [code, detail] = REJECTIONS[verdict.reason];
         req.log.warn({ reason: verdict.reason }, 'scrape callback rejected: signature');
@@ -102,6 +104,7 @@ export const scrapeCallbackRoutes: FastifyPluginAsyncZod<CallbackRouteDeps> = as
         attempt,
         requestId,
         bodySha256: createHash('sha256').update(raw).digest('hex'),
+        nowSeconds,
       });
       return reply.code(202).send({ jobId: r.jobId, attempt: r.attempt, status: r.status });
     },

@@ -1,7 +1,7 @@
 /** Zod schemas and named OpenAPI examples of the portal-link routes (PO-1, PO-4, PO-5). */
 import { z } from 'zod';
 import type { PortalLinkJob } from '@prisma/client';
-import { PORTAL_LINK_JOB_STATUSES } from '../../../domain/portal/job-state';
+import { PORTAL_JOB_RESULT_CODES, PORTAL_LINK_JOB_STATUSES, type PortalJobResultCode } from '../../../domain/portal/job-state';
 import { PROBLEM_MEDIA_TYPE, problemBody, ProblemSchema } from '../../problem';
 import { pollingEndpoint } from '../../../services/portal/links';
 
@@ -39,6 +39,10 @@ export const PortalLinkJobSchema = z.object({
   status: z.enum(PORTAL_LINK_JOB_STATUSES),
   errorCode: z.string().nullable().describe('set when FAILED, e.g. PORTAL_CREDENTIALS_INVALID, CALLBACK_TIMEOUT, C16, C17, C18'),
   errorMessage: z.string().nullable(),
+  resultCode: z
+    .enum(PORTAL_JOB_RESULT_CODES)
+    .nullable()
+    .describe("why a SUCCEEDED job applied no result: STALE_RESULT_IGNORED when the result was scraped before the job was created or before the student's current data (PO-9), so the data was left as it was; null otherwise"),
   createdAt: z.iso.datetime(),
   startedAt: z.iso.datetime().nullable(),
   postProcessingAt: z.iso.datetime().nullable(),
@@ -56,6 +60,7 @@ export function portalLinkJobView(job: PortalLinkJob): z.infer<typeof PortalLink
     status: job.status,
     errorCode: job.errorCode,
     errorMessage: job.errorMessage,
+    resultCode: job.resultCode as PortalJobResultCode | null,
     createdAt: job.createdAt.toISOString(),
     startedAt: job.startedAt?.toISOString() ?? null,
     postProcessingAt: job.postProcessingAt?.toISOString() ?? null,
@@ -124,11 +129,15 @@ export const PO_EXAMPLES = {
   job: {
     running: {
       summary: 'RUNNING: the scraper is at work',
-      value: { jobId: JOB, kind: 'LINK', portalType: 'suwon', studentId: '20231234', status: 'RUNNING', errorCode: null, errorMessage: null, createdAt: '2026-12-01T15:00:00.000Z', startedAt: '2026-12-01T15:00:00.120Z', postProcessingAt: null, finishedAt: null, updatedAt: '2026-12-01T15:00:00.120Z' },
+      value: { jobId: JOB, kind: 'LINK', portalType: 'suwon', studentId: '20231234', status: 'RUNNING', errorCode: null, errorMessage: null, resultCode: null, createdAt: '2026-12-01T15:00:00.000Z', startedAt: '2026-12-01T15:00:00.120Z', postProcessingAt: null, finishedAt: null, updatedAt: '2026-12-01T15:00:00.120Z' },
     },
     failed: {
       summary: 'FAILED: the portal rejected the credentials (new ones are needed; never retried)',
-      value: { jobId: JOB, kind: 'REFRESH', portalType: 'suwon', studentId: '20231234', status: 'FAILED', errorCode: 'PORTAL_CREDENTIALS_INVALID', errorMessage: 'the portal rejected the student id or password', createdAt: '2026-12-01T15:00:00.000Z', startedAt: '2026-12-01T15:00:00.120Z', postProcessingAt: null, finishedAt: '2026-12-01T15:00:01.010Z', updatedAt: '2026-12-01T15:00:01.010Z' },
+      value: { jobId: JOB, kind: 'REFRESH', portalType: 'suwon', studentId: '20231234', status: 'FAILED', errorCode: 'PORTAL_CREDENTIALS_INVALID', errorMessage: 'the portal rejected the student id or password', resultCode: null, createdAt: '2026-12-01T15:00:00.000Z', startedAt: '2026-12-01T15:00:00.120Z', postProcessingAt: null, finishedAt: '2026-12-01T15:00:01.010Z', updatedAt: '2026-12-01T15:00:01.010Z' },
+    },
+    staleIgnored: {
+      summary: "SUCCEEDED without applying its result: scraped before the student's current data (PO-9), which stays as it was",
+      value: { jobId: JOB, kind: 'REFRESH', portalType: 'suwon', studentId: '20231234', status: 'SUCCEEDED', errorCode: null, errorMessage: null, resultCode: 'STALE_RESULT_IGNORED', createdAt: '2026-12-01T15:00:00.000Z', startedAt: '2026-12-01T15:00:00.120Z', postProcessingAt: '2026-12-01T15:00:03.400Z', finishedAt: '2026-12-01T15:00:03.520Z', updatedAt: '2026-12-01T15:00:03.520Z' },
     },
   },
   problems: {
