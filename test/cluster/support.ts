@@ -25,6 +25,8 @@ export interface ClusterContext {
   state: ClusterState;
   db: PrismaClient;
   client: Client;
+  /** The cluster's data converter (its payload codec keys): histories decode with it. */
+  dataConverter: ReturnType<typeof temporalDataConverter>;
   /** Base URLs of the API processes, in order. */
   apis: string[];
   /** HTTP status → how many answers had it (every call through {@link request}). */
@@ -44,10 +46,11 @@ export async function clusterContext(): Promise<ClusterContext> {
   const config = loadConfig({ ...state.serviceEnv });
   const db = createPrisma(state.databaseUrl, { poolMax: 4 });
   const connection = await Connection.connect({ address: state.temporalAddress });
-  const client = new Client({ connection, namespace: state.namespace, dataConverter: temporalDataConverter(config.temporal.payloadCodec) });
+  const dataConverter = temporalDataConverter(config.temporal.payloadCodec);
+  const client = new Client({ connection, namespace: state.namespace, dataConverter });
   const apis = state.processes.filter((p) => p.kind === 'api').map((p) => p.endpoint!);
   return {
-    control, state, db, client, apis, statuses: new Map(), badAnswers: [],
+    control, state, db, client, dataConverter, apis, statuses: new Map(), badAnswers: [],
     async close() {
       await connection.close();
       await db.$disconnect();
@@ -230,4 +233,21 @@ export async function healCluster(ctx: ClusterContext): Promise<void> {
   await ctx.control.call('/heal', {});
   ctx.state = await ctx.control.state();
   ctx.apis = ctx.state.processes.filter((p) => p.kind === 'api').map((p) => p.endpoint!);
+}
+
+/**
+ * Projection rows that exist twice for one job: async_jobs per (target, job type) of the users,
+ * and more ai_runs / portal_link_jobs than the burst started. Empty when nothing was duplicated.
+ */
+export async function duplicateRows(ctx: ClusterContext, jobs: StartedJob[]): Promise<string[]> {
+  const users = [...new Set(jobs.map((j) => j.userId))];
+  const out: string[] = [];
+  const groups = await ctx.db.asyncJob.groupBy({ by: ['targetId', 'jobType'], where: { userId: { in: users } }, _count: { _all: true } });
+  for (const g of groups) if (g._count._all > 1) out.push(`async_jobs ${g.jobType} ${g.targetId} × ${g._count._all}`);
+  const started = (f: StartedJob['family']) => jobs.filter((j) => j.family === f).length;
+  const runs = await ctx.db.aiRun.count({ where: { actorUserId: { in: users } } });
+  if (runs > started('ai-runs')) out.push(`ai_runs: ${runs} rows for ${started('ai-runs')} runs`);
+  const links = await ctx.db.portalLinkJob.count({ where: { userId: { in: users } } });
+  if (links > started('portal')) out.push(`portal_link_jobs: ${links} rows for ${started('portal')} jobs`);
+  return out;
 }

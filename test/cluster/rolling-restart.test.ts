@@ -1,0 +1,70 @@
+/**
+ * A rolling restart of every worker process onto a new build in the middle of a burst (each new
+ * process is ready before the old one gets SIGTERM and its graceful shutdown): running jobs finish,
+ * none twice; workflow tasks were completed by both builds (their build IDs differ: the workflow
+ * bundle changed); the recorded histories of those jobs replay against the new build, and so do the
+ * checked-in histories of older code (the `patched()` markers in use).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
+import { testDataConverter } from '../support/temporal';
+import { jobsOf, runBurst, type BurstPlan } from './burst';
+import { clusterContext, duplicateRows, expectAllSucceeded, healCluster, ranTwice, runsPerWorkflow, type ClusterContext } from './support';
+
+let ctx: ClusterContext;
+beforeAll(async () => {
+  ctx = await clusterContext();
+  await healCluster(ctx);
+});
+afterAll(async () => {
+  await healCluster(ctx).catch(() => undefined);
+  await ctx?.close();
+});
+
+/** Build IDs that completed a workflow task in `history`. */
+function buildIds(history: unknown): string[] {
+  const events = (history as { events?: { workflowTaskCompletedEventAttributes?: unknown }[] | null }).events ?? [];
+  return events.flatMap((e) => {
+    const a = e.workflowTaskCompletedEventAttributes as { binaryChecksum?: string; workerVersion?: { buildId?: string }; deploymentVersion?: { buildId?: string } } | null | undefined;
+    const id = a?.workerVersion?.buildId || a?.deploymentVersion?.buildId || a?.binaryChecksum;
+    return id ? [id] : [];
+  });
+}
+
+it('finishes every job across a rolling restart onto a new build, and the histories replay', async () => {
+  const build = await ctx.control.call<{ id: string; dir: string }>('/build', {});
+  const workersBefore = (await ctx.control.state()).processes.filter((p) => p.kind === 'worker');
+  expect(workersBefore.every((p) => p.build === 'source')).toBe(true);
+  const plan: BurstPlan = { scraps: 40, aiRuns: 10, portalLinks: 5, questions: 5 };
+  let replaced: string[] = [];
+  const { jobs, userIds } = await runBurst(ctx, plan, {
+    clients: 3,
+    faultAfter: 0.15,
+    fault: async () => void (replaced = (await ctx.control.call<{ replaced: string[] }>('/rolling-restart', { build: build.id })).replaced),
+  });
+  expect(replaced).toHaveLength(workersBefore.length);
+  const workersAfter = (await ctx.control.state()).processes.filter((p) => p.kind === 'worker');
+  expect(workersAfter.map((p) => [p.spec, p.build]).sort()).toEqual(workersBefore.map((p) => [p.spec, build.id]).sort());
+
+  await expectAllSucceeded(ctx, jobs);
+  expect(ctx.badAnswers).toEqual([]);
+  expect(await duplicateRows(ctx, jobs)).toEqual([]);
+  const runs = await runsPerWorkflow(ctx, userIds, jobsOf(plan));
+  expect(ranTwice(runs)).toEqual([]);
+
+  const histories = [];
+  for (const workflowId of runs.keys()) histories.push({ workflowId, history: await ctx.client.workflow.getHandle(workflowId).fetchHistory() });
+  const seen = new Set(histories.flatMap((h) => buildIds(h.history)));
+  expect(seen.size).toBeGreaterThanOrEqual(2); // the sources' bundle and the new build's both ran workflow tasks
+
+  const workflowBundle = await bundleWorkflowCode({ workflowsPath: path.join(build.dir, 'workflows', 'index.js'), logger: new DefaultLogger('WARN') });
+  const errors: string[] = [];
+  for await (const r of Worker.runReplayHistories({ workflowBundle, dataConverter: ctx.dataConverter }, histories)) if (r.error) errors.push(`${r.workflowId}: ${r.error.message}`);
+  expect(errors).toEqual([]);
+
+  const dir = path.join(__dirname, '..', 'histories');
+  const recorded = readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => ({ workflowId: f, history: JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as unknown }));
+  for await (const r of Worker.runReplayHistories({ workflowBundle, dataConverter: testDataConverter() }, recorded)) if (r.error) errors.push(`${r.workflowId}: ${r.error.message}`);
+  expect(errors).toEqual([]);
+});
