@@ -92,6 +92,7 @@ import { benchLocalAi } from './bench-local-ai';
 import { benchMemory } from './bench-memory';
 import { cpuDiff, cpuReport, cpuSnapshot, type CpuSnapshot } from './bench-cpu';
 import { phaseReport, type PhaseSample } from './bench-phases';
+import { CLUSTER_SECTIONS, startClusterTopology, type ClusterTopology } from './cluster/bench-topology';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -301,7 +302,10 @@ interface SubmitAndPollResult {
 const liveThreads = new Set<Thread>();
 /** Set when a worker stops with an error; waits check it instead of running into their timeouts. */
 let workerFailure: Error | undefined;
+/** The cluster topology of `--topology cluster` (its processes replace the in-process service). */
+let topology: ClusterTopology | undefined;
 function assertWorkersAlive(): void {
+  topology?.assertAlive();
   if (workerFailure) throw new Error(`a Temporal worker failed: ${workerFailure.message}`, { cause: workerFailure });
 }
 /** Temporal SDK warning messages (first 90 characters) → count. */
@@ -494,8 +498,11 @@ async function main(): Promise<void> {
       'temporal-address': { type: 'string' },
       'temporal-namespace': { type: 'string' },
       'database-url': { type: 'string' },
+      topology: { type: 'string', default: 'dev' },
     },
   });
+  if (values.topology !== 'dev' && values.topology !== 'cluster') throw new Error(`--topology must be dev or cluster, not ${values.topology}`);
+  if (values.topology === 'cluster') values.only ??= CLUSTER_SECTIONS.join(',');
   const external = externalTargets(values);
   const sizes: Sizes = values.quick ? SIZES.quick : SIZES.full;
   const runId = randomBytes(4).toString('hex');
@@ -506,6 +513,8 @@ async function main(): Promise<void> {
   for (const line of machine()) say(line);
   say();
   const only = parseOnly(values.only);
+  const notOnCluster = [...(only ?? [])].filter((x) => !(CLUSTER_SECTIONS as readonly string[]).includes(x));
+  if (values.topology === 'cluster' && notOnCluster.length > 0) throw new Error(`--topology cluster runs ${CLUSTER_SECTIONS.join(', ')}; not ${notOnCluster.join(', ')}`);
   const want = (section: Section) => only === undefined || only.has(section);
   if (only !== undefined && [...only].every((s) => s === 'f' || s === 'j')) {
     if (only.has('f')) rows.push(...(await sectionF(sizes)));
@@ -517,6 +526,10 @@ async function main(): Promise<void> {
   // 1. Servers, started side by side (each registers its stop as soon as it runs): PostgreSQL 15
   // with a migrated database, the Temporal dev server on SQLite in a temp dir, and for (d) the
   // embedded PGlite + pgvector (in memory), migrated.
+  if (values.topology === 'cluster') {
+    topology = await startClusterTopology(say, started);
+    Object.assign(external, topology.external);
+  }
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'bench-'));
   const removeTmp = () => rmSync(tmp, { recursive: true, force: true });
   started('temp dir', async () => removeTmp());
@@ -558,7 +571,7 @@ async function main(): Promise<void> {
   const portalEnv: Record<string, string> = {};
   let apiPort = 0;
   let portal: PortalEmulator | undefined;
-  if (want('l')) {
+  if (want('l') && !topology) {
     portal = await startPortalEmulator();
     started('portal emulator', () => portal!.close());
     const moto = await startLocalObjectStore();
@@ -577,6 +590,7 @@ async function main(): Promise<void> {
   const config = loadConfig({
     ...process.env,
     ...portalEnv,
+    ...topology?.env,
     GITHUB_API_URL: gh.url,
     NODE_ENV: 'development',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
@@ -585,7 +599,7 @@ async function main(): Promise<void> {
     TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_NAMESPACE: external.namespace,
     // On someone's cluster, queues of this run only: no other worker takes its tasks, nor it theirs.
-    TEMPORAL_TASK_QUEUE_PREFIX: external.temporalAddress ? `bench-${runId}-` : '',
+    TEMPORAL_TASK_QUEUE_PREFIX: external.temporalAddress && !topology ? `bench-${runId}-` : '',
     AI_PROVIDER: 'local',
     VECTOR_SEARCH: 'auto',
     SCHEDULES_ENABLED: 'false',
@@ -612,36 +626,41 @@ async function main(): Promise<void> {
   started('Temporal client', () => connection.close());
   const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter: temporalDataConverter(config.temporal.payloadCodec) });
   if (external.temporalAddress) await ensureSearchAttributes(connection, config.temporal.namespace); // the dev server registers them at start
-  const native = await NativeConnection.connect({ address: temporal.address });
-  started('Temporal worker connection', () => native.close());
   const queues = taskQueues(config.temporal.taskQueuePrefix);
-  const workers: Worker[] = [
-    await createJobsWorker({ config, db, client, connection: native }),
-    await createAiWorker({ config, db, connection: native }),
-    await createGithubWorker({ config, db, connection: native }),
-    await createOwnQueueWorker(AI_RUNS_QUEUE, { config, db, connection: native }),
-    await createOwnQueueWorker(STUDY_CARDS_QUEUE, { config, db, connection: native }),
-  ];
-  if (portal) {
-    const bucket = createS3ObjectStore(config.objectStore);
-    await bucket.ensureBucket();
-    bucket.close();
-    workers.push(await createOwnQueueWorker(PORTAL_QUEUE, { config, db, connection: native }));
-  }
-  const runs = workers.map((w) =>
-    w.run().catch((err: unknown) => {
-      workerFailure = err instanceof Error ? err : new Error(String(err));
-    }),
-  );
-  started('workers', async () => {
-    for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
-    await Promise.allSettled(runs);
-  });
   const similarity = await createCardSimilarity(db, config.similarity.vectorSearch);
-  const app = await buildApp({ config, db, starter: createJobStarter(client, queues), temporal: client, logger });
-  await app.listen({ host: '127.0.0.1', port: apiPort });
-  started('API', () => app.close());
-  const apiUrl = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+  let apiUrl = topology?.apiUrl ?? '';
+  let app: FastifyInstance | undefined;
+  if (!topology) {
+    const native = await NativeConnection.connect({ address: temporal.address });
+    started('Temporal worker connection', () => native.close());
+    const workers: Worker[] = [
+      await createJobsWorker({ config, db, client, connection: native }),
+      await createAiWorker({ config, db, connection: native }),
+      await createGithubWorker({ config, db, connection: native }),
+      await createOwnQueueWorker(AI_RUNS_QUEUE, { config, db, connection: native }),
+      await createOwnQueueWorker(STUDY_CARDS_QUEUE, { config, db, connection: native }),
+    ];
+    if (portal) {
+      const bucket = createS3ObjectStore(config.objectStore);
+      await bucket.ensureBucket();
+      bucket.close();
+      workers.push(await createOwnQueueWorker(PORTAL_QUEUE, { config, db, connection: native }));
+    }
+    const runs = workers.map((w) =>
+      w.run().catch((err: unknown) => {
+        workerFailure = err instanceof Error ? err : new Error(String(err));
+      }),
+    );
+    started('workers', async () => {
+      for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
+      await Promise.allSettled(runs);
+    });
+    const service = await buildApp({ config, db, starter: createJobStarter(client, queues), temporal: client, logger });
+    app = service;
+    await service.listen({ host: '127.0.0.1', port: apiPort });
+    started('API', () => service.close());
+    apiUrl = `http://127.0.0.1:${(service.server.address() as { port: number }).port}`;
+  }
   const pgVersion = (await db.$queryRaw<{ v: string }[]>`SELECT current_setting('server_version') AS v`)[0]?.v;
   if (external.temporalAddress || external.databaseUrl) {
     say(`external: ${external.temporalAddress ? `Temporal ${external.temporalAddress} (namespace ${external.namespace}, task queues bench-${runId}-*)` : 'own Temporal dev server'}; ${external.databaseUrl ? `database ${redactUrl(external.databaseUrl)}` : 'own PostgreSQL 15'}`);
@@ -875,7 +894,7 @@ async function main(): Promise<void> {
     let same = 0;
     let neighbours = 0;
     for (const [i, id] of targets.entries()) {
-      const onPg = () => similar(app, pgUser.token, id);
+      const onPg = () => similar(app!, pgUser.token, id);
       const onVec = () => similar(eApp, eUser.token, id);
       let pgRes: Awaited<ReturnType<typeof similar>>;
       let vecRes: Awaited<ReturnType<typeof similar>>;
@@ -1139,7 +1158,13 @@ async function main(): Promise<void> {
     rows.push(...(await benchMemory({ sizes, env, runId, db, docs, runLoad, drain: (what) => drain(db, what), started, say })));
   }
 
-  summary(rows, `${values.quick ? '--quick' : 'full'} run ${runId}, ${fmt((performance.now() - t0) / 1000, 0)} s`);
+  if (topology) {
+    rows.push(...(await topology.workerScaling({ db, docs, runId, scraps: values.quick ? 24 : 100, say, drain: (what) => drain(db, what) })));
+    say();
+    say('## RSS of each process of the cluster (peak over the run, MiB)');
+    for (const line of topology.rssReport()) say(line);
+  }
+  summary(rows, `${values.quick ? '--quick' : 'full'} run ${runId}${topology ? ' on the cluster topology' : ''}, ${fmt((performance.now() - t0) / 1000, 0)} s`);
 }
 
 /** (j): embeddings per second, the real model vs the local embedding (no server of ours needed). */

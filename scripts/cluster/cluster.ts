@@ -67,6 +67,8 @@ export interface ClusterState {
   databaseUrl: string;
   temporalDatabaseUrl: string;
   temporalPostgresUp: boolean;
+  /** Postmaster pids of the two PostgreSQL servers (their backends are its children). */
+  postgresPids: { temporal: number; projections: number };
   emulators: { github: string; portal: string; objectStore: string };
   /** The environment every API and worker process got (secrets included: a local cluster). */
   serviceEnv: Record<string, string>;
@@ -137,8 +139,9 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     // 1. Outside services and the two PostgreSQL servers, side by side.
     const [temporalPg, appPg, moto, github, portal] = await Promise.all([startPostgres(), startPostgres(), startLocalObjectStore(), startGithubEmulator({ selfServiceTokens: true }), startPortalEmulator()]);
     stops.push(() => temporalPg.stop(), () => appPg.stop(), () => moto.stop(), () => github.close(), () => portal.close());
-    let disarmPg = guardPid(await postmasterPid(temporalPg.adminUrl));
-    const disarmAppPg = guardPid(await postmasterPid(appPg.adminUrl));
+    const postgresPids = { temporal: await postmasterPid(temporalPg.adminUrl), projections: await postmasterPid(appPg.adminUrl) };
+    let disarmPg = guardPid(postgresPids.temporal);
+    const disarmAppPg = guardPid(postgresPids.projections);
     stops.push(async () => disarmPg(), async () => disarmAppPg());
     let temporalPgUp = true;
     const pgUrl = new URL(temporalPg.adminUrl);
@@ -266,6 +269,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
         databaseUrl: appDb.url,
         temporalDatabaseUrl: temporalPg.adminUrl,
         temporalPostgresUp: temporalPgUp,
+        postgresPids: { ...postgresPids },
         emulators: { github: github.url, portal: portal.url, objectStore: moto.endpoint },
         serviceEnv,
         processes: procs.filter((p) => !p.removed).map((p) => ({
@@ -305,7 +309,8 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
       },
       async startTemporalPostgres() {
         await temporalPg.resume();
-        disarmPg = guardPid(await postmasterPid(temporalPg.adminUrl));
+        postgresPids.temporal = await postmasterPid(temporalPg.adminUrl);
+        disarmPg = guardPid(postgresPids.temporal);
         temporalPgUp = true;
       },
       async build() {

@@ -31,8 +31,9 @@ const str = (v: unknown, what: string): string => {
 /**
  * Serves `cluster` on 127.0.0.1 (a free port): `GET /state`; `POST /kill {name, signal?}`,
  * `/start {name}`, `/add-worker {spec, build?}`, `/remove-worker {name}`, `/temporal-postgres/stop`,
- * `/temporal-postgres/start`, `/build`, `/rolling-restart {build}`, `/heal`. Bad input answers 400
- * with `{ error }`, a failed operation 500 with `{ error }`.
+ * `/temporal-postgres/start`, `/build`, `/rolling-restart {build}`, `/heal`. A wrong token answers
+ * 401, an unknown route 404; otherwise 200 with `{ ok: true, value }`, or `{ ok: false, status,
+ * error }` (status 400 for bad input, 500 for a failed operation).
  */
 export async function serveControl(cluster: Cluster, token: string): Promise<{ endpoint: ControlEndpoint; server: Server }> {
   const builds = new Map<string, BuildRef>();
@@ -58,16 +59,25 @@ export async function serveControl(cluster: Cluster, token: string): Promise<{ e
   };
   const server = createServer((req, res) => {
     const send = (status: number, value: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json' });
+      res.writeHead(status, { 'content-type': 'application/json', connection: 'close' });
       res.end(JSON.stringify(value ?? null));
     };
     if (req.headers.authorization !== `Bearer ${token}`) return send(401, { error: 'unauthorized' });
     const route = routes[`${req.method} ${req.url}`];
     if (!route) return send(404, { error: `no route ${req.method} ${req.url}` });
+    // The answer's head goes out at once and a space every 20 s while the operation runs (a rolling
+    // restart takes minutes on a loaded machine; HTTP clients time out silent responses); the
+    // outcome is the body: `{ ok: true, value }` or `{ ok: false, status, error }`.
+    res.writeHead(200, { 'content-type': 'application/json', connection: 'close' });
+    const tick = setInterval(() => res.write(' '), 20_000);
+    const finish = (outcome: object) => {
+      clearInterval(tick);
+      res.end(JSON.stringify(outcome));
+    };
     body(req)
       .then(
-        (b) => route(b).then((v) => send(200, v), (err: unknown) => send(err instanceof TypeError ? 400 : 500, { error: (err as Error).message })),
-        (err: unknown) => send(400, { error: `bad JSON: ${(err as Error).message}` }),
+        (b) => route(b).then((value) => finish({ ok: true, value: value ?? null }), (err: unknown) => finish({ ok: false, status: err instanceof TypeError ? 400 : 500, error: (err as Error).message })),
+        (err: unknown) => finish({ ok: false, status: 400, error: `bad JSON: ${(err as Error).message}` }),
       )
       .catch(() => undefined);
   });
@@ -92,9 +102,9 @@ export function controlClient(endpoint: ControlEndpoint): ControlClient {
       ...(b ? { body: JSON.stringify(b) } : {}),
       signal: AbortSignal.timeout(900_000),
     });
-    const json = (await res.json()) as T & { error?: string };
-    if (!res.ok) throw new Error(`cluster control ${path} → ${res.status}: ${json?.error ?? 'no detail'}`);
-    return json;
+    const json = (await res.json()) as { ok?: boolean; value?: T; status?: number; error?: string };
+    if (!res.ok || !json.ok) throw new Error(`cluster control ${path} → ${json.status ?? res.status}: ${json.error ?? 'no detail'}`);
+    return json.value as T;
   };
   return { state: () => call<ClusterState>('/state'), call };
 }

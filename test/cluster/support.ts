@@ -202,7 +202,7 @@ export async function expectAllSucceeded(ctx: ClusterContext, jobs: StartedJob[]
     { describe: `${expected.length} jobs to be terminal`, timeoutMs, intervalMs: 1000, maxIntervalMs: 3000 },
   );
   const notOk = expected.filter((k) => statuses.get(k) !== OK[k.split(':')[0] as StartedJob['family']]);
-  if (notOk.length > 0) throw new Error(`${notOk.length} jobs did not succeed: ${notOk.slice(0, 10).map((k) => `${k}=${statuses.get(k)}`).join(', ')}`);
+  if (notOk.length > 0) throw new Error(`${notOk.length} jobs did not succeed: ${(await failureDetails(ctx, notOk.slice(0, 10))).join('; ')}`);
   const counts: Record<string, number> = {};
   for (const s of statuses.values()) counts[s] = (counts[s] ?? 0) + 1;
   return counts;
@@ -250,4 +250,17 @@ export async function duplicateRows(ctx: ClusterContext, jobs: StartedJob[]): Pr
   const links = await ctx.db.portalLinkJob.count({ where: { userId: { in: users } } });
   if (links > started('portal')) out.push(`portal_link_jobs: ${links} rows for ${started('portal')} jobs`);
   return out;
+}
+
+/** `<family>:<id>` keys → the failed rows' error code and message, for an assertion's message. */
+async function failureDetails(ctx: ClusterContext, keys: string[]): Promise<string[]> {
+  return Promise.all(keys.map(async (k) => {
+    const [family, id] = k.split(':') as [StartedJob['family'], string];
+    if (family === 'scraps' || family === 'study') {
+      const r = await ctx.db.asyncJob.findUnique({ where: { jobId: id } });
+      return `${k} ${r?.status} ${r?.errorMessage ?? ''}`;
+    }
+    const r = family === 'portal' ? await ctx.db.portalLinkJob.findUnique({ where: { id } }) : await ctx.db.aiRun.findUnique({ where: { id } });
+    return `${k} ${r?.status} ${JSON.stringify(r).slice(0, 600)}`;
+  }));
 }
