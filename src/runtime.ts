@@ -1,5 +1,6 @@
 /** Process-level resources shared by the API and worker entry points. */
-import { Client, Connection } from '@temporalio/client';
+import { readFileSync } from 'node:fs';
+import { Client, Connection, type TLSConfig } from '@temporalio/client';
 import type { PrismaClient } from '@prisma/client';
 import type { Config } from './config';
 import { temporalDataConverter } from './crypto/payload-codec';
@@ -20,12 +21,42 @@ export function openDatabase(config: Config): PrismaClient {
 }
 
 /**
+ * Address, TLS and API key of the Temporal frontend from config (TEMPORAL_ADDRESS, TEMPORAL_TLS*,
+ * TEMPORAL_API_KEY), for `Connection.connect` and `NativeConnection.connect` alike. Reads the PEM
+ * files named by the config.
+ * @throws Error naming the file when one cannot be read.
+ */
+export function temporalConnectionOptions(config: Config): { address: string; tls?: TLSConfig; apiKey?: string } {
+  const { address, tls, apiKey } = config.temporal;
+  const read = (file: string) => {
+    try {
+      return readFileSync(file);
+    } catch (err) {
+      throw new Error(`cannot read ${file}: ${(err as Error).message}`);
+    }
+  };
+  return {
+    address,
+    ...(apiKey ? { apiKey } : {}),
+    ...(tls.enabled
+      ? {
+          tls: {
+            ...(tls.caFile ? { serverRootCACertificate: read(tls.caFile) } : {}),
+            ...(tls.certFile && tls.keyFile ? { clientCertPair: { crt: read(tls.certFile), key: read(tls.keyFile) } } : {}),
+            ...(tls.serverName ? { serverNameOverride: tls.serverName } : {}),
+          },
+        }
+      : {}),
+  };
+}
+
+/**
  * Opens the process's one Temporal client (close it with `client.connection.close()`); its workflow
  * starts carry the caller's trace context (tracing interceptor, issue 7 §2) and its payloads are
  * encrypted (AR-6 payload codec, src/crypto/payload-codec.ts).
  */
 export async function openTemporalClient(config: Config): Promise<Client> {
-  const connection = await Connection.connect({ address: config.temporal.address });
+  const connection = await Connection.connect(temporalConnectionOptions(config));
   return new Client({
     connection,
     namespace: config.temporal.namespace,

@@ -13,7 +13,7 @@ import { createJobActivities } from '../activities/core/jobs';
 import { createRecoveryActivities } from '../activities/core/recovery';
 import { createJobStarter, familyActivities, JOB_TYPES, TARGET_HOOKS } from '../families';
 import { createLogger } from '../log';
-import { openDatabase, openTemporalClient } from '../runtime';
+import { openDatabase, openTemporalClient, temporalConnectionOptions } from '../runtime';
 import { maintenanceTaskQueue, taskQueues } from '../core/contracts';
 import { temporalDataConverter } from '../crypto/payload-codec';
 import { ensureSearchAttributes } from '../dev/temporal-server';
@@ -88,7 +88,7 @@ async function main(): Promise<void> {
   const telemetry = await startWorkerTelemetry(config, 'worker-jobs', log);
   const db = openDatabase(config);
   const client = await openTemporalClient(config);
-  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const connection = await NativeConnection.connect(temporalConnectionOptions(config));
   try {
     await ensureSearchAttributes(client.connection, config.temporal.namespace);
     if (config.reconcile.schedulesEnabled) {

@@ -4,7 +4,7 @@ import type { PrismaClient } from '@prisma/client';
 import type { Logger } from 'pino';
 import { loadConfig, type Config } from '../config';
 import { createLogger, temporalLogger } from '../log';
-import { openDatabase } from '../runtime';
+import { openDatabase, temporalConnectionOptions } from '../runtime';
 import { startMetricsServer, type MetricsServer } from '../telemetry/metrics-server';
 import { installProcessTelemetry } from '../telemetry/process';
 import { runtimeTelemetryOptions, telemetryWorkerOptions, workerTelemetry, type WorkerTelemetry } from '../telemetry/temporal';
@@ -71,7 +71,7 @@ export function runWorkerProcess(
     const log = createLogger(config.logLevel, component);
     const telemetry = await startWorkerTelemetry(config, component, log);
     const db = openDatabase(config);
-    const connection = await NativeConnection.connect({ address: config.temporal.address });
+    const connection = await NativeConnection.connect(temporalConnectionOptions(config));
     try {
       const worker = await build({ config, db, connection, telemetry: telemetry.worker });
       log.info({ taskQueue: worker.options.taskQueue, ...describe(config) }, `${component} running`);
