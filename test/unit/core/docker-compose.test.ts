@@ -48,6 +48,7 @@ const Service = z
     restart: z.enum(['no', 'always', 'on-failure', 'unless-stopped']).or(z.string().regex(/^on-failure:\d+$/)).optional(),
     init: z.boolean().optional(),
     stop_grace_period: Duration.optional(),
+    networks: z.record(z.string(), z.strictObject({ aliases: z.array(z.string()).optional() }).nullable()).optional(),
   })
   .strict()
   .refine((s) => s.image !== undefined || s.build !== undefined, 'a service needs an image or a build');
