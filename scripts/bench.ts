@@ -663,7 +663,7 @@ async function main(): Promise<void> {
   }
   const pgVersion = (await db.$queryRaw<{ v: string }[]>`SELECT current_setting('server_version') AS v`)[0]?.v;
   if (external.temporalAddress || external.databaseUrl) {
-    say(`external: ${external.temporalAddress ? `Temporal ${external.temporalAddress} (namespace ${external.namespace}, task queues bench-${runId}-*)` : 'own Temporal dev server'}; ${external.databaseUrl ? `database ${redactUrl(external.databaseUrl)}` : 'own PostgreSQL 15'}`);
+    say(`external: ${external.temporalAddress ? `Temporal ${external.temporalAddress} (namespace ${external.namespace}, task queues ${config.temporal.taskQueuePrefix ? `${config.temporal.taskQueuePrefix}*` : 'unprefixed'})` : 'own Temporal dev server'}; ${external.databaseUrl ? `database ${redactUrl(external.databaseUrl)}` : 'own PostgreSQL 15'}`);
   }
   say(`stack: PostgreSQL ${pgVersion} (${similarity.strategy} similarity), Temporal ${temporal.address}, API ${apiUrl}, AI_PROVIDER=${config.ai.provider}, LOG_LEVEL=${config.logLevel}`);
   say(`${elapsed()} stack ready`);

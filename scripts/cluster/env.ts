@@ -5,7 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { BuildRef } from './services';
@@ -74,6 +74,7 @@ export async function buildWorkersInto(root: string): Promise<BuildRef & { kind:
     await run(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(root, 'tsconfig.build.json'), '--outDir', dir], { cwd: root, timeout: 600_000, maxBuffer: 16 * 1024 * 1024 });
   } catch (err) {
     const e = err as { stdout?: string; stderr?: string; message: string };
+    rmSync(dir, { recursive: true, force: true });
     throw new Error(`tsc build into ${dir} failed: ${e.message}\n${(e.stdout ?? '') + (e.stderr ?? '')}`);
   }
   return { kind: 'build', dir, id };

@@ -56,6 +56,11 @@ it('finishes every job across a rolling restart onto a new build, and the histor
   const histories = [];
   for (const workflowId of runs.keys()) histories.push({ workflowId, history: await ctx.client.workflow.getHandle(workflowId).fetchHistory() });
   const seen = new Set(histories.flatMap((h) => buildIds(h.history)));
+  // The server also indexes every build that completed a task of a run (search attribute BuildIds).
+  const query = `(${[...new Set(userIds)].map((u) => `UserId="${u}"`).join(' OR ')})`;
+  for await (const w of ctx.client.workflow.list({ query })) {
+    for (const b of (w.searchAttributes?.BuildIds as string[] | undefined) ?? []) if (b.startsWith('unversioned:')) seen.add(b.slice('unversioned:'.length));
+  }
   // The sources' bundle and the new build's both ran workflow tasks.
   if (seen.size < 2) throw new Error(`workflow tasks were completed by ${seen.size} build(s) only: ${[...seen].join(', ')}`);
 
