@@ -7,10 +7,16 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { testDataConverter } from '../support/temporal';
 import { jobsOf, runBurst, type BurstPlan } from './burst';
 import { clusterContext, duplicateRows, expectAllSucceeded, healCluster, ranTwice, runsPerWorkflow, type ClusterContext } from './support';
+
+try {
+  Runtime.install({ logger: new DefaultLogger('WARN') }); // the replays below log every worker state at INFO
+} catch {
+  // already installed in this jest worker
+}
 
 let ctx: ClusterContext;
 beforeAll(async () => {
