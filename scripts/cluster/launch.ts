@@ -43,7 +43,7 @@ export async function launchCluster(o: LaunchOptions = {}): Promise<LaunchedClus
   const root = path.resolve(__dirname, '..', '..');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'cluster-launch-'));
   const stateFile = path.join(dir, 'state.json');
-  const args = ['--import', 'tsx', path.join(root, 'scripts', 'cluster', 'main.ts'), '--state-file', stateFile, ...Object.entries(o.env ?? {}).flatMap(([k, v]) => ['--env', `${k}=${v}`])];
+  const args = ['--import', 'tsx', path.join(root, 'scripts', 'cluster', 'main.ts'), '--state-file', stateFile, '--exit-with-parent', ...Object.entries(o.env ?? {}).flatMap(([k, v]) => ['--env', `${k}=${v}`])];
   const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const keep = (b: Buffer) => {

@@ -7,7 +7,8 @@
  *   npm run cluster [-- --workers-per-queue N] [--env KEY=VALUE …] [--state-file FILE]
  *
  * `--state-file` writes `{ control: { url, token }, state }` once ready (the test suite and the
- * benchmark drive the cluster through that control API, scripts/cluster/control.ts).
+ * benchmark drive the cluster through that control API, scripts/cluster/control.ts);
+ * `--exit-with-parent` stops the cluster when the process that started it is gone.
  */
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -62,6 +63,7 @@ async function main(): Promise<number> {
       env: { type: 'string', multiple: true },
       'state-file': { type: 'string' },
       quiet: { type: 'boolean', default: false },
+      'exit-with-parent': { type: 'boolean', default: false },
     },
   });
   const perQueue = Number(values['workers-per-queue']);
@@ -74,6 +76,17 @@ async function main(): Promise<number> {
   const stopRequested = new Promise<void>((resolve) => (signalled = resolve));
   // `on`, not `once`: one Ctrl-C may arrive more than once (terminal group, npm); later ones are ignored.
   for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => signalled());
+  if (values['exit-with-parent']) {
+    // Launched by a test run or the benchmark: stop everything when that process is gone.
+    const parent = process.ppid;
+    setInterval(() => {
+      try {
+        process.kill(parent, 0);
+      } catch {
+        signalled();
+      }
+    }, 1000).unref();
+  }
   const log = values.quiet ? () => undefined : (l: string) => say(l);
   const t0 = Date.now();
   try {
