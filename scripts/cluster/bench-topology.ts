@@ -61,7 +61,7 @@ export async function startClusterTopology(say: (line: string) => void, started:
   const t0 = performance.now();
   // No Schedules, as in the dev-server run: the memo-card poller would otherwise turn every card of
   // (a) and (b) into extraction work that the dev-server figures do not have.
-  const cluster: LaunchedCluster = await launchCluster({ env: { LOG_LEVEL: 'warn', SCHEDULES_ENABLED: 'false' } });
+  const cluster: LaunchedCluster = await launchCluster({ env: { LOG_LEVEL: 'warn', SCHEDULES_ENABLED: 'false', ST_POLL_SCHEDULE_ENABLED: 'false' } });
   started('cluster', () => cluster.stop());
   say(`cluster: ready in ${((performance.now() - t0) / 1000).toFixed(0)} s (${cluster.state.processes.length} processes; two Temporal nodes on PostgreSQL)`);
   let state: ClusterState = cluster.state;
