@@ -1078,7 +1078,7 @@ async function main(): Promise<void> {
   }
 
   // (l) -----------------------------------------------------------------------------------------
-  if (want('l') && portal) {
+  if (want('l') && (portal || topology)) {
     say();
     const jobsN = Math.max(8, sizes.latencyScraps / 2);
     say(`## (l) portal links: POST /portal/link → SUCCEEDED (GET poll every ${POLL_MS} ms), ${jobsN} jobs over ${Object.keys(SEED_STUDENTS).length} students, concurrency ${sizes.latencyConcurrency}; signed callbacks vs GET /health ${elapsed()}`);
