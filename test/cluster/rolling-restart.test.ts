@@ -10,7 +10,8 @@ import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { testDataConverter } from '../support/temporal';
 import { jobsOf, runBurst, type BurstPlan } from './burst';
-import { clusterContext, duplicateRows, expectAllSucceeded, healCluster, ranTwice, runsPerWorkflow, type ClusterContext } from './support';
+import { randomUUID } from 'node:crypto';
+import { clusterContext, duplicateRows, expectAllSucceeded, healCluster, newUser, ranTwice, runsPerWorkflow, scrapText, startScrap, type ClusterContext } from './support';
 
 try {
   Runtime.install({ logger: new DefaultLogger('WARN') }); // the replays below log every worker state at INFO
@@ -42,13 +43,19 @@ it('finishes every job across a rolling restart onto a new build, and the histor
   const build = await ctx.control.call<{ id: string; dir: string }>('/build', {});
   const workersBefore = (await ctx.control.state()).processes.filter((p) => p.kind === 'worker');
   expect(workersBefore.every((p) => p.build === 'source')).toBe(true);
+  // A few jobs done entirely by the old build first, so that its workflow tasks are in the histories.
+  const early = await newUser(ctx, 'cluster-early');
+  const before = await Promise.all([0, 1, 2].map((i) => startScrap(ctx, early, scrapText(`early-${randomUUID()}`, i), i)));
+  await expectAllSucceeded(ctx, before);
   const plan: BurstPlan = { scraps: 40, aiRuns: 10, portalLinks: 5, questions: 5 };
   let replaced: string[] = [];
-  const { jobs, userIds } = await runBurst(ctx, plan, {
+  const burst = await runBurst(ctx, plan, {
     clients: 3,
     faultAfter: 0.15,
     fault: async () => void (replaced = (await ctx.control.call<{ replaced: string[] }>('/rolling-restart', { build: build.id })).replaced),
   });
+  const jobs = [...before, ...burst.jobs];
+  const userIds = [early.userId, ...burst.userIds];
   expect(replaced).toHaveLength(workersBefore.length);
   const workersAfter = (await ctx.control.state()).processes.filter((p) => p.kind === 'worker');
   expect(workersAfter.map((p) => [p.spec, p.build]).sort()).toEqual(workersBefore.map((p) => [p.spec, build.id]).sort());
@@ -56,7 +63,7 @@ it('finishes every job across a rolling restart onto a new build, and the histor
   await expectAllSucceeded(ctx, jobs);
   expect(ctx.badAnswers).toEqual([]);
   expect(await duplicateRows(ctx, jobs)).toEqual([]);
-  const runs = await runsPerWorkflow(ctx, userIds, jobsOf(plan));
+  const runs = await runsPerWorkflow(ctx, userIds, jobsOf(plan) + 2 * before.length);
   expect(ranTwice(runs)).toEqual([]);
 
   const histories = [];
