@@ -1,6 +1,7 @@
 /**
  * Temporal's PostgreSQL stopped for 20 s in the middle of a burst: both nodes wait it out, and every
- * job completes once it is back, none twice; the API never answers 500 meanwhile.
+ * job completes once it is back, none twice (a portal link whose start was lost fails with its
+ * family's PORTAL_CREDENTIALS_REQUIRED, see below); the API never answers 500 meanwhile.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { jobsOf, runBurst, type BurstPlan } from './burst';
@@ -30,7 +31,12 @@ it('completes every job after a 20 s outage of Temporal’s PostgreSQL', async (
     },
   });
   expect(downFor).toBeGreaterThanOrEqual(20_000);
-  await expectAllSucceeded(ctx, jobs);
+  // PO-1/PO-3: a portal link whose workflow start was lost while Temporal could not be used is
+  // restarted by its reconciler without the password (never stored) and FAILS with this code, the
+  // user linking again; every other job must succeed.
+  const lostLinkStart = async (key: string) =>
+    key.startsWith('portal:') && (await ctx.db.portalLinkJob.findUnique({ where: { id: key.slice('portal:'.length) } }))?.errorCode === 'PORTAL_CREDENTIALS_REQUIRED';
+  await expectAllSucceeded(ctx, jobs, 600_000, lostLinkStart);
   expect(ctx.badAnswers).toEqual([]);
   expect(await duplicateRows(ctx, jobs)).toEqual([]);
   expect(ranTwice(await runsPerWorkflow(ctx, userIds, jobsOf(plan)))).toEqual([]);
