@@ -4,6 +4,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
+  // The cluster suite has its own config (jest.cluster.config.js, `npm run test:cluster`).
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/cluster/'],
   transform: {
     '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
   },

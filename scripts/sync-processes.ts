@@ -2,13 +2,16 @@
  * The lists of processes outside the code, generated from the manifests (src/families): the
  * README's table of processes and docker-compose.yml's worker services (one per
  * `workerProcesses()` entry: the generic entry point, its concurrency variables, its health by its
- * first queue, and the services its activities need). `npm run sync:processes` rewrites both
- * blocks between their markers; test/unit/core/sync-processes.test.ts fails when one is stale.
+ * first queue, and the services its activities need); and docker-compose.yml's Temporal node
+ * environment, from the one `npm run cluster` gives its nodes (scripts/cluster/temporal.ts).
+ * `npm run sync:processes` rewrites the blocks between their markers;
+ * test/unit/core/sync-processes.test.ts fails when one is stale.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig, QUEUES, workerProcesses, type WorkerProcess } from '../src/families';
 import type { DeploymentService } from '../src/families/manifest';
+import { composeTemporalNodeEnv } from './cluster/temporal';
 
 /** Markers of the README's block. */
 export const README_BLOCK = {
@@ -20,6 +23,12 @@ export const README_BLOCK = {
 export const COMPOSE_BLOCK = {
   begin: '  # worker services:begin (generated from src/families by `npm run sync:processes`)',
   end: '  # worker services:end',
+};
+
+/** Markers of docker-compose.yml's Temporal node environment (top level). */
+export const COMPOSE_TEMPORAL_BLOCK = {
+  begin: '# temporal node env:begin (generated from scripts/cluster/temporal.ts by `npm run sync:processes`)',
+  end: '# temporal node env:end',
 };
 
 /** docker-compose service that provides each deployment service once it is ready. */
@@ -80,6 +89,14 @@ export function composeWorkerServices(processes: readonly WorkerProcess[] = work
     .join('\n\n');
 }
 
+/** A YAML scalar: plain when unambiguous, else a double-quoted string (numbers, booleans, addresses). */
+const yamlString = (v: string) => (/^[A-Za-z_/][A-Za-z0-9_./-]*$/.test(v) && !/^(true|false|yes|no|on|off|null|y|n)$/i.test(v) ? v : JSON.stringify(v));
+
+/** docker-compose.yml's `x-temporal-node-env` anchor: the environment of each Temporal node. */
+export function composeTemporalEnv(env: Record<string, string> = composeTemporalNodeEnv()): string {
+  return ['x-temporal-node-env: &temporal-node-env', ...Object.entries(env).map(([k, v]) => `  ${k}: ${yamlString(v)}`)].join('\n');
+}
+
 /**
  * `text` with the block between `marks` replaced by `body`.
  * @throws Error when the markers are missing.
@@ -96,12 +113,16 @@ export function syncedFiles(root: string): { file: string; current: string; sync
   const files: [string, { begin: string; end: string }, string][] = [
     ['README.md', README_BLOCK, processesTable()],
     ['docker-compose.yml', COMPOSE_BLOCK, composeWorkerServices()],
+    ['docker-compose.yml', COMPOSE_TEMPORAL_BLOCK, composeTemporalEnv()],
   ];
-  return files.map(([name, marks, body]) => {
+  const out = new Map<string, { file: string; current: string; synced: string }>();
+  for (const [name, marks, body] of files) {
     const file = path.join(root, name);
-    const current = readFileSync(file, 'utf8');
-    return { file, current, synced: withBlock(current, marks, body) };
-  });
+    const entry = out.get(file) ?? { file, current: readFileSync(file, 'utf8'), synced: readFileSync(file, 'utf8') };
+    entry.synced = withBlock(entry.synced, marks, body);
+    out.set(file, entry);
+  }
+  return [...out.values()];
 }
 
 if (require.main === module) {

@@ -35,6 +35,17 @@ function readStat(path: string): [string, number, number, number] | undefined {
   return [comm, n(4), (n(14) + n(15)) * TICK_MS, (n(16) + n(17)) * TICK_MS];
 }
 
+let labeler: ((pid: number) => string | undefined) | undefined;
+
+/**
+ * Names descendant processes by role instead of by command (the cluster topology: `api-1`,
+ * `worker-ai-1`, `temporal-2` …): a process is counted under the label of its nearest labelled
+ * ancestor (itself included), else as `process <command>`. `undefined` turns labelling off.
+ */
+export function setProcessLabeler(fn: ((pid: number) => string | undefined) | undefined): void {
+  labeler = fn;
+}
+
 /** One snapshot: descendant processes by command, this process's threads by group. */
 export function cpuSnapshot(): CpuSnapshot {
   const out: CpuSnapshot = new Map();
@@ -57,8 +68,15 @@ export function cpuSnapshot(): CpuSnapshot {
     }
     return false;
   };
+  const labelOf = (pid: number) => {
+    for (let cur: number | undefined = pid, hops = 0; labeler && cur !== undefined && cur > 1 && cur !== self && hops < 32; cur = procs.get(cur)?.[1], hops++) {
+      const l = labeler(cur);
+      if (l) return l;
+    }
+    return undefined;
+  };
   for (const [pid, [comm, , own, reaped]] of procs) {
-    if (pid !== self && isDescendant(pid)) add(`process ${comm}`, own + reaped);
+    if (pid !== self && isDescendant(pid)) add(labelOf(pid) ?? `process ${comm}`, own + reaped);
   }
   let tids: string[] = [];
   try {

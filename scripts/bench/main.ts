@@ -34,6 +34,11 @@
  * instead of starting them: the database is migrated first and should be dedicated to the
  * benchmark (drains wait for every open job in it); task queues get the prefix `bench-<run>-`.
  *
+ * `--topology cluster` runs (a), (b), (c), (i), (k) and (l) against the production topology instead
+ * (`npm run cluster`, launched for the run: two Temporal nodes on PostgreSQL, two API processes,
+ * one process per worker process of the manifests; cluster.ts), with the CPU of each of its
+ * processes, their peak RSS, and jobs/s with 1 and 2 processes of each worker process kind.
+ *
  * Loads stay well below the dev server's SQLite limit (bursts around 1,000 concurrent workflows
  * hit its 5 s shard I/O timeout): at most ~2×POSTS open workflows in (a), 2×CONCURRENCY in (b).
  * Load generators run in worker threads so they do not share the API's event loop. Everything
@@ -49,6 +54,7 @@ import { noopBaseline } from './noop';
 import { parseBenchArgs, parseOnly, SIZES, type Sizes } from './options';
 import type { BenchSection, RunContext, StackContext } from './section';
 import { SECTIONS } from './sections';
+import { startClusterTopology, type ClusterTopology } from './cluster';
 import { startStack } from './stack';
 import { failureRow, machine, printSummary, type Row } from './summary';
 
@@ -68,8 +74,11 @@ async function main(): Promise<number> {
   const base: RunContext = { sizes, quick: options.quick, runId };
 
   let ctx: StackContext | undefined;
+  let cluster: ClusterTopology | undefined;
   if (chosen.some((s) => s.needs === 'stack')) {
-    const stack = await startStack({ external: options.external, runId, portal: chosen.some((s) => s.needs === 'stack' && s.portal === true) });
+    if (options.topology === 'cluster') cluster = await startClusterTopology(say);
+    const external = cluster ? cluster.external : options.external;
+    const stack = await startStack({ external, runId, portal: chosen.some((s) => s.needs === 'stack' && s.portal === true), ...(cluster ? { cluster } : {}) });
     const { token } = await createUserWithToken(stack.db, `bench-${runId}`);
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const call = async (method: string, url: string, body?: unknown) => {
@@ -94,8 +103,21 @@ async function main(): Promise<number> {
     }
   }
 
+  if (cluster && ctx) {
+    try {
+      rows.push(...(await cluster.workerScaling({ db: ctx.stack.db, docs: ctx.docs, runId, scraps: options.quick ? 24 : 100, say })));
+    } catch (err) {
+      failed++;
+      say(`worker scaling FAILED: ${err instanceof Error ? err.message : String(err)}`);
+      rows.push(failureRow('worker scaling', err));
+    }
+    say();
+    say('## RSS of each process of the cluster (peak over the run, MiB)');
+    for (const line of cluster.rssReport()) say(line);
+  }
+
   const kind = ctx ? (options.quick ? '--quick' : 'full') : `--only ${[...(only ?? [])].join(',')}`;
-  printSummary(rows, `${kind} run ${runId}, ${fmt((performance.now() - t0) / 1000, 0)} s`);
+  printSummary(rows, `${kind} run ${runId}${cluster ? ' on the cluster topology' : ''}, ${fmt((performance.now() - t0) / 1000, 0)} s`);
   return failed > 0 ? 1 : 0;
 }
 

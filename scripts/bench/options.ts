@@ -1,4 +1,4 @@
-/** The bench's command line (`npm run bench [-- --quick] [--only a,b] [--temporal-address …]`) and its load sizes. */
+/** The bench's command line (`npm run bench [-- --quick] [--only a,b] [--temporal-address …] [--topology cluster]`) and its load sizes. */
 import { parseArgs } from 'node:util';
 
 /**
@@ -35,12 +35,19 @@ export interface ExternalTargets {
   namespace: string;
 }
 
+/** Sections `--topology cluster` runs: the others need the in-process API or workers ((d), (e), (g)) or start processes of their own ((h)). */
+export const CLUSTER_SECTIONS: readonly SectionLetter[] = ['a', 'b', 'c', 'i', 'k', 'l'];
+
+/** Where the API and the workers run: in the bench's process on the dev server, or the production topology's processes (`npm run cluster`). */
+export type Topology = 'dev' | 'cluster';
+
 /** The parsed command line. */
 export interface BenchOptions {
   quick: boolean;
-  /** `--only` as given (for the header), or undefined. */
+  /** `--only` as given (for the header), or undefined; on the cluster topology its sections by default. */
   onlyText?: string;
   external: ExternalTargets;
+  topology: Topology;
 }
 
 /**
@@ -55,9 +62,19 @@ export function parseBenchArgs(): BenchOptions {
       'temporal-address': { type: 'string' },
       'temporal-namespace': { type: 'string' },
       'database-url': { type: 'string' },
+      topology: { type: 'string', default: 'dev' },
     },
   });
-  return { quick: values.quick === true, ...(values.only !== undefined ? { onlyText: values.only } : {}), external: externalTargets(values) };
+  const topology = values.topology;
+  if (topology !== 'dev' && topology !== 'cluster') throw new Error(`--topology must be dev or cluster, not ${topology}`);
+  const external = externalTargets(values);
+  if (topology === 'cluster' && (external.temporalAddress || external.databaseUrl)) throw new Error('--topology cluster starts its own Temporal and database: leave out --temporal-address and --database-url');
+  const onlyText = values.only ?? (topology === 'cluster' ? CLUSTER_SECTIONS.join(',') : undefined);
+  if (topology === 'cluster') {
+    const other = [...(parseOnly(onlyText) ?? [])].filter((l) => !CLUSTER_SECTIONS.includes(l));
+    if (other.length > 0) throw new Error(`--topology cluster runs ${CLUSTER_SECTIONS.join(', ')}; not ${other.join(', ')}`);
+  }
+  return { quick: values.quick === true, ...(onlyText !== undefined ? { onlyText } : {}), external, topology };
 }
 
 /**

@@ -3,7 +3,8 @@
  * the Temporal dev server on SQLite in a temp dir (or the external ones given), an in-memory
  * PGlite + pgvector for (d), the GitHub emulator for (e), for (l) the portal emulator and an
  * S3-compatible store (moto); then the Temporal workers and the API on a free port, with
- * AI_PROVIDER=local. Everything registers its stop with {@link started}.
+ * AI_PROVIDER=local. On another topology ({@link StackOptions.cluster}) its processes serve the API
+ * and the workers, and the stack starts neither. Everything registers its stop with {@link started}.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -29,6 +30,7 @@ import { startGithubEmulator, type GithubEmulator } from '../../test/support/git
 import { startPortalEmulator, type PortalEmulator } from '../../test/support/portal-emulator';
 import { createTestDatabase, startPostgres } from '../../test/support/postgres';
 import { redactUrl } from '../lib/net';
+import type { ClusterTopology } from './cluster';
 import { elapsed, reportWorkerFailure, say, sdkWarnings, started } from './lifecycle';
 import type { ExternalTargets } from './options';
 
@@ -38,6 +40,11 @@ export interface StackOptions {
   runId: string;
   /** Start the portal emulator, the object store and the portal worker ((l) runs). */
   portal: boolean;
+  /**
+   * The production topology (`--topology cluster`): its API processes, workers, emulators and
+   * object store replace the in-process ones; `external` must point at its Temporal and database.
+   */
+  cluster?: ClusterTopology;
 }
 
 /** The running stack: where its servers are, its clients, and the API. */
@@ -48,7 +55,8 @@ export interface BenchStack {
   db: Db;
   client: Client;
   queues: TaskQueues;
-  app: FastifyInstance;
+  /** The in-process API; absent on the cluster topology. */
+  app?: FastifyInstance;
   apiUrl: string;
   similarity: CardSimilarity;
   databaseUrl: string;
@@ -57,11 +65,12 @@ export interface BenchStack {
   embedded: EmbeddedPostgres;
   github: GithubEmulator;
   portal?: PortalEmulator;
+  cluster?: ClusterTopology;
 }
 
 /** Starts the servers, the workers and the API; prints the `servers up`, `stack` and `stack ready` lines. */
 export async function startStack(opts: StackOptions): Promise<BenchStack> {
-  const { external, runId } = opts;
+  const { external, runId, cluster } = opts;
   // Servers side by side (each registers its stop as soon as it runs).
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'bench-'));
   const removeTmp = () => rmSync(tmp, { recursive: true, force: true });
@@ -103,7 +112,7 @@ export async function startStack(opts: StackOptions): Promise<BenchStack> {
   const portalEnv: Record<string, string> = {};
   let apiPort = 0;
   let portal: PortalEmulator | undefined;
-  if (opts.portal) {
+  if (opts.portal && !cluster) {
     const emulator = await startPortalEmulator();
     portal = emulator;
     started('portal emulator', () => emulator.close());
@@ -123,6 +132,7 @@ export async function startStack(opts: StackOptions): Promise<BenchStack> {
   const config = loadConfig({
     ...process.env,
     ...portalEnv,
+    ...cluster?.env,
     GITHUB_API_URL: github.url,
     NODE_ENV: 'development',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
@@ -131,7 +141,7 @@ export async function startStack(opts: StackOptions): Promise<BenchStack> {
     TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_NAMESPACE: external.namespace,
     // On someone's cluster, queues of this run only: no other worker takes its tasks, nor it theirs.
-    TEMPORAL_TASK_QUEUE_PREFIX: external.temporalAddress ? `bench-${runId}-` : '',
+    TEMPORAL_TASK_QUEUE_PREFIX: external.temporalAddress && !cluster ? `bench-${runId}-` : '',
     AI_PROVIDER: 'local',
     VECTOR_SEARCH: 'auto',
     SCHEDULES_ENABLED: 'false',
@@ -146,36 +156,46 @@ export async function startStack(opts: StackOptions): Promise<BenchStack> {
   started('Temporal client', () => connection.close());
   const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter: temporalDataConverter(config.temporal.payloadCodec) });
   if (external.temporalAddress) await ensureSearchAttributes(connection, config.temporal.namespace); // the dev server registers them at start
-  const native = await NativeConnection.connect({ address: temporal.address });
-  started('Temporal worker connection', () => native.close());
   const queues = taskQueues(config.temporal.taskQueuePrefix);
-  if (portal) {
+  const similarity = await createCardSimilarity(db, config.similarity.vectorSearch);
+  const inProcess = cluster ? undefined : await startWorkersAndApi({ config, db, client, queues, logger, portal: portal !== undefined, apiPort });
+  const apiUrl = cluster?.apiUrl ?? inProcess!.apiUrl;
+  const pgVersion = (await db.$queryRaw<{ v: string }[]>`SELECT current_setting('server_version') AS v`)[0]?.v;
+  if (external.temporalAddress || external.databaseUrl) {
+    const prefix = config.temporal.taskQueuePrefix;
+    say(`external: ${external.temporalAddress ? `Temporal ${external.temporalAddress} (namespace ${external.namespace}, task queues ${prefix ? `${prefix}*` : 'unprefixed'})` : 'own Temporal dev server'}; ${external.databaseUrl ? `database ${redactUrl(external.databaseUrl)}` : 'own PostgreSQL 15'}`);
+  }
+  say(`stack: PostgreSQL ${pgVersion} (${similarity.strategy} similarity), Temporal ${temporal.address}, API ${apiUrl}, AI_PROVIDER=${config.ai.provider}, LOG_LEVEL=${config.logLevel}`);
+  say(`${elapsed()} stack ready`);
+  return {
+    config, logger, db, client, queues, apiUrl, similarity, databaseUrl: database.url, temporalAddress: temporal.address, embedded, github,
+    ...(inProcess ? { app: inProcess.app } : {}), ...(portal ? { portal } : {}), ...(cluster ? { cluster } : {}),
+  };
+}
+
+/** The in-process service: a worker per declared task queue (the portal's only with its object store) and the API on `apiPort` (0: a free one). */
+async function startWorkersAndApi(o: { config: Config; db: Db; client: Client; queues: TaskQueues; logger: Logger; portal: boolean; apiPort: number }): Promise<{ app: FastifyInstance; apiUrl: string }> {
+  const { config, db, client } = o;
+  const native = await NativeConnection.connect({ address: config.temporal.address });
+  started('Temporal worker connection', () => native.close());
+  if (o.portal) {
     const bucket = createS3ObjectStore(config.objectStore);
     await bucket.ensureBucket();
     bucket.close();
   }
-  // A worker per declared task queue (src/families); the portal's only with its object store.
   const workers: Worker[] = [];
   for (const queue of workerQueues()) {
-    if (queue !== PORTAL_QUEUE || portal) workers.push(await createQueueWorker(queue, { config, db, client, connection: native }));
+    if (queue !== PORTAL_QUEUE || o.portal) workers.push(await createQueueWorker(queue, { config, db, client, connection: native }));
   }
   const runs = workers.map((w) => w.run().catch(reportWorkerFailure));
   started('workers', async () => {
     for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
     await Promise.allSettled(runs);
   });
-  const similarity = await createCardSimilarity(db, config.similarity.vectorSearch);
-  const app = await buildApp({ ...FAMILY_API, config, db, starter: createJobStarter(client, queues), temporal: client, logger });
-  await app.listen({ host: '127.0.0.1', port: apiPort });
+  const app = await buildApp({ ...FAMILY_API, config, db, starter: createJobStarter(client, o.queues), temporal: client, logger: o.logger });
+  await app.listen({ host: '127.0.0.1', port: o.apiPort });
   started('API', () => app.close());
-  const apiUrl = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-  const pgVersion = (await db.$queryRaw<{ v: string }[]>`SELECT current_setting('server_version') AS v`)[0]?.v;
-  if (external.temporalAddress || external.databaseUrl) {
-    say(`external: ${external.temporalAddress ? `Temporal ${external.temporalAddress} (namespace ${external.namespace}, task queues bench-${runId}-*)` : 'own Temporal dev server'}; ${external.databaseUrl ? `database ${redactUrl(external.databaseUrl)}` : 'own PostgreSQL 15'}`);
-  }
-  say(`stack: PostgreSQL ${pgVersion} (${similarity.strategy} similarity), Temporal ${temporal.address}, API ${apiUrl}, AI_PROVIDER=${config.ai.provider}, LOG_LEVEL=${config.logLevel}`);
-  say(`${elapsed()} stack ready`);
-  return { config, logger, db, client, queues, app, apiUrl, similarity, databaseUrl: database.url, temporalAddress: temporal.address, embedded, github, ...(portal ? { portal } : {}) };
+  return { app, apiUrl: `http://127.0.0.1:${(app.server.address() as { port: number }).port}` };
 }
 
 /**

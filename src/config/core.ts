@@ -20,6 +20,12 @@ const env = {
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]*$/).default(''),
   TEMPORAL_UI_URL: z.string().url().default('http://127.0.0.1:8233'),
+  TEMPORAL_TLS: bool.optional(),
+  TEMPORAL_TLS_CA_FILE: z.string().min(1).optional(),
+  TEMPORAL_TLS_CERT_FILE: z.string().min(1).optional(),
+  TEMPORAL_TLS_KEY_FILE: z.string().min(1).optional(),
+  TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
+  TEMPORAL_API_KEY: z.string().min(1).optional(),
   PAYLOAD_CODEC_KEYS: z.string().optional(),
   CODEC_SERVER_OPERATOR_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
   CODEC_SERVER_CORS_ORIGINS: z.string().optional(),
@@ -106,6 +112,20 @@ export const CORE_CONFIG = configSection(
       namespace: e.TEMPORAL_NAMESPACE,
       taskQueuePrefix: e.TEMPORAL_TASK_QUEUE_PREFIX,
       uiUrl: e.TEMPORAL_UI_URL,
+      /**
+       * TLS to the frontend (a multi-machine cluster, Temporal Cloud): on when TEMPORAL_TLS=true, or
+       * by default when an API key or a TLS file is set. Files are PEM: the CA of a private server
+       * certificate, the client certificate and key for mTLS; `serverName` overrides the name checked.
+       */
+      tls: {
+        enabled: e.TEMPORAL_TLS ?? (e.TEMPORAL_API_KEY !== undefined || e.TEMPORAL_TLS_CERT_FILE !== undefined || e.TEMPORAL_TLS_CA_FILE !== undefined),
+        caFile: e.TEMPORAL_TLS_CA_FILE,
+        certFile: e.TEMPORAL_TLS_CERT_FILE,
+        keyFile: e.TEMPORAL_TLS_KEY_FILE,
+        serverName: e.TEMPORAL_TLS_SERVER_NAME,
+      },
+      /** Temporal Cloud API key (sent as a bearer token; needs TLS). */
+      apiKey: e.TEMPORAL_API_KEY,
       /** AR-6 payload encryption keys (src/crypto/payload-codec.ts): the first encrypts, all decrypt. */
       payloadCodec: {
         keys: e.PAYLOAD_CODEC_KEYS ?? (e.NODE_ENV === 'production' ? '' : devPayloadKeySpec()),
@@ -249,6 +269,9 @@ export const CORE_CONFIG = configSection(
     } catch (err) {
       invalid('GITHUB_TOKEN_KEYS / GITHUB_TOKEN_ACTIVE_KEY_ID', (err as Error).message);
     }
+    const { tls, apiKey } = cfg.temporal;
+    if ((tls.certFile === undefined) !== (tls.keyFile === undefined)) invalid('TEMPORAL_TLS_CERT_FILE / TEMPORAL_TLS_KEY_FILE', 'set both (mTLS) or neither');
+    if (!tls.enabled && (apiKey || tls.certFile || tls.caFile)) invalid('TEMPORAL_TLS', 'an API key or TLS files need TLS (TEMPORAL_TLS=false contradicts them)');
     if (!cfg.temporal.payloadCodec.keys) invalid('PAYLOAD_CODEC_KEYS', 'required when NODE_ENV=production');
     try {
       parsePayloadKeys(cfg.temporal.payloadCodec.keys);

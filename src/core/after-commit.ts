@@ -3,7 +3,15 @@
  * committed first and its workflow started afterwards. A start that fails (Temporal down, process
  * killed) leaves the committed resource for the reconciler, which starts it by the same workflow ID,
  * so a crash between commit and start loses nothing and starts nothing twice.
+ *
+ * An API request that creates a resource and starts its workflow synchronously uses
+ * {@link startOrUndo}: when Temporal is unavailable, the request's writes are undone and it answers
+ * 503 WORKFLOW_START_UNAVAILABLE with Retry-After, so the client retries the same request (with the
+ * same Idempotency-Key) instead of getting an answer for work nobody started.
  */
+import { isGrpcServiceError } from '@temporalio/client';
+import type { DomainError } from './domain-error';
+import { CORE_ERRORS } from './errors';
 import type { StartOutcome } from './workflow-start';
 
 /** Minimal logger of the caller (pino, fastify's request log, the activity log adapter). */
@@ -25,4 +33,67 @@ export async function startAfterCommit(log: WarnLog, ids: Readonly<Record<string
     log.warn({ err, ...ids }, 'workflow start failed; the reconciler will start it');
     return 'start-failed';
   }
+}
+
+/** gRPC status UNAVAILABLE. */
+const GRPC_UNAVAILABLE = 14;
+
+/**
+ * Whether a failed workflow start means Temporal did not take it: gRPC UNAVAILABLE from the
+ * frontend (unreachable, or the history service behind it cannot use its database), after the
+ * client's own retries of the same request (one request ID: a retry that reached the server would
+ * have answered the run). Any other failure (a deadline, an unknown error) may have started the
+ * run and is not this.
+ */
+export function isTemporalUnavailable(err: unknown): boolean {
+  // The client wraps the gRPC error in a ServiceError (its `cause`).
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    if (isGrpcServiceError(e)) return e.code === GRPC_UNAVAILABLE;
+  }
+  return false;
+}
+
+/** The 503 of a create whose workflow Temporal could not start (nothing of it is kept); Retry-After in seconds. */
+export function workflowStartUnavailable(detail = 'Temporal is unavailable: nothing was created; retry the same request (with the same Idempotency-Key) after Retry-After', retryAfterSeconds = 5): DomainError {
+  return CORE_ERRORS.problem('WORKFLOW_START_UNAVAILABLE', detail, { headers: { 'Retry-After': String(retryAfterSeconds) } });
+}
+
+/** One workflow start of {@link startOrUndo}. */
+export interface PendingStart {
+  /** The resource's id fields for the log (never a secret). */
+  ids: Readonly<Record<string, unknown>>;
+  start(): Promise<StartOutcome>;
+}
+
+/**
+ * Starts the workflows of what one API request has just committed, in order ({@link startAfterCommit}
+ * for each). When the first start fails because Temporal is unavailable ({@link isTemporalUnavailable}),
+ * no run exists yet: `undo` deletes what the request committed (its own transaction) and
+ * {@link workflowStartUnavailable} is thrown; without `undo` (a replay: the resource is an earlier
+ * request's) only the 503 is thrown. Should `undo` fail, the resource stays for the reconciler (and a
+ * same-key replay) and the 503 is thrown all the same. A later start's failure, or one of another
+ * kind, is logged and left to the reconciler, as in {@link startAfterCommit}.
+ * @throws DomainError 503 WORKFLOW_START_UNAVAILABLE as above.
+ */
+export async function startOrUndo(log: WarnLog, starts: readonly PendingStart[], undo?: () => Promise<unknown>): Promise<AfterCommitOutcome[]> {
+  const outcomes: AfterCommitOutcome[] = [];
+  for (const [i, s] of starts.entries()) {
+    try {
+      outcomes.push(await s.start());
+    } catch (err) {
+      if (i > 0 || !isTemporalUnavailable(err)) {
+        log.warn({ err, ...s.ids }, 'workflow start failed; the reconciler will start it');
+        outcomes.push('start-failed');
+        continue;
+      }
+      try {
+        await undo?.();
+        log.warn({ err, ...s.ids }, `workflow start failed: Temporal is unavailable; ${undo ? 'the request was undone' : 'left as it was'} (503)`);
+      } catch (undoErr) {
+        log.warn({ err, undoErr, ...s.ids }, 'workflow start failed: Temporal is unavailable, and the undo failed too; the reconciler will start it (503)');
+      }
+      throw workflowStartUnavailable();
+    }
+  }
+  return outcomes;
 }

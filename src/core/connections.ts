@@ -1,5 +1,6 @@
 /** Process-level resources shared by the API and worker entry points. */
-import { Client, Connection, type ConnectionLike } from '@temporalio/client';
+import { readFileSync } from 'node:fs';
+import { Client, Connection, type ConnectionLike, type TLSConfig } from '@temporalio/client';
 import type { PrismaClient } from '@prisma/client';
 import type { CoreConfig } from '../config';
 import { temporalDataConverter, type PayloadCodecConfig } from '../crypto/payload-codec';
@@ -34,8 +35,35 @@ export function temporalClient(connection: ConnectionLike, temporal: { namespace
   });
 }
 
-/** Connects to `config.temporal.address` and opens the process's one client ({@link temporalClient}); close it with `client.connection.close()`. */
+/**
+ * Address, TLS and API key of the Temporal frontend from config (TEMPORAL_ADDRESS, TEMPORAL_TLS*,
+ * TEMPORAL_API_KEY), for `Connection.connect` and `NativeConnection.connect` alike. Reads the PEM
+ * files the config names.
+ * @throws Error naming the file when one cannot be read.
+ */
+export function temporalConnectionOptions(config: Pick<CoreConfig, 'temporal'>): { address: string; tls?: TLSConfig; apiKey?: string } {
+  const { address, tls, apiKey } = config.temporal;
+  const read = (file: string) => {
+    try {
+      return readFileSync(file);
+    } catch (err) {
+      throw new Error(`cannot read ${file}: ${(err as Error).message}`);
+    }
+  };
+  if (!tls.enabled) return { address, ...(apiKey ? { apiKey } : {}) };
+  return {
+    address,
+    ...(apiKey ? { apiKey } : {}),
+    tls: {
+      ...(tls.caFile ? { serverRootCACertificate: read(tls.caFile) } : {}),
+      ...(tls.certFile && tls.keyFile ? { clientCertPair: { crt: read(tls.certFile), key: read(tls.keyFile) } } : {}),
+      ...(tls.serverName ? { serverNameOverride: tls.serverName } : {}),
+    },
+  };
+}
+
+/** Connects to the frontend ({@link temporalConnectionOptions}) and opens the process's one client ({@link temporalClient}); close it with `client.connection.close()`. */
 export async function openTemporalClient(config: Pick<CoreConfig, 'temporal'>): Promise<Client> {
-  const connection = await Connection.connect({ address: config.temporal.address });
+  const connection = await Connection.connect(temporalConnectionOptions(config));
   return temporalClient(connection, config.temporal);
 }

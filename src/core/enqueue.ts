@@ -1,10 +1,11 @@
 /**
- * SAN-3/SAN-4 enqueue-then-start for async_jobs: rows and their PENDING jobs commit in one
- * transaction; the workflows start after the commit ({@link startAfterCommit}), a lost start being
- * the reconciler's.
+ * SAN-3/SAN-4 enqueue-then-start for async_jobs, the create path of the API: rows and their PENDING
+ * jobs commit in one transaction; the workflows start after the commit ({@link startOrUndo}): when
+ * Temporal is unavailable the request's rows are deleted again and it answers 503
+ * WORKFLOW_START_UNAVAILABLE; any other lost start is the reconciler's.
  */
 import { Prisma, type AsyncJob, type PrismaClient } from '@prisma/client';
-import { startAfterCommit, type WarnLog } from './after-commit';
+import { startOrUndo, type WarnLog } from './after-commit';
 import type { JobType } from './contracts';
 import { enqueueIfNoneActive, type JobKey } from './projection';
 import type { JobStarter, StartableJob } from './starter';
@@ -24,6 +25,12 @@ export interface EnqueueScope {
    * already active for (targetId, jobType) with `created` false (not started again).
    */
   enqueue(key: JobKey): Promise<{ job: AsyncJob; created: boolean }>;
+  /**
+   * Registers how to undo a write of the body other than its jobs (e.g. delete the target row it
+   * created), should the first workflow start find Temporal unavailable: run in one transaction
+   * after the body's new jobs are deleted, the last registered first.
+   */
+  undoWith(undo: (tx: Prisma.TransactionClient) => Promise<unknown>): void;
 }
 
 /** Interactive-transaction limits (ms), as Prisma's `maxWait` / `timeout`. */
@@ -35,11 +42,15 @@ export interface TxLimits {
 /**
  * Runs `body` in one transaction, then starts the workflow of every job it enqueued (SAN-4).
  * Returns what `body` returned. A throw from `body` rolls everything back and starts nothing.
+ * @throws DomainError 503 WORKFLOW_START_UNAVAILABLE when Temporal is unavailable for the first
+ *   start: the new jobs and what `body` registered with `undoWith` are deleted again.
  */
 export async function enqueueAndStart<T>(deps: EnqueueDeps, body: (scope: EnqueueScope) => Promise<T>, limits?: TxLimits): Promise<T> {
   let created: StartableJob[] = [];
+  let undos: ((tx: Prisma.TransactionClient) => Promise<unknown>)[] = [];
   const value = await deps.db.$transaction(async (tx) => {
     created = [];
+    undos = [];
     return body({
       tx,
       async enqueue(key) {
@@ -47,15 +58,25 @@ export async function enqueueAndStart<T>(deps: EnqueueDeps, body: (scope: Enqueu
         if (r.created) created.push(r.job);
         return r;
       },
+      undoWith: (undo) => void undos.push(undo),
     });
   }, limits);
-  await startJobsAfterCommit(deps, created);
+  await startJobsOrUndo(deps, created, undos);
   return value;
 }
 
-/** Starts each committed job's workflow ({@link startAfterCommit}: a failure is left to the reconciler). Never throws. */
-async function startJobsAfterCommit(deps: Pick<EnqueueDeps, 'starter' | 'log'>, jobs: readonly StartableJob[]): Promise<void> {
-  for (const job of jobs) await startAfterCommit(deps.log, { jobId: job.jobId, jobType: job.jobType }, () => deps.starter.start(job));
+/**
+ * Starts each committed job's workflow ({@link startOrUndo}); when Temporal is unavailable for the
+ * first, deletes the jobs (still PENDING: nothing started them) and runs `undos`, then throws the 503.
+ */
+async function startJobsOrUndo(deps: EnqueueDeps, jobs: readonly StartableJob[], undos: readonly ((tx: Prisma.TransactionClient) => Promise<unknown>)[]): Promise<void> {
+  const starts = jobs.map((job) => ({ ids: { jobId: job.jobId, jobType: job.jobType }, start: () => deps.starter.start(job) }));
+  await startOrUndo(deps.log, starts, () =>
+    deps.db.$transaction(async (tx) => {
+      await tx.asyncJob.deleteMany({ where: { jobId: { in: jobs.map((j) => j.jobId) }, status: 'PENDING' } });
+      for (const undo of [...undos].reverse()) await undo(tx);
+    }),
+  );
 }
 
 /** Jobs of a new target, in the order of the job types asked for. */
@@ -69,16 +90,20 @@ export interface NewTargetJobs {
  * PENDING job per type in ONE statement (`targetInsert` is an `INSERT … RETURNING id` that
  * returns no row when the target already exists, e.g. `ON CONFLICT DO NOTHING`), which commits on
  * its own; then makes ONE workflow start: the first job's, with the others as its companions
- * (its workflow starts them, {@link StartableJob.companions}). A failed start is logged and left
- * to the reconciler, as in {@link startAfterCommit}. A new target has no active job, so SAN-2 holds
- * (the partial unique index still guards it). Returns null, having written nothing, when the target
- * already existed: the caller takes its usual path ({@link enqueueAndStart}).
+ * (its workflow starts them, {@link StartableJob.companions}). When Temporal is unavailable for it,
+ * the jobs and the target (`targetDelete(targetId)`: the statement deleting the target row) are
+ * deleted again and the 503 thrown, as in {@link enqueueAndStart}; another failed start is left to
+ * the reconciler. A new target has no active job, so SAN-2 holds (the partial unique index still
+ * guards it). Returns null, having written nothing, when the target already existed: the caller
+ * takes its usual path ({@link enqueueAndStart}).
+ * @throws DomainError 503 WORKFLOW_START_UNAVAILABLE as above.
  */
 export async function enqueueNewTargetAndStart(
   deps: EnqueueDeps,
   targetInsert: Prisma.Sql,
   jobTypes: readonly [JobType, ...JobType[]],
   userId: string,
+  targetDelete: (targetId: string) => Prisma.Sql,
 ): Promise<NewTargetJobs | null> {
   const types = Prisma.join(jobTypes.map((t, i) => Prisma.sql`(${t}, ${i})`));
   const rows = await deps.db.$queryRaw<{ job_id: string; job_type: JobType; target_id: string; ord: number }[]>`
@@ -97,6 +122,10 @@ export async function enqueueNewTargetAndStart(
   if (rows.length !== jobTypes.length) throw new Error(`new target ${rows[0]!.target_id}: ${rows.length} of ${jobTypes.length} jobs inserted`);
   const jobs: StartableJob[] = rows.map((r) => ({ jobId: r.job_id, jobType: r.job_type, targetId: r.target_id, userId }));
   const [first, ...rest] = jobs as [StartableJob, ...StartableJob[]];
-  await startJobsAfterCommit(deps, [rest.length > 0 ? { ...first, companions: rest } : first]);
+  const undoTarget = async (tx: Prisma.TransactionClient) => {
+    await tx.asyncJob.deleteMany({ where: { jobId: { in: rest.map((j) => j.jobId) }, status: 'PENDING' } });
+    await tx.$executeRaw(targetDelete(first.targetId));
+  };
+  await startJobsOrUndo(deps, [rest.length > 0 ? { ...first, companions: rest } : first], [undoTarget]);
   return { targetId: first.targetId, jobs };
 }

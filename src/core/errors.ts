@@ -53,6 +53,10 @@ export const CORE_PROBLEMS = defineProblems({
   HEADERS_TOO_LARGE: { status: 431, title: 'Request Header Fields Too Large', description: 'the request headers are larger than the server accepts' },
   INTERNAL: { status: 500, title: 'Internal Server Error', description: 'an unexpected error; details only in the logs' },
   SERVICE_UNAVAILABLE: { status: 503, description: 'the database or another dependency cannot be used now; see Retry-After' },
+  WORKFLOW_START_UNAVAILABLE: {
+    status: 503,
+    description: 'Temporal could not start the workflow of the resource being created; nothing was kept: retry the same request (same Idempotency-Key) after Retry-After',
+  },
 });
 
 /** A problem code of the core. */

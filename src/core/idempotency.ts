@@ -263,6 +263,14 @@ export async function recordIdempotentAnswer(tx: IdempotencyDb, recordId: string
   if (n !== 1) throw new Error(`idempotency record ${recordId} is not a pending claim`);
 }
 
+/**
+ * Deletes record `recordId` with its answer, in the transaction that deletes its resource: the
+ * create was undone (its workflow could not be started), so the key is free for the client's retry.
+ */
+export async function withdrawIdempotencyRecord(tx: IdempotencyDb, recordId: string): Promise<void> {
+  await tx.$executeRaw`DELETE FROM idempotency_records WHERE id = ${recordId}::uuid`;
+}
+
 /** Options of {@link purgeExpiredIdempotencyRecords}. */
 export interface PurgeOptions {
   /** Clock (default `new Date()`): records with `expires_at <= now` go. */

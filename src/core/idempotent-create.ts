@@ -2,12 +2,15 @@
  * The one idempotent create over the Idempotency-Key module (AR-7, PO-1, DC-1): in one transaction
  * the key is claimed ({@link claimIdempotencyKey}) and either its first answer replayed, or the
  * resource created and the answer recorded; after the commit the resource's workflow is started
- * ({@link startAfterCommit}). The family supplies the hooks: create the resource, whether a key hash
- * is taken, read a resource, start it.
+ * ({@link startOrUndo}). When Temporal is unavailable for that start, the resource and the key's
+ * record are deleted again and the request answers 503 WORKFLOW_START_UNAVAILABLE: the client's
+ * retry with the same key creates it anew (a replayed secret such as a password is never lost to a
+ * start that did not happen). The family supplies the hooks: create the resource, whether a key
+ * hash is taken, read a resource, start it, remove it.
  */
 import type { Prisma, PrismaClient } from '@prisma/client';
-import { startAfterCommit, type WarnLog } from './after-commit';
-import { claimIdempotencyKey, reclaimedKeyHash, recordIdempotentAnswer, type IdempotencyClaimInput } from './idempotency';
+import { startOrUndo, workflowStartUnavailable, type WarnLog } from './after-commit';
+import { claimIdempotencyKey, reclaimedKeyHash, recordIdempotentAnswer, withdrawIdempotencyRecord, type IdempotencyClaimInput } from './idempotency';
 import type { StartOutcome } from './workflow-start';
 
 /** How {@link idempotentCreate} starts a committed resource's workflow. */
@@ -18,6 +21,8 @@ export interface CreateStart<R> {
   ids(resource: R): Readonly<Record<string, unknown>>;
   /** Whether a replayed resource is started (e.g. one still QUEUED: its first start was lost); default never. */
   onReplay?(resource: R): boolean;
+  /** Deletes the resource and what `create` wrote with it, in the undo's transaction (its start found Temporal unavailable). */
+  remove(tx: Prisma.TransactionClient, resource: R): Promise<unknown>;
   log: WarnLog;
 }
 
@@ -59,7 +64,9 @@ export interface IdempotentCreateResult<R> {
  * resource's unique key hash (and the workflow ID built from it) holds: one resource per claim
  * ({@link reclaimedKeyHash}).
  * @throws what the claim throws (DomainError IDEMPOTENCY_KEY_CONFLICT, IDEMPOTENCY_KEY_IN_PROGRESS),
- *   what `create` throws (the transaction rolls back), Error when a replayed resource is gone.
+ *   what `create` throws (the transaction rolls back); DomainError 503 WORKFLOW_START_UNAVAILABLE
+ *   when Temporal is unavailable for the start (of a new resource: undone first; of a replayed one:
+ *   kept), or when a replayed resource is gone (its first request was undone meanwhile).
  */
 export async function idempotentCreate<R>(spec: IdempotentCreateSpec<R>): Promise<IdempotentCreateResult<R>> {
   const outcome = await spec.db.$transaction(async (tx) => {
@@ -69,20 +76,25 @@ export async function idempotentCreate<R>(spec: IdempotentCreateSpec<R>): Promis
     const keyHash = taken ? reclaimedKeyHash(claim.keyHash, claim.recordId) : claim.keyHash;
     const resource = await spec.create(tx, keyHash);
     await recordIdempotentAnswer(tx, claim.recordId, { statusCode: spec.statusCode, resourceType: spec.resourceType, resourceId: spec.idOf(resource) });
-    return { replay: false as const, resource };
+    return { replay: false as const, resource, recordId: claim.recordId };
   });
   if (outcome.replay) {
     const resource = await spec.read(outcome.resourceId);
-    if (resource === null) throw new Error(`${spec.resourceType} ${outcome.resourceId} of a replayed Idempotency-Key answer is gone`);
-    if (!spec.start?.onReplay?.(resource)) return { resource, statusCode: outcome.statusCode, replay: true };
-    await startOf(spec.start, resource);
+    if (resource === null) throw workflowStartUnavailable(`the first request with this Idempotency-Key was undone (Temporal was unavailable); retry`);
+    const start = spec.start;
+    if (!start?.onReplay?.(resource)) return { resource, statusCode: outcome.statusCode, replay: true };
+    // The resource is the first request's: nothing is undone, the 503 alone asks for a retry.
+    await startOrUndo(start.log, [{ ids: start.ids(resource), start: () => start.run(resource) }]);
     return { resource: (await spec.read(outcome.resourceId)) ?? resource, statusCode: outcome.statusCode, replay: true };
   }
-  if (!spec.start) return { resource: outcome.resource, statusCode: spec.statusCode, replay: false };
-  await startOf(spec.start, outcome.resource);
-  return { resource: (await spec.read(spec.idOf(outcome.resource))) ?? outcome.resource, statusCode: spec.statusCode, replay: false };
-}
-
-function startOf<R>(start: CreateStart<R>, resource: R): Promise<unknown> {
-  return startAfterCommit(start.log, start.ids(resource), () => start.run(resource));
+  const start = spec.start;
+  if (!start) return { resource: outcome.resource, statusCode: spec.statusCode, replay: false };
+  const created = outcome.resource;
+  await startOrUndo(start.log, [{ ids: start.ids(created), start: () => start.run(created) }], () =>
+    spec.db.$transaction(async (tx) => {
+      await start.remove(tx, created);
+      await withdrawIdempotencyRecord(tx, outcome.recordId);
+    }),
+  );
+  return { resource: (await spec.read(spec.idOf(created))) ?? created, statusCode: spec.statusCode, replay: false };
 }

@@ -6,7 +6,7 @@
 import { NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { createLogger, temporalLogger } from '../log';
-import { openDatabase, openTemporalClient } from '../core/connections';
+import { openDatabase, openTemporalClient, temporalConnectionOptions } from '../core/connections';
 import { ensureSearchAttributes } from '../core/search-attributes';
 import { loadConfig, processOf, queueDecl, schedulesOn, type Config } from '../families';
 import { startMetricsServer, type MetricsServer } from '../telemetry/metrics-server';
@@ -67,7 +67,7 @@ export async function runWorkerProcess(queue: string): Promise<void> {
   const telemetry = await startWorkerTelemetry(config, component, log);
   const db = openDatabase(config);
   const client = await openTemporalClient(config);
-  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const connection = await NativeConnection.connect(temporalConnectionOptions(config));
   try {
     const schedules = schedulesOn(queues);
     if (schedules.length > 0 || queues.some((q) => queueDecl(q).workflows)) {

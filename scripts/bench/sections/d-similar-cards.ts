@@ -137,6 +137,8 @@ export const sectionD: BenchSection = {
   needs: 'stack',
   async run(ctx) {
     const { sizes, stack } = ctx;
+    const app = stack.app;
+    if (!app) throw new Error('(d) needs the in-process API (not on the cluster topology)');
     say();
     say(`## (d) GET /cards/{id}/similar-cards, ${sizes.cards} cards of one user, ${sizes.similarRuns} requests each (alternating) ${elapsed()}`);
     const prepared = preparedFor.get(ctx.shared) ?? (await prepareSimilarCards(ctx));
@@ -149,7 +151,7 @@ export const sectionD: BenchSection = {
     let same = 0;
     let neighbours = 0;
     for (const [i, id] of targets.entries()) {
-      const onPg = () => similar(stack.app, pgToken, id);
+      const onPg = () => similar(app, pgToken, id);
       const onVec = () => similar(pgliteApp, pgliteToken, id);
       let pgRes: Awaited<ReturnType<typeof similar>>;
       let vecRes: Awaited<ReturnType<typeof similar>>;

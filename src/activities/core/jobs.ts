@@ -135,13 +135,18 @@ export function createJobActivities({ db, starter, client, targets = {} }: JobAc
 
     /**
      * SAN-4: starts the workflows of committed companion jobs (a target's other jobs, from its
-     * first job's run), each under its own workflow ID. Idempotent: a run
-     * already open is `already-running`, a late start of a finished job's workflow is SKIPPED by its
-     * beginJob. Retryable; when it gives up, the rows are PENDING and the reconciler starts them.
+     * first job's run), each under its own workflow ID. Idempotent: a run already open is
+     * `already-running`, and a companion whose row is no longer PENDING was started before (this
+     * local activity runs again when its workflow task is retried, e.g. after a Temporal node died)
+     * and is not started again, so a finished companion gets no second run. Retryable; when it gives
+     * up, the rows are PENDING and the reconciler starts them.
      */
     async startJobs(jobs: StartableJob[]): Promise<StartOutcome[]> {
       const outcomes: StartOutcome[] = [];
-      for (const job of jobs) outcomes.push(await starter.start(job));
+      for (const job of jobs) {
+        const row = await db.asyncJob.findUnique({ where: { jobId: job.jobId }, select: { status: true } });
+        outcomes.push(row && row.status !== 'PENDING' ? 'already-running' : await starter.start(job));
+      }
       activityLog.info('companion jobs started', { jobIds: jobs.map((j) => j.jobId), outcomes });
       return outcomes;
     },

@@ -62,9 +62,9 @@ export interface CreateResult {
  * AR-1/AR-7: creates the run of `body` for `userId` under Idempotency-Key `key` (scope: the
  * company). Same key + payload → the same run and status code; another payload → 409
  * IDEMPOTENCY_KEY_CONFLICT naming the fields; concurrent requests with one key → one run. The run,
- * its sealed input (outbox) and the key's answer commit together; a lost start leaves the run
- * QUEUED for the reconciler.
- * @throws DomainError NOT_FOUND (not a member), FORBIDDEN (VIEWER), IDEMPOTENCY_KEY_CONFLICT.
+ * its sealed input (outbox) and the key's answer commit together; with Temporal unavailable for the
+ * start they are deleted again (503), another lost start leaves the run QUEUED for the reconciler.
+ * @throws DomainError NOT_FOUND (not a member), FORBIDDEN (VIEWER), IDEMPOTENCY_KEY_CONFLICT, WORKFLOW_START_UNAVAILABLE.
  */
 export async function createAiRun(deps: AiRunDeps, userId: string, key: string, body: CreateAiRunBody, corr: RequestCorrelation = {}): Promise<CreateResult> {
   await requireMembership(deps.db, userId, body.companyId, AI_RUN_WRITER_ROLES);
@@ -104,7 +104,16 @@ export async function createAiRun(deps: AiRunDeps, userId: string, key: string, 
     },
     idOf: (run) => run.id,
     read: (runId) => deps.db.aiRun.findUnique({ where: { id: runId } }),
-    start: { run: (run) => deps.starter.start(startableRunOf(run), body.text), ids: (run) => ({ aiRunId: run.id }), log: deps.log },
+    start: {
+      run: (run) => deps.starter.start(startableRunOf(run), body.text),
+      ids: (run) => ({ aiRunId: run.id }),
+      // Its start found Temporal unavailable: the run and its sealed input go (503; the client retries).
+      remove: async (tx, run) => {
+        await tx.aiRunPendingInput.deleteMany({ where: { runId: run.id } });
+        await tx.aiRun.deleteMany({ where: { id: run.id, status: 'QUEUED' } });
+      },
+      log: deps.log,
+    },
   });
   return { run: r.resource, statusCode: r.statusCode, replay: r.replay };
 }

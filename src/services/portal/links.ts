@@ -1,9 +1,12 @@
 /**
  * The portal-link family's commands and reads (PO-1, PO-3, PO-4), for the routes:
  * - link: Idempotency-Key (scope = the user) → one job; the job row and the key's answer commit
- *   together, then the workflow starts by its ID (PO-3, SAN-4 pattern: a lost start leaves the job
- *   QUEUED for the reconciler, which has no password and fails it PORTAL_CREDENTIALS_REQUIRED; a
- *   same-key replay of a QUEUED job starts it with the replayed password);
+ *   together, then the workflow starts by its ID (PO-3, SAN-4 pattern). With Temporal unavailable
+ *   for the start, the job and the key's answer are deleted again and the request answers 503
+ *   WORKFLOW_START_UNAVAILABLE: the client's retry with the same key brings the password again. A
+ *   start lost otherwise (the process died) leaves the job QUEUED for the reconciler, which has no
+ *   password and fails it PORTAL_CREDENTIALS_REQUIRED; a same-key replay of a QUEUED job starts it
+ *   with the replayed password;
  * - reads: the job, its summary (only when SUCCEEDED) and its duration; another user's job is 404.
  *
  * The password is never stored: not in the job row, not in the idempotency record (it is left out of
@@ -79,7 +82,7 @@ async function activeJob(db: PrismaClient | Prisma.TransactionClient, userId: st
  * original's C07); another key while a job of the user for this portal is active → 409
  * PORTAL_LINK_JOB_ACTIVE naming that job (decided in the database by the partial unique index, so
  * two concurrent keys also make one job).
- * @throws DomainError PORTAL_TYPE_UNSUPPORTED, IDEMPOTENCY_KEY_CONFLICT, IDEMPOTENCY_KEY_IN_PROGRESS; PortalLinkActiveError.
+ * @throws DomainError PORTAL_TYPE_UNSUPPORTED, IDEMPOTENCY_KEY_CONFLICT, IDEMPOTENCY_KEY_IN_PROGRESS, WORKFLOW_START_UNAVAILABLE; PortalLinkActiveError.
  */
 export async function requestPortalLink(deps: PortalLinkDeps, userId: string, key: string, body: PortalLinkBody): Promise<PortalLinkResult> {
   if (!deps.isPortalType(body.portalType)) {
@@ -111,6 +114,8 @@ export async function requestPortalLink(deps: PortalLinkDeps, userId: string, ke
         ids: (job) => ({ portalLinkJobId: job.id }),
         // PO-3: a replay of a job whose start was lost starts it now, with this request's password.
         onReplay: (job) => job.status === 'QUEUED',
+        // Its start found Temporal unavailable: the job goes (503), so the retry brings the password again.
+        remove: (tx, job) => tx.portalLinkJob.deleteMany({ where: { id: job.id, status: 'QUEUED' } }),
         log: deps.log,
       },
     });

@@ -28,8 +28,9 @@ export type ScrapDeps = EnqueueDeps;
 /**
  * SAN-7: stores (or finds) the user's scrap and its jobs. New scrap → scrap + two PENDING jobs in
  * one transaction; existing scrap without card and without an active analysis job → a new
- * CARD_ANALYSIS job. Workflows of jobs created here are started after commit; a failed start is
- * logged and left to the reconciler (the row is durable). Safe under concurrent identical calls.
+ * CARD_ANALYSIS job. Workflows of jobs created here are started after commit; with Temporal
+ * unavailable the request's rows are deleted again (503 WORKFLOW_START_UNAVAILABLE), another failed
+ * start is logged and left to the reconciler (the row is durable). Safe under concurrent identical calls.
  * A new scrap (the usual case) is one statement and one workflow start: the CARD_ANALYSIS run
  * starts SCRAP_REFINE's ({@link enqueueNewTargetAndStart}).
  */
@@ -41,13 +42,13 @@ export async function submitScrap(deps: ScrapDeps, userId: string, input: ScrapI
     INSERT INTO scraps (id, user_id, content, content_hash, source_url, title)
     VALUES (gen_random_uuid(), ${userId}::uuid, ${content}, ${hash}, ${input.sourceUrl ?? null}, ${title})
     ON CONFLICT (user_id, content_hash) DO NOTHING
-    RETURNING id`, ['CARD_ANALYSIS', 'SCRAP_REFINE'], userId);
+    RETURNING id`, ['CARD_ANALYSIS', 'SCRAP_REFINE'], userId, (scrapId) => Prisma.sql`DELETE FROM scraps WHERE id = ${scrapId}::uuid`);
   if (fresh) {
     const [analysis, refine] = fresh.jobs;
     return { scrapId: fresh.targetId, analysisJobId: analysis!.jobId, refineJobId: refine!.jobId, created: true };
   }
   // An existing scrap (or, should it vanish meanwhile, a new one) in one transaction.
-  return enqueueAndStart(deps, async ({ tx, enqueue }) => {
+  return enqueueAndStart(deps, async ({ tx, enqueue, undoWith }) => {
     const inserted = await tx.$queryRaw<{ id: string }[]>`
       INSERT INTO scraps (id, user_id, content, content_hash, source_url, title)
       VALUES (gen_random_uuid(), ${userId}::uuid, ${content}, ${hash}, ${input.sourceUrl ?? null}, ${title})
@@ -55,6 +56,7 @@ export async function submitScrap(deps: ScrapDeps, userId: string, input: ScrapI
       RETURNING id`;
     const newId = inserted[0]?.id;
     if (newId) {
+      undoWith((t) => t.scrap.deleteMany({ where: { id: newId } }));
       const analysis = await enqueue({ jobType: 'CARD_ANALYSIS', targetId: newId, userId });
       const refine = await enqueue({ jobType: 'SCRAP_REFINE', targetId: newId, userId });
       return { scrapId: newId, analysisJobId: analysis.job.jobId, refineJobId: refine.job.jobId, created: true };

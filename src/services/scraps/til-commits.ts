@@ -88,7 +88,7 @@ export async function requestTilCommit(deps: TilCommitDeps, userId: string, summ
   const skip = new Set<string>();
   for (let round = 0; round < 3; round += 1) {
     const filePath = await choosePath(db, client, { owner: repo.owner, name: repo.name, branch: repo.branch, directory: repo.directory }, date, summary.title ?? '', content, skip);
-    const accepted = await enqueueAndStart(deps, async ({ tx, enqueue }) => {
+    const accepted = await enqueueAndStart(deps, async ({ tx, enqueue, undoWith }) => {
       const inserted = await tx.$queryRaw<{ id: string }[]>`
         INSERT INTO til_github_commits (id, user_id, summary_id, content_hash, repo_owner, repo_name, branch, file_path, status, updated_at)
         VALUES (gen_random_uuid(), ${userId}::uuid, ${summaryId}::uuid, ${hash}, ${repo.owner}, ${repo.name}, ${repo.branch}, ${filePath}, 'PENDING', now())
@@ -96,6 +96,7 @@ export async function requestTilCommit(deps: TilCommitDeps, userId: string, summ
         RETURNING id`;
       const commitId = inserted[0]?.id;
       if (!commitId) return null;
+      undoWith((t) => t.tilGithubCommit.deleteMany({ where: { id: commitId, status: 'PENDING' } }));
       const { job } = await enqueue({ jobType: 'TIL_GITHUB_COMMIT', targetId: commitId, userId });
       return { commitId, jobId: job.jobId, filePath };
     });

@@ -63,7 +63,7 @@ const TX_OPTIONS = { maxWait: 10_000, timeout: 15_000 };
  * @throws DomainError 400 TARGET_DATE_IN_FUTURE, 422 NO_CARDS_FOR_DATE, 409 DUPLICATE_RESOURCE.
  */
 export async function requestTil(deps: TilDeps, userId: string, targetDate: IsoDate): Promise<TilRequestResult> {
-  const { summaryId, job } = await enqueueAndStart(deps, async ({ tx, enqueue }) => {
+  const { summaryId, job } = await enqueueAndStart(deps, async ({ tx, enqueue, undoWith }) => {
     // The users row is locked first because SELECT … FOR UPDATE on a daily_summaries row that does
     // not exist yet locks nothing: two first requests for a date would both see "no row, no job"
     // and both insert. The user lock queues every TIL request of this user (any date), which also
@@ -82,6 +82,8 @@ export async function requestTil(deps: TilDeps, userId: string, targetDate: IsoD
       throw SAN_ERRORS.problem('DUPLICATE_RESOURCE', `a TIL generation is already active for this user (job ${active.jobId}, summary ${active.targetId})`);
     }
     const id = locked[0]?.id ?? (await tx.dailySummary.create({ data: { userId, targetDate: dateValue(targetDate) }, select: { id: true } })).id;
+    // A summary made by this request goes with its job, unless another job took it up meanwhile.
+    if (!locked[0]) undoWith(async (t) => (await t.asyncJob.count({ where: { targetId: id } })) === 0 && t.dailySummary.deleteMany({ where: { id } }));
     const enqueued = await enqueue({ jobType: 'TIL_GENERATION', targetId: id, userId });
     return { summaryId: id, job: enqueued.job };
   }, TX_OPTIONS);
@@ -102,7 +104,7 @@ export async function requestRecallQuiz(
   quizTypes: QuizTypeName[],
 ): Promise<RecallQuizRequestResult> {
   const types = [...new Set(quizTypes)];
-  const { generationId, job } = await enqueueAndStart(deps, async ({ tx, enqueue }) => {
+  const { generationId, job } = await enqueueAndStart(deps, async ({ tx, enqueue, undoWith }) => {
     await checkDate(tx, userId, targetDate, true);
     const active = await tx.recallQuizGeneration.findFirst({
       where: { userId, targetDate: dateValue(targetDate), status: { in: [...ASYNC_JOB_STATES.active] } },
@@ -118,6 +120,7 @@ export async function requestRecallQuiz(
       data: { userId, targetDate: dateValue(targetDate), quizTypes: types },
       select: { id: true },
     });
+    undoWith((t) => t.recallQuizGeneration.deleteMany({ where: { id: generation.id } }));
     const enqueued = await enqueue({ jobType: 'RECALL_QUIZ_GENERATION', targetId: generation.id, userId });
     return { generationId: generation.id, job: enqueued.job };
   }, TX_OPTIONS);

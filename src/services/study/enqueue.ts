@@ -94,6 +94,14 @@ export async function enqueueExtraction(db: DbClient, req: ExtractionRequest): P
   return { status: 'skipped', reason: 'already_active', jobId: active?.id ?? null };
 }
 
+/**
+ * Deletes the still pending job `jobId` that an API request enqueued and whose workflow Temporal
+ * could not start (the request answers 503 and the client retries): no job of that version is left.
+ */
+export async function withdrawExtraction(db: DbClient, jobId: string): Promise<void> {
+  await db.studyMemoCardJob.deleteMany({ where: { id: jobId, status: 'pending' } });
+}
+
 /** Options of {@link pollSources}. */
 export interface PollOptions {
   /** At most this many new jobs (ST-3 per-poll limit). */

@@ -48,11 +48,12 @@ export async function createQuestion(
   topicId: string,
   input: NewQuestion,
 ): Promise<{ question: StudyQuestion; explanationJobId: string | null }> {
-  return enqueueAndStart(deps, async ({ tx, enqueue }) => {
+  return enqueueAndStart(deps, async ({ tx, enqueue, undoWith }) => {
     const topic = await tx.studyTopic.findFirst({ where: { id: topicId, userId }, select: { id: true } });
     if (!topic) throw ST_ERRORS.problem('STUDY_TOPIC_NOT_FOUND', `topic ${topicId} not found`);
     const question = await tx.studyQuestion.create({ data: { userId, topicId, question: input.question, userAnswer: input.userAnswer ?? null } });
     if (input.explain === false) return { question, explanationJobId: null };
+    undoWith((t) => t.studyQuestion.deleteMany({ where: { id: question.id } }));
     const { job } = await enqueue({ jobType: 'STUDY_EXPLANATION', targetId: question.id, userId, targetVersion: question.explanationRevision });
     return { question, explanationJobId: job.jobId };
   });

@@ -1,11 +1,14 @@
 /**
  * The core idempotent create on real PostgreSQL, over a scratch resource with a unique key hash (as
  * an AI run or a portal link job has): one resource per key, replays without a second create or
- * start, a start after the commit whose failure is logged and never thrown, the start of a replay
- * when the family asks for it, a rollback that leaves the key unclaimed, a fresh key hash for a key
- * reused after its record expired, and concurrent requests with one key making one resource.
+ * start, a start after the commit whose failure is logged and never thrown, a start that finds
+ * Temporal unavailable undoing the resource and the key's record (503; the retry with the key
+ * creates it), the start of a replay when the family asks for it, a rollback that leaves the key
+ * unclaimed, a fresh key hash for a key reused after its record expired, and concurrent requests
+ * with one key making one resource.
  */
 import { randomUUID } from 'node:crypto';
+import { ServiceError } from '@temporalio/client';
 import type { PrismaClient } from '@prisma/client';
 import type { WarnLog } from '../../../src/core/after-commit';
 import { createPrisma } from '../../../src/db/client';
@@ -79,6 +82,7 @@ function harness(scopeId: string, key: string, startResult: () => Promise<StartO
         return outcome;
       },
       ids: (r) => ({ scratchId: r.id }),
+      remove: (tx, r) => tx.$executeRaw`DELETE FROM scratch_resources WHERE id = ${r.id}::uuid`,
       log,
     },
     ...over,
@@ -119,6 +123,52 @@ test('a replay is started when the family asks (its first start was lost)', asyn
   const later = await idempotentCreate(spec());
   expect(later.replay).toBe(true);
   expect(h.starts).toEqual([first.resource.id, first.resource.id]);
+});
+
+/** What the Temporal client throws when the frontend cannot be reached (gRPC UNAVAILABLE). */
+const unavailable = () => new ServiceError('Failed to start Workflow', { cause: Object.assign(new Error('14 UNAVAILABLE: No connection established'), { code: 14, details: 'No connection established', metadata: {} }) });
+
+async function recordsOf(scopeId: string): Promise<number> {
+  const rows = await db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM idempotency_records WHERE scope_id = ${scopeId}::uuid`;
+  return rows[0]!.n;
+}
+
+test('Temporal unavailable for the start: the resource and the record are undone (503); the retry with the key creates and starts it', async () => {
+  const scopeId = randomUUID();
+  let down = true;
+  const h = harness(scopeId, `k-${randomUUID()}`, async () => {
+    if (down) throw unavailable();
+    return 'started';
+  });
+  const label = `undone-${randomUUID()}`;
+  await expect(idempotentCreate(h.spec(label))).rejects.toMatchObject({ code: 'WORKFLOW_START_UNAVAILABLE', headers: { 'Retry-After': expect.any(String) } });
+  expect({ resources: await countLabel(label), records: await recordsOf(scopeId) }).toEqual({ resources: 0, records: 0 });
+  down = false;
+  const retried = await idempotentCreate(h.spec(label));
+  expect(retried).toMatchObject({ replay: false, statusCode: 202, resource: { label, status: 'RUNNING' } });
+  expect({ resources: await countLabel(label), records: await recordsOf(scopeId) }).toEqual({ resources: 1, records: 1 });
+  expect(h.starts).toHaveLength(2);
+});
+
+test('Temporal unavailable for a replay\'s start: 503, the first request\'s resource stays for the next retry', async () => {
+  let fail: 'other' | 'unavailable' | 'none' = 'other';
+  const h = harness(randomUUID(), `k-${randomUUID()}`, async () => {
+    if (fail === 'other') throw new Error('the process lost its connection');
+    if (fail === 'unavailable') throw unavailable();
+    return 'started';
+  });
+  const label = `replay-down-${randomUUID()}`;
+  const spec = (): IdempotentCreateSpec<Scratch> => {
+    const s = h.spec(label);
+    return { ...s, start: { ...s.start!, onReplay: (r: Scratch) => r.status === 'QUEUED' } };
+  };
+  const first = await idempotentCreate(spec());
+  expect(first.resource.status).toBe('QUEUED');
+  fail = 'unavailable';
+  await expect(idempotentCreate(spec())).rejects.toMatchObject({ code: 'WORKFLOW_START_UNAVAILABLE' });
+  expect(await countLabel(label)).toBe(1);
+  fail = 'none';
+  expect(await idempotentCreate(spec())).toMatchObject({ replay: true, resource: { id: first.resource.id, status: 'RUNNING' } });
 });
 
 test('a create that throws rolls the claim back: the key makes a resource on the next request', async () => {

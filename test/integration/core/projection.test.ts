@@ -70,6 +70,19 @@ it('SAN-2: a second active job for the same target is refused by the partial uni
   expect(next.job.jobId).not.toBe(job.jobId);
 });
 
+it('SAN-4: startJobs starts a companion only while its row is PENDING (a re-run of the activity starts no second run)', async () => {
+  const pending = await newScrapWithJob('companion-pending');
+  const done = await newScrapWithJob('companion-done');
+  const failed = await newScrapWithJob('companion-failed');
+  await transitionJob(db, done.job.jobId, 'PROCESSING');
+  await transitionJob(db, done.job.jobId, 'COMPLETED');
+  await transitionJob(db, failed.job.jobId, 'FAILED', 'x');
+  const jobs = [pending, done, failed].map(({ job }) => ({ jobId: job.jobId, jobType: job.jobType, targetId: job.targetId, userId: job.userId }));
+  starter.start.mockClear();
+  expect(await env.run(acts.startJobs, jobs)).toEqual(['started', 'already-running', 'already-running']);
+  expect(starter.start.mock.calls).toEqual([[jobs[0]]]);
+});
+
 /**
  * A local analysis of `content` whose tag names are unique to the calling test (and whose tag list
  * repeats one tag, as a model may), so the tag ids and rows it checks are its own. Categories are a

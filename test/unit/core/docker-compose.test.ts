@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { loadConfig } from '../../../src/families';
 import { SEARCH_ATTRIBUTE_NAMES } from '../../../src/core/contracts';
 import { CONFIG_ENV_NAMES, QUEUES, workerProcesses } from '../../../src/families';
+import { COMPOSE_DYNAMIC_CONFIG_FILE, composeTemporalNodeEnv, TEMPORAL_SERVER_VERSION } from '../../../scripts/cluster/temporal';
 
 const root = path.resolve(__dirname, '..', '..', '..');
 const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
@@ -47,6 +48,7 @@ const Service = z
     restart: z.enum(['no', 'always', 'on-failure', 'unless-stopped']).or(z.string().regex(/^on-failure:\d+$/)).optional(),
     init: z.boolean().optional(),
     stop_grace_period: Duration.optional(),
+    networks: z.record(z.string(), z.strictObject({ aliases: z.array(z.string()).optional() }).nullable()).optional(),
   })
   .strict()
   .refine((s) => s.image !== undefined || s.build !== undefined, 'a service needs an image or a build');
@@ -280,6 +282,40 @@ describe('docker-compose.yml', () => {
       const inImage = copied.some((c) => need === c || need.startsWith(`${c.replace(/\/$/, '')}/`));
       expect({ need, inImage, exists: existsSync(path.join(root, need)) }).toEqual({ need, inImage: true, exists: true });
     }
+  });
+});
+
+describe('docker-compose.yml: the cluster topology of npm run cluster', () => {
+  const aliases = (s: ServiceDef | undefined) => Object.values(s?.networks ?? {}).flatMap((n) => n?.aliases ?? []);
+  const nodes = ['temporal', 'temporal-2'];
+
+  test('two API processes run the API entry point, reachable under one name that the portal calls back', () => {
+    for (const name of ['api', 'api-2']) expect({ name, command: commandText(compose.services[name]?.command) }).toEqual({ name, command: 'node dist/server.js' });
+    expect(aliases(compose.services['api-2'])).toContain('api');
+    expect(envOf(compose.services.api as ServiceDef).PORTAL_CALLBACK_URL).toMatch(/^http:\/\/api:3000\//);
+  });
+
+  test('two Temporal nodes run the version the installer builds, with the environment npm run cluster gives its nodes', () => {
+    expect(read('scripts/cluster/install.sh')).toContain(`TEMPORAL_SERVER_VERSION=${TEMPORAL_SERVER_VERSION}`);
+    const version = TEMPORAL_SERVER_VERSION.replace(/^v/, '');
+    for (const name of nodes) {
+      const s = compose.services[name] as ServiceDef;
+      expect({ name, image: s.image }).toEqual({ name, image: `temporalio/server:${version}` });
+      expect({ name, env: envOf(s) }).toEqual({ name, env: composeTemporalNodeEnv() });
+    }
+    for (const name of ['temporal-schema', 'temporal-setup']) expect({ name, image: compose.services[name]?.image }).toEqual({ name, image: `temporalio/admin-tools:${version}` });
+  });
+
+  test('the nodes share one frontend name, Temporal’s own PostgreSQL (not the projections’) and the repository’s dynamic config', () => {
+    expect(aliases(compose.services['temporal-2'])).toContain('temporal');
+    const env = envOf(compose.services.temporal as ServiceDef);
+    expect(env.POSTGRES_SEEDS).not.toBe(new URL(envOf(compose.services.api as ServiceDef).DATABASE_URL ?? '').hostname);
+    expect(compose.services[env.POSTGRES_SEEDS ?? '']?.image).toMatch(/^postgres:/);
+    for (const name of nodes) {
+      const mount = (compose.services[name]?.volumes ?? []).find((v) => v.startsWith('./deploy/temporal/dynamicconfig.yaml:'));
+      expect({ name, mountedAt: mount?.split(':')[1] }).toEqual({ name, mountedAt: COMPOSE_DYNAMIC_CONFIG_FILE });
+    }
+    expect(existsSync(path.join(root, 'deploy', 'temporal', 'dynamicconfig.yaml'))).toBe(true);
   });
 });
 

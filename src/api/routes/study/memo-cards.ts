@@ -8,8 +8,8 @@
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { startAfterCommit } from '../../../core/after-commit';
-import { enqueueExtraction } from '../../../services/study/enqueue';
+import { startOrUndo } from '../../../core/after-commit';
+import { enqueueExtraction, withdrawExtraction } from '../../../services/study/enqueue';
 import { loadSource } from '../../../services/study/sources';
 import { startExtraction } from '../../../services/study/start';
 import type { StudyConfig } from '../../../config/study';
@@ -127,7 +127,9 @@ export const memoCardRoutes: FastifyPluginAsyncZod<ApiDeps<StudyConfig>> = async
       });
       if (r.status === 'skipped') return reply.code(200).send({ status: 'skipped', reason: r.reason, jobId: r.jobId });
       const temporal = deps.temporal;
-      if (temporal) await startAfterCommit(req.log, { jobId: r.job.jobId }, () => startExtraction(temporal, deps.config, r.job));
+      const job = r.job;
+      // With Temporal unavailable the job row goes again and the answer is 503 (retry the request).
+      if (temporal) await startOrUndo(req.log, [{ ids: { jobId: job.jobId }, start: () => startExtraction(temporal, deps.config, job) }], () => withdrawExtraction(deps.db, job.jobId));
       return reply.code(202).send({ status: 'enqueued', jobId: r.job.jobId, workflowId: r.job.workflowId, sourceVersion: r.job.sourceVersion.toISOString() });
     },
   );
