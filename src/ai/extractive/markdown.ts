@@ -3,6 +3,7 @@
  * Part of the extractive toolkit; no I/O.
  */
 import { clipText, isSpaceCode } from '../../core/text';
+import { decodeHTML } from 'entities';
 import { dropImages, headingContent, isLinkDefinition, splitSentences, stripEmphasis, stripLinks, stripReferenceLinks, stripTags, trimEndWhere } from '../plain-text';
 import { URL_RE } from './tokens';
 
@@ -13,12 +14,14 @@ export const BULLET_RE = /^\s*(?:[-*+]|\d+[.)])\s+/;
 
 /**
  * Inline markdown to plain text: images (with their alt text: badges are not prose), links and
- * reference links (their text kept), HTML tags, URLs, code spans, emphasis, in that order. Linear in the length of `s` (the bracket, tag and emphasis rules are scanners, see
+ * reference links (their text kept), HTML tags, URLs, code spans, emphasis, in that order; then HTML
+ * character references (`&middot;`, `&#39;`) decoded (the `entities` package, HTML5 rules), so no title
+ * or card shows an entity. Linear in the length of `s` (the bracket, tag and emphasis rules are scanners, see
  * `plain-text.ts`; the remaining expressions cannot backtrack).
  */
 export function inlinePlain(s: string): string {
   const plain = stripTags(stripReferenceLinks(stripLinks(dropImages(s)))).replace(URL_RE, ' ').replace(/`+/g, '');
-  return stripEmphasis(plain).replace(/\s+/g, ' ').trim();
+  return decodeHTML(stripEmphasis(plain)).replace(/\s+/g, ' ').trim();
 }
 
 export interface Structure {

@@ -129,6 +129,13 @@ describe('local analysis', () => {
     expect((await ai.analyzeCard({ content: 'Intro line.\n\n##Sloppy *heading*\nBody text.' })).title).toBe('Sloppy heading');
   });
 
+  test('HTML character references in markdown are decoded in the title and the summary, never shown raw', async () => {
+    const content = '# Fastify &middot; plugins &amp; hooks\n\nThe router&#39;s lookup is &lt;1 &micro;s per route.';
+    const card = await ai.analyzeCard({ content });
+    expect(card.title).toBe('Fastify · plugins & hooks');
+    expect(JSON.stringify(card)).not.toMatch(/&(?:middot|amp|#39|lt|micro);/);
+  });
+
   test('without a heading the title is the first sentence, clipped to 120 characters', async () => {
     expect((await ai.analyzeCard({ content: OS_SCHED_KO_B })).title).toBe(
       'CPU 스케줄러는 준비 큐에 있는 프로세스 중 다음에 실행할 프로세스를 고른다',
