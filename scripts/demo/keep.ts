@@ -16,7 +16,11 @@ export interface KeepInfo {
   /** Connections of the embedded database; undefined with DATABASE_URL. */
   maxConnections?: number;
   temporalAddress: string;
+  /** Temporal namespace of the jobs. */
+  namespace: string;
   uiUrl: string;
+  /** The codec server's operator token (CODEC_SERVER_OPERATOR_TOKEN); undefined when unset. */
+  codecToken?: string;
 }
 
 /**
@@ -31,7 +35,18 @@ export function keepBlock(k: KeepInfo, parts: readonly { where: string[]; comman
     `  demo user token:  ${k.token}`,
     `  database:         ${redactUrl(k.dbUrl)}${k.maxConnections !== undefined ? `  (embedded PGlite, up to ${k.maxConnections} connections)` : ''}`,
     `  Temporal:         ${k.temporalAddress}, Web UI ${k.uiUrl}`,
+    ...(k.codecToken
+      ? [
+          `  codec server:     ${k.apiUrl}/codec, the Web UI's cluster-level codec endpoint: open ${k.apiUrl}/codec/session, enter the`,
+          `                    token (a cookie), then turn on "Include cross-origin credentials" in the UI's Codec Server settings`,
+          `  codec token:      ${k.codecToken}`,
+        ]
+      : []),
     ...parts.flatMap((p) => p.where),
+    '',
+    'The temporal CLI against this stack (paste into a shell, in this directory):',
+    `  export TEMPORAL_ADDRESS=${k.temporalAddress} TEMPORAL_NAMESPACE=${k.namespace}${k.codecToken ? ` TEMPORAL_CODEC_ENDPOINT=${k.apiUrl}/codec TEMPORAL_CODEC_AUTH="Bearer ${k.codecToken}"` : ''}`,
+    "  .tools/venv/bin/temporal workflow list --query 'ExecutionStatus = \"Running\"' --limit 5",
     '',
     'Try a second user (paste into another shell, in this directory):',
     `  export API=${k.apiUrl} DATABASE_URL=${dbForShell}`,

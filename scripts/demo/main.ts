@@ -64,7 +64,7 @@ async function main(): Promise<void> {
     for (const r of results) for (const line of r.closing ?? []) say(line);
     if (values.keep) {
       say('');
-      const info = { apiUrl: stack.apiUrl, token, dbUrl: stack.dbUrl, ...(stack.maxConnections !== undefined ? { maxConnections: stack.maxConnections } : {}), temporalAddress: stack.temporalAddress, uiUrl: stack.uiUrl };
+      const info = { apiUrl: stack.apiUrl, token, dbUrl: stack.dbUrl, ...(stack.maxConnections !== undefined ? { maxConnections: stack.maxConnections } : {}), temporalAddress: stack.temporalAddress, namespace: ns, uiUrl: stack.uiUrl, ...(stack.config.temporal.codecServer.operatorToken ? { codecToken: stack.config.temporal.codecServer.operatorToken } : {}) };
       for (const line of keepBlock(info, results.flatMap((r) => (r.keep ? [r.keep] : [])))) say(line);
     }
     say(stack.embeddingsLine.replace(/^embeddings: /, 'embeddings served by: '));

@@ -5,6 +5,7 @@
  * the API. API and workers share one Prisma client (a pool of 1 against the embedded database,
  * EMBEDDED_POOL_MAX) and one metrics registry, so the API's /metrics shows the workers' job metrics.
  */
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { PrismaClient } from '@prisma/client';
 import { type Client, Connection } from '@temporalio/client';
@@ -85,10 +86,14 @@ export async function startDemoStack(opts: DemoStackOptions): Promise<DemoStack>
   await migrateDeploy(dbUrl);
 
   // Temporal: the dev server (real server, SQLite persistence, Web UI) unless TEMPORAL_ADDRESS is set.
+  // The API's port first: callback URLs and the Web UI's codec endpoint name it.
+  const apiPort = (await portFree(base.api.port)) ? base.api.port : await getFreePort();
+  const api = { host: base.api.host, port: apiPort };
   let address = base.temporal.address;
   let uiUrl = base.temporal.uiUrl;
   if (!process.env.TEMPORAL_ADDRESS) {
     const server = await startTemporalDevServer({
+      uiCodecEndpoint: `http://${api.host === '0.0.0.0' ? '127.0.0.1' : api.host}:${api.port}/codec`,
       port: await preferPort(7233),
       uiPort: await preferPort(8233),
       dbFilename: path.join(DATA, 'temporal.sqlite'),
@@ -101,17 +106,17 @@ export async function startDemoStack(opts: DemoStackOptions): Promise<DemoStack>
   }
   say(`temporal: ${address}, Web UI ${uiUrl}`);
 
-  // What the parts start first (emulators); then the API's port, which callback URLs name.
+  // What the parts start first (emulators).
   const states = new Map<string, unknown>();
   for (const { family, part } of opts.parts) states.set(family, await part.prepare?.({ say, onStop: (what, stop) => stops.add(what, stop) }));
-  const apiPort = (await portFree(base.api.port)) ? base.api.port : await getFreePort();
-  const api = { host: base.api.host, port: apiPort };
   const partsEnv = Object.assign({}, ...opts.parts.map(({ family, part }) => part.env?.(api, states.get(family)) ?? {})) as Record<string, string>;
 
   const embeddings = await startEmbeddings(opts.ai, stops);
   say(embeddings.line);
 
-  const config = loadConfig({ ...process.env, ...embeddings.env, ...partsEnv, DATABASE_URL: dbUrl, DATABASE_POOL_MAX: String(poolMax), TEMPORAL_ADDRESS: address, TEMPORAL_UI_URL: uiUrl });
+  const config = loadConfig({ ...process.env, ...embeddings.env, ...partsEnv, DATABASE_URL: dbUrl, DATABASE_POOL_MAX: String(poolMax), TEMPORAL_ADDRESS: address, TEMPORAL_UI_URL: uiUrl,
+    // The codec server (Web UI and `temporal --codec-endpoint` decode payloads) needs an operator token: one per demo run.
+    CODEC_SERVER_OPERATOR_TOKEN: process.env.CODEC_SERVER_OPERATOR_TOKEN ?? randomBytes(32).toString('hex') });
   const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', 'demo');
   // One process, one registry and one tracer provider: the API's /metrics shows the workers' job metrics too.
   const tracing = installProcessTelemetry(config, 'demo');

@@ -30,6 +30,8 @@ export interface TemporalDevServerOptions {
   startTimeoutMs?: number;
   /** Where progress and fallback notices go (default: stderr). */
   log?: (line: string) => void;
+  /** Remote codec endpoint the Web UI decodes payloads with (`--ui-codec-endpoint`, e.g. `http://127.0.0.1:3000/codec`). */
+  uiCodecEndpoint?: string;
 }
 
 /** A running dev server. */
@@ -182,6 +184,7 @@ async function startCli(cli: string, opts: TemporalDevServerOptions): Promise<Te
   const args = ['server', 'start-dev', '--ip', host, '--port', String(port), '--ui-port', String(uiPort)];
   for (const name of SEARCH_ATTRIBUTE_NAMES) args.push('--search-attribute', `${name}=Keyword`);
   if (opts.dbFilename) args.push('--db-filename', opts.dbFilename);
+  if (opts.uiCodecEndpoint) args.push('--ui-codec-endpoint', opts.uiCodecEndpoint);
   if (namespace !== 'default') args.push('--namespace', namespace);
   args.push('--log-level', 'warn');
 

@@ -121,10 +121,10 @@ async function runPoDemo(apiUrl: string, db: PrismaClient, emulator: PortalEmula
       say(`  graduation progress of ${u.student.profile.name}: ${r.status} ${String(r.json.code)} — ${String(r.json.detail ?? '')}`);
       continue;
     }
-    const p = r.json as { progress?: { met?: boolean; requirements?: { name?: string; met?: boolean; missing?: unknown }[] } } & Record<string, unknown>;
-    const reqs = p.progress?.requirements ?? (p.requirements as { name?: string; met?: boolean; missing?: unknown }[] | undefined) ?? [];
+    const p = r.json as { progress?: { met?: boolean; requirements?: { name?: string; scope?: string; met?: boolean; missing?: unknown }[] } } & Record<string, unknown>;
+    const reqs = p.progress?.requirements ?? (p.requirements as { name?: string; scope?: string; met?: boolean; missing?: unknown }[] | undefined) ?? [];
     say(`  graduation progress of ${u.student.profile.name}: ${p.progress?.met ?? p.met ? 'all requirements met' : 'not yet met'}`);
-    for (const q of reqs) say(`    ${q.met ? 'met    ' : 'missing'} ${String(q.name)}${q.met ? '' : `: ${JSON.stringify(q.missing)}`}`);
+    for (const q of reqs) say(`    ${q.met ? 'met    ' : 'missing'} ${q.scope ? `${q.scope.toLowerCase().replace(/_/g, ' ')}: ` : ''}${String(q.name)}${q.met ? '' : `: ${JSON.stringify(q.missing)}`}`);
   }
   const completed = jobs.filter((j) => j.status === 'SUCCEEDED').length;
   return { completed, total: jobs.length };
