@@ -126,12 +126,15 @@ class HttpFail extends Error {
 const docs = 'https://docs.github.com/rest';
 const notFound = () => new HttpFail(404, { message: 'Not Found', documentation_url: docs, status: '404' });
 
+/** The web host of the emulator's `html_url`s unless told otherwise: a reserved `.invalid` name (RFC 6761), never mistaken for github.com. */
+export const EMULATOR_HTML_BASE = 'https://github.emulator.invalid';
+
 /**
- * Starts the emulator; `htmlBase` is the web host used in `html_url`s; `selfServiceTokens` also
+ * Starts the emulator; `htmlBase` is the web host used in `html_url`s (default EMULATOR_HTML_BASE); `selfServiceTokens` also
  * accepts `ghemu_<login>` tokens (see {@link SELF_SERVICE_TOKEN_PREFIX}; default false).
  */
 export async function startGithubEmulator(opts: { htmlBase?: string; selfServiceTokens?: boolean } = {}): Promise<GithubEmulator> {
-  const htmlBase = opts.htmlBase ?? 'https://github.com';
+  const htmlBase = opts.htmlBase ?? EMULATOR_HTML_BASE;
   const users = new Map<string, { login: string; id: number }>();
   const ids = new Map<string, number>();
   const idOf = (login: string) => {

@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { Worker } from '@temporalio/worker';
 import { createLogger } from '../../../src/log';
 import { jobWorkflowId } from '../../../src/core/contracts';
-import { startGithubEmulator, type GithubEmulator } from '../../support/github-emulator';
+import { EMULATOR_HTML_BASE, startGithubEmulator, type GithubEmulator } from '../../support/github-emulator';
 import { startStack, waitForJob, workflowBundle, type Stack } from '../../support/stack';
 import { testDataConverter } from '../../support/temporal';
 
@@ -162,7 +162,7 @@ it('happy path: one commit on GitHub, SHA and URL recorded, both records COMPLET
   expect(emulator.file(gh.owner, gh.repo, filePath)).toBe('# B-tree indexes\n\nKeys stay sorted; lookups are O(log n).\n');
 
   const row = await stack.db.tilGithubCommit.findUniqueOrThrow({ where: { id: commitId } });
-  expect(row).toMatchObject({ status: 'COMPLETED', commitSha: commits[0]!.sha, htmlUrl: `https://github.com/${gh.owner}/${gh.repo}/commit/${commits[0]!.sha}` });
+  expect(row).toMatchObject({ status: 'COMPLETED', commitSha: commits[0]!.sha, htmlUrl: `${EMULATOR_HTML_BASE}/${gh.owner}/${gh.repo}/commit/${commits[0]!.sha}` });
   expect(row.finishedAt).not.toBeNull();
 
   const list = await stack.app.inject({ method: 'GET', url: `/til/${summary.id}/github-commits`, headers: user.auth });

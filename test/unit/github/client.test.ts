@@ -5,7 +5,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { classifyGithubError, encodeContentPath, octokitClientFactory, type GithubClient, type GithubRequestError } from '../../../src/github/client';
 import { toGithubFailure } from '../../../src/github/failures';
-import { gitBlobSha, startGithubEmulator, type GithubEmulator } from '../../support/github-emulator';
+import { EMULATOR_HTML_BASE, gitBlobSha, startGithubEmulator, type GithubEmulator } from '../../support/github-emulator';
 
 let emulator: GithubEmulator;
 let token: string;
@@ -70,7 +70,7 @@ describe('Octokit adapter against the emulator', () => {
     const before = emulator.requests('GET /user/starred');
     const starred = await client.listStarred();
     expect(starred).toHaveLength(230);
-    expect(starred[0]).toEqual({ fullName: 'upstream/lib-0', htmlUrl: 'https://github.com/upstream/lib-0', description: null, language: 'TypeScript', stargazers: 5, topics: ['learning'] });
+    expect(starred[0]).toEqual({ fullName: 'upstream/lib-0', htmlUrl: `${EMULATOR_HTML_BASE}/upstream/lib-0`, description: null, language: 'TypeScript', stargazers: 5, topics: ['learning'] });
     expect(emulator.requests('GET /user/starred') - before).toBe(3); // 100 + 100 + 30
     expect(await client.listStarred({ max: 150 })).toHaveLength(150);
     const res = await fetch(`${emulator.url}/user/starred?per_page=100&page=2`, { headers: { authorization: `token ${token}` } });
