@@ -93,7 +93,7 @@ export async function startDemoStack(opts: DemoStackOptions): Promise<DemoStack>
   let uiUrl = base.temporal.uiUrl;
   if (!process.env.TEMPORAL_ADDRESS) {
     const server = await startTemporalDevServer({
-      uiCodecEndpoint: `http://${api.host === '0.0.0.0' ? '127.0.0.1' : api.host}:${api.port}/codec`,
+      uiCodecEndpoint: `http://${api.host}:${api.port}/codec`,
       port: await preferPort(7233),
       uiPort: await preferPort(8233),
       dbFilename: path.join(DATA, 'temporal.sqlite'),

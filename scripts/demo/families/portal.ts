@@ -121,8 +121,9 @@ async function runPoDemo(apiUrl: string, db: PrismaClient, emulator: PortalEmula
       say(`  graduation progress of ${u.student.profile.name}: ${r.status} ${String(r.json.code)} — ${String(r.json.detail ?? '')}`);
       continue;
     }
-    const p = r.json as { progress?: { met?: boolean; requirements?: { name?: string; scope?: string; met?: boolean; missing?: unknown }[] } } & Record<string, unknown>;
-    const reqs = p.progress?.requirements ?? (p.requirements as { name?: string; scope?: string; met?: boolean; missing?: unknown }[] | undefined) ?? [];
+    type Requirement = { name?: string; scope?: string; met?: boolean; missing?: unknown };
+    const p = r.json as { progress?: { met?: boolean; requirements?: Requirement[] } } & Record<string, unknown>;
+    const reqs = p.progress?.requirements ?? (p.requirements as Requirement[] | undefined) ?? [];
     say(`  graduation progress of ${u.student.profile.name}: ${p.progress?.met ?? p.met ? 'all requirements met' : 'not yet met'}`);
     for (const q of reqs) say(`    ${q.met ? 'met    ' : 'missing'} ${q.scope ? `${q.scope.toLowerCase().replace(/_/g, ' ')}: ` : ''}${String(q.name)}${q.met ? '' : `: ${JSON.stringify(q.missing)}`}`);
   }

@@ -2,8 +2,8 @@
  * Markdown structure: headings, code fences, prose blocks, sentences, clipping.
  * Part of the extractive toolkit; no I/O.
  */
-import { clipText, isSpaceCode } from '../../core/text';
 import { decodeHTML } from 'entities';
+import { clipText, isSpaceCode } from '../../core/text';
 import { dropImages, headingContent, isLinkDefinition, splitSentences, stripEmphasis, stripLinks, stripReferenceLinks, stripTags, trimEndWhere } from '../plain-text';
 import { URL_RE } from './tokens';
 
