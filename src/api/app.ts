@@ -8,38 +8,15 @@ import { installAuth } from './auth';
 import { closeWithApp, openHotPath } from './hot-path';
 import type { CoreConfig } from '../config';
 import type { ApiDeps, AppDeps } from './deps';
-import { installJsonBodyParser } from './json-body';
-import { trackRouteMethods } from './method-not-allowed';
+import { installInputRules } from './input-rules';
 import { installObservability } from './observability';
 import { declareProblemResponses, openApiTransform } from './openapi';
 import { installProblemHandlers, problemClientErrorHandler } from './problem';
 import { asyncJobRoutes } from './routes/core/async-jobs';
 import { codecServerRoutes } from './routes/core/codec';
 import { healthRoutes } from './routes/core/health';
-import { CORE_ERRORS } from '../core/errors';
 
 export type { ApiDeps, AppDeps } from './deps';
-
-/**
- * Path (e.g. `.title`) of the first string PostgreSQL cannot store (a NUL character, or a lone
- * UTF-16 surrogate), searching objects and arrays; undefined when every string is storable.
- * Iterative (an explicit stack), so no nesting depth can overflow the call stack.
- */
-export function findUnstorableString(value: unknown, path = ''): string | undefined {
-  const stack: [unknown, string][] = [[value, path]];
-  while (stack.length > 0) {
-    const [v, p] = stack.pop()!;
-    if (typeof v === 'string') {
-      if (v.includes('\u0000') || !v.isWellFormed()) return p;
-    } else if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], `${p}[${i}]`]);
-    } else if (v !== null && typeof v === 'object') {
-      const entries = Object.entries(v);
-      for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i]![1], `${p}.${entries[i]![0]}`]);
-    }
-  }
-  return undefined;
-}
 
 /**
  * Creates the app with zod validation/serialisation, bearer auth, RFC 9457 errors, request ids
@@ -90,22 +67,13 @@ export async function buildApp<C extends CoreConfig>(appDeps: AppDeps<C>): Promi
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.removeContentTypeParser('text/plain'); // JSON only: anything else is 415
-  installJsonBodyParser(app);
+  // Before any route: every route (and the not-found handler) goes through the input rules.
+  installInputRules(app, { ignoreTrailingSlash: true });
   app.addHook('onSend', async (req, reply) => {
     reply.header('X-Request-Id', req.id);
   });
   declareProblemResponses(app);
-  installProblemHandlers(app, { allowedMethods: trackRouteMethods(app, { ignoreTrailingSlash: true }), problems });
-  app.addHook('preValidation', async (req) => {
-    for (const [where, value] of [['body', req.body], ['querystring', req.query], ['params', req.params]] as const) {
-      const bad = findUnstorableString(value);
-      if (bad !== undefined) {
-        const at = Array.from(`${where}${bad}`);
-        const path = at.length > 200 ? `${at.slice(0, 200).join('')}…` : at.join('');
-        throw CORE_ERRORS.problem('VALIDATION_FAILED', `${path}: strings must be well-formed Unicode without NUL characters`);
-      }
-    }
-  });
+  installProblemHandlers(app, { problems });
 
   await app.register(swagger, {
     openapi: {
@@ -116,7 +84,8 @@ export async function buildApp<C extends CoreConfig>(appDeps: AppDeps<C>): Promi
         description:
           'Start durable background jobs and poll their status. Every error is application/problem+json (RFC 9457) with a ' +
           'stable `code`. Besides the responses listed per operation, any request may answer 404 NOT_FOUND (unknown path), ' +
-          '405 METHOD_NOT_ALLOWED (with `Allow`), 408 REQUEST_TIMEOUT, 431 HEADERS_TOO_LARGE or 400 MALFORMED_REQUEST.',
+          '405 METHOD_NOT_ALLOWED (with `Allow`), 400 BODY_NOT_ALLOWED (a body sent to an operation that declares none), ' +
+          '415 UNSUPPORTED_MEDIA_TYPE (a charset other than UTF-8), 408 REQUEST_TIMEOUT, 431 HEADERS_TOO_LARGE or 400 MALFORMED_REQUEST.',
       },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],

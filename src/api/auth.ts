@@ -7,7 +7,6 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import rawBody from 'fastify-raw-body';
 import type { Logger } from 'pino';
 import type { PrismaClient } from '@prisma/client';
 import { userIdForToken } from '../auth/tokens';
@@ -58,7 +57,7 @@ function sameSignature(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-async function verifyHmac(req: FastifyRequest, auth: HmacAuth['hmac']): Promise<void> {
+async function verifyHmac(req: FastifyRequest, auth: HmacAuth['hmac'], body: Buffer): Promise<void> {
   const sigHeader = auth.signatureHeader ?? 'x-signature';
   const tsHeader = auth.timestampHeader ?? 'x-signature-timestamp';
   const signature = req.headers[sigHeader];
@@ -68,15 +67,14 @@ async function verifyHmac(req: FastifyRequest, auth: HmacAuth['hmac']): Promise<
   const skew = Math.abs(Date.now() / 1000 - Number(timestamp));
   if (skew > (auth.toleranceSeconds ?? 300)) throw unauthorized('signature timestamp outside the allowed clock skew');
   const secret = await auth.secret(req);
-  const body = (req as FastifyRequest & { rawBody?: string | Buffer }).rawBody ?? '';
   if (!secret || !sameSignature(signature, signHmac(secret, timestamp, body))) throw unauthorized('invalid signature');
 }
 
 /**
  * Installs authentication: bearer tokens on every route unless its `config.auth` says otherwise,
  * resolved by `resolveToken` (the app passes the cached `pg` lookup of src/auth/token-cache.ts;
- * default: an uncached Prisma lookup). HMAC routes keep their raw body (fastify-raw-body) and are
- * verified before validation.
+ * default: an uncached Prisma lookup). HMAC routes are verified over the exact body bytes before
+ * anything parses them (`config.signedBody` of the input rules, input-rules.ts).
  */
 export async function installAuth(
   app: FastifyInstance,
@@ -84,13 +82,13 @@ export async function installAuth(
   resolveToken: (token: string) => Promise<string | null> = (token) => userIdForToken(db, token),
 ): Promise<void> {
   app.decorateRequest('userId', '');
-  // Before the plugin's own onRoute hook, which reads `config.rawBody`.
   app.addHook('onRoute', (route) => {
     const auth = (route.config as { auth?: AuthMode } | undefined)?.auth;
-    if (typeof auth === 'object') route.config = { ...(route.config as object), rawBody: true } as typeof route.config;
+    if (typeof auth === 'object') {
+      const signedBody = (req: FastifyRequest, raw: Buffer) => verifyHmac(req, auth.hmac, raw);
+      route.config = { ...(route.config as object), signedBody } as typeof route.config;
+    }
   });
-  // utf8: the plugin then leaves JSON parsing to the app's own parser (invalid UTF-8 is refused there).
-  await app.register(rawBody, { global: false, runFirst: true, encoding: 'utf8' });
   app.addHook('onRequest', async (req, reply) => {
     const auth = req.routeOptions.config.auth ?? 'bearer';
     if (auth !== 'bearer' || req.routeOptions.url === undefined) return;
@@ -109,10 +107,5 @@ export async function installAuth(
     // The request's own logger (fastify makes one per request) gains the binding in place: a child
     // logger per request costs about 2 % of the API's CPU under a polling load.
     (req.log as Logger).setBindings({ userId });
-  });
-  // Verified once the body is read and before validation, so unsigned requests learn nothing of the schema.
-  app.addHook('preValidation', async (req) => {
-    const auth = req.routeOptions.config.auth;
-    if (typeof auth === 'object') await verifyHmac(req, auth.hmac);
   });
 }

@@ -1,10 +1,11 @@
 /**
- * The API's one JSON body parser (`application/json`): charset, UTF-8 validity and nesting depth are
- * checked on the raw bytes before anything parses them; then fastify's own JSON parser (prototype
- * and constructor poisoning are errors) builds the value.
+ * JSON body checks on the raw bytes (charset, UTF-8 validity, nesting depth) before anything parses
+ * them, then fastify's own JSON parser builds the value. Used by the input rules (input-rules.ts).
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { DomainError } from '../core/domain-error';
 import { CORE_ERRORS } from '../core/errors';
+import { shortName } from '../core/text';
 
 /** Deepest accepted nesting of arrays and objects in a body (`{}` is depth 1). */
 export const MAX_JSON_DEPTH = 32;
@@ -50,30 +51,34 @@ export function jsonDepthExceeds(text: string, max: number): boolean {
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * Replaces fastify's `application/json` parser: 415 UNSUPPORTED_MEDIA_TYPE for a charset other than
- * UTF-8 (absent = UTF-8); 400 MALFORMED_JSON for bytes that are not UTF-8 (never stored as U+FFFD) or
- * text that is not JSON; 400 VALIDATION_FAILED for nesting deeper than {@link MAX_JSON_DEPTH}.
+ * The problem of a Content-Type whose `charset` is not UTF-8 (absent = UTF-8): 415
+ * UNSUPPORTED_MEDIA_TYPE; undefined when the charset is fine.
  */
-export function installJsonBodyParser(app: FastifyInstance): void {
+export function charsetProblem(contentType: string | undefined): DomainError | undefined {
+  const charset = charsetOf(contentType ?? '');
+  if (charset === undefined || UTF8_LABELS.has(charset)) return undefined;
+  return CORE_ERRORS.problem('UNSUPPORTED_MEDIA_TYPE', `charset ${shortName(charset)} is not supported: send UTF-8`);
+}
+
+/**
+ * The API's JSON reader over exact body bytes: 400 MALFORMED_JSON for bytes that are not UTF-8
+ * (never read as U+FFFD) or text that is not JSON (fastify's own parser: prototype and constructor
+ * poisoning are errors); 400 VALIDATION_FAILED for nesting deeper than {@link MAX_JSON_DEPTH}.
+ */
+export function jsonBytesReader(app: FastifyInstance): (req: FastifyRequest, bytes: Buffer) => Promise<unknown> {
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body: Buffer, done) => {
-    const charset = charsetOf(req.headers['content-type'] ?? '');
-    if (charset !== undefined && !UTF8_LABELS.has(charset)) {
-      done(CORE_ERRORS.problem('UNSUPPORTED_MEDIA_TYPE', `charset ${charset} is not supported: send application/json in UTF-8`), undefined);
-      return;
-    }
+  return (req, bytes) => {
     let text: string;
     try {
-      text = utf8.decode(body);
+      text = utf8.decode(bytes);
     } catch {
-      done(CORE_ERRORS.problem('MALFORMED_JSON', 'the body is not valid UTF-8'), undefined);
-      return;
+      return Promise.reject(CORE_ERRORS.problem('MALFORMED_JSON', 'the body is not valid UTF-8'));
     }
     if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
-      done(CORE_ERRORS.problem('VALIDATION_FAILED', `body: nested deeper than ${MAX_JSON_DEPTH} levels`), undefined);
-      return;
+      return Promise.reject(CORE_ERRORS.problem('VALIDATION_FAILED', `body: nested deeper than ${MAX_JSON_DEPTH} levels`));
     }
-    void parseJson(req, text, done);
-  });
+    return new Promise((resolve, reject) => {
+      void parseJson(req, text, (err, value) => (err ? reject(err) : resolve(value)));
+    });
+  };
 }

@@ -71,7 +71,11 @@ export function installObservability(app: FastifyInstance): void {
     done();
   });
 
-  app.get('/metrics', { config: { auth: 'public' }, schema: { hide: true } }, async (_req, reply) =>
-    reply.type(METRICS_CONTENT_TYPE).send(await renderMetrics()),
-  );
+  // A plugin, so the route is registered when the app loads: after the hooks installed next (the
+  // input rules' route tracking among them).
+  void app.register(async (scope) => {
+    scope.get('/metrics', { config: { auth: 'public' }, schema: { hide: true } }, async (_req, reply) =>
+      reply.type(METRICS_CONTENT_TYPE).send(await renderMetrics()),
+    );
+  });
 }

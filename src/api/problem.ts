@@ -113,26 +113,20 @@ function sendDomainError(reply: FastifyReply, err: DomainError, problems: Proble
 
 /** Options of {@link installProblemHandlers}. */
 export interface ProblemHandlerOptions {
-  /** Methods served at a path that matched no route (for 405 + `Allow`); empty when the path is unknown. */
-  allowedMethods?: (path: string) => string[];
   /** The problem codes of thrown DomainErrors (default: the core's alone; the app passes the families' registry). */
   problems?: ProblemRegistry;
 }
 
 /**
  * Installs the error and not-found handlers: every failure becomes problem+json; 5xx details hidden.
- * A known path with a method it does not serve is 405 METHOD_NOT_ALLOWED with `Allow`; an
- * unusable database is 503 SERVICE_UNAVAILABLE with `Retry-After` (its transaction rolled back).
+ * (404 and 405 are decided by the input rules before any body is read; the not-found handler
+ * answers 404 where they are not installed.) An unusable database is 503 SERVICE_UNAVAILABLE with
+ * `Retry-After` (its transaction rolled back).
  */
 export function installProblemHandlers(app: FastifyInstance, opts: ProblemHandlerOptions = {}): void {
   const problems = opts.problems ?? CORE_ERROR_REGISTRY.problems;
   app.setNotFoundHandler((req, reply) => {
     const path = req.url.split('?')[0] ?? '/';
-    const allow = opts.allowedMethods?.(path) ?? [];
-    if (allow.length > 0) {
-      reply.header('Allow', allow.join(', '));
-      return sendCore(reply, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}; allowed: ${allow.join(', ')}`);
-    }
     return sendCore(reply, 'NOT_FOUND', `no route ${req.method} ${path}`);
   });
 

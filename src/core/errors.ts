@@ -32,6 +32,7 @@ export const CORE_FAILURES = defineFailures({
 export const CORE_PROBLEMS = defineProblems({
   VALIDATION_FAILED: { status: 400, description: 'the request failed its schema or a check; `errors[]` lists the failed checks' },
   MALFORMED_JSON: { status: 400, title: 'Malformed JSON', description: 'the body is not JSON (or not UTF-8)' },
+  BODY_NOT_ALLOWED: { status: 400, description: 'the operation takes no request body and got one (Content-Length above 0, or Transfer-Encoding)' },
   MALFORMED_REQUEST: { status: 400, title: 'Bad Request', description: 'not valid HTTP/1.1 (answered before any route ran)' },
   INVALID_CURSOR: { status: 400, description: 'a cursor that is not a nextCursor of the same list' },
   IDEMPOTENCY_KEY_MISSING: { status: 400, description: 'the operation needs an Idempotency-Key header (AR-7, PO-1)' },

@@ -4,6 +4,7 @@
  * of the scrap family), so nothing else is hard-wired to one table.
  */
 import { similarityThresholdFor } from '../../ai/embedding-models';
+import { isBlankText } from '../../core/blank';
 import type { DbClient } from '../../db/client';
 import { cosineDistance, decodeEmbedding } from '../../db/vectors';
 import type { StudySourceKind } from '../../domain/study/contracts';
@@ -52,7 +53,7 @@ export async function loadSource(db: DbClient, kind: StudySourceKind, id: string
  */
 export function notReadyReason(source: StudySource | null, version: Date): string | undefined {
   if (!source) return 'the source no longer exists';
-  if (!source.explanation?.trim() || !source.version) return 'the source has no explanation';
+  if (isBlankText(source.explanation ?? '') || !source.version) return 'the source has no explanation';
   if (source.version.getTime() !== version.getTime()) {
     return `the source's explanation is now version ${source.version.toISOString()}, not ${version.toISOString()}`;
   }

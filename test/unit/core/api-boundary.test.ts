@@ -8,7 +8,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { Prisma } from '@prisma/client';
 import { z } from 'zod';
-import { findUnstorableString } from '../../../src/api/app';
+import { canonicaliseInput, findUnstorableString } from '../../../src/api/input-rules';
 import { charsetOf, jsonDepthExceeds, MAX_JSON_DEPTH } from '../../../src/api/json-body';
 import { declareProblemResponses } from '../../../src/api/openapi';
 import { installProblemHandlers, MAX_LISTED_ERRORS, ProblemSchema, validationErrors } from '../../../src/api/problem';
@@ -49,6 +49,34 @@ describe('findUnstorableString', () => {
     let deep: unknown = 'bad\u0000';
     for (let i = 0; i < 100_000; i++) deep = [deep];
     expect(findUnstorableString(deep)).toBe('[0]'.repeat(100_000));
+  });
+});
+
+describe('canonicaliseInput', () => {
+  const UPPER = 'ABCDEF01-2345-4678-9ABC-DEF012345678';
+  it('NFC-normalises every string, at any depth, keys left alone', () => {
+    const input = { t: 'Cafe\u0301', list: ['e\u0301', { deep: ['A\u030a'] }], 'e\u0301': 1 };
+    expect(canonicaliseInput(input)).toEqual({ t: 'Caf\u00e9', list: ['\u00e9', { deep: ['\u00c5'] }], 'e\u0301': 1 });
+  });
+  it('lower-cases UUIDs in id, …Id, …Ids, …_id fields only; other strings keep their case', () => {
+    const input = { id: UPPER, companyId: UPPER, candidateIds: [UPPER, 'X'], job_id: UPPER, nested: [{ cardId: UPPER }], title: UPPER, idea: UPPER, code: 'ABC' };
+    const lower = UPPER.toLowerCase();
+    expect(canonicaliseInput(input)).toEqual({ id: lower, companyId: lower, candidateIds: [lower, 'X'], job_id: lower, nested: [{ cardId: lower }], title: UPPER, idea: UPPER, code: 'ABC' });
+  });
+  it('path params: every UUID value, whatever its name; non-UUIDs keep their case', () => {
+    expect(canonicaliseInput({ jobId: UPPER, summaryId: UPPER, courseCode: 'CS101' }, true)).toEqual({ jobId: UPPER.toLowerCase(), summaryId: UPPER.toLowerCase(), courseCode: 'CS101' });
+  });
+  it('a bare string body, null and numbers pass through', () => {
+    expect(canonicaliseInput('e\u0301')).toBe('\u00e9');
+    expect(canonicaliseInput(null)).toBeNull();
+    expect(canonicaliseInput([1, 2, 3])).toEqual([1, 2, 3]);
+  });
+  it('handles any nesting depth without recursion', () => {
+    let deep: unknown = 'e\u0301';
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    let v = canonicaliseInput(deep);
+    while (Array.isArray(v)) v = v[0];
+    expect(v).toBe('\u00e9');
   });
 });
 

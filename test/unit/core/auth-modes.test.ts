@@ -2,16 +2,17 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { PrismaClient } from '@prisma/client';
 import { installAuth, signHmac } from '../../../src/api/auth';
-import { installJsonBodyParser } from '../../../src/api/json-body';
+import { installInputRules, rawBodyOf } from '../../../src/api/input-rules';
 import { installProblemHandlers } from '../../../src/api/problem';
 
 const SECRET = 'callback-secret';
 let app: FastifyInstance;
 const received: unknown[] = [];
+const rawSeen: string[] = [];
 
 beforeAll(async () => {
   app = Fastify();
-  installJsonBodyParser(app); // the API's own JSON parser, as in buildApp
+  installInputRules(app); // the API's input rules and JSON parser, as in buildApp
   installProblemHandlers(app);
   // Bearer lookups would need the database; these tests never send a token, so none is queried.
   await installAuth(app, {} as PrismaClient);
@@ -22,6 +23,7 @@ beforeAll(async () => {
     { config: { auth: { hmac: { secret: (req) => ((req.params as { sender: string }).sender === 'portal' ? SECRET : null) } } } },
     async (req) => {
       received.push(req.body);
+      rawSeen.push(rawBodyOf(req).toString('utf8'));
       return { accepted: true };
     },
   );
@@ -55,6 +57,7 @@ it('accepts a request signed over the exact raw bytes', async () => {
   const r = await signed(body);
   expect(r.statusCode).toBe(200);
   expect(received).toEqual([{ jobId: 'j-1', status: 'done' }]);
+  expect(rawSeen.at(-1)).toBe(body);
 });
 
 it.each([
@@ -76,4 +79,11 @@ it.each([
   expect(r.statusCode).toBe(401);
   expect(r.json()).toMatchObject({ code: 'UNAUTHORIZED' });
   expect(received).toEqual([]);
+});
+
+it('verifies before anything parses the body: unsigned malformed JSON is 401, signed malformed JSON is 400', async () => {
+  const unsigned = await app.inject({ method: 'POST', url: '/callbacks/portal', payload: '{"a":', headers: { 'content-type': 'application/json' } });
+  expect([unsigned.statusCode, unsigned.json().code]).toEqual([401, 'UNAUTHORIZED']);
+  const signedBad = await signed('{"a":');
+  expect([signedBad.statusCode, signedBad.json().code]).toEqual([400, 'MALFORMED_JSON']);
 });

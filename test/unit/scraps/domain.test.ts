@@ -1,4 +1,5 @@
-import { contentHash, isBlankText, normaliseContent, normaliseTitle, trimBlank, VISIBLE_TEXT_PATTERN } from '../../../src/domain/scraps/scrap';
+import { isBlankText, trimBlank, VISIBLE_TEXT_PATTERN } from '../../../src/core/blank';
+import { contentHash, normaliseContent, normaliseTitle } from '../../../src/domain/scraps/scrap';
 import { prng } from '../../support/seeded';
 import { formatCauseChain, MAX_CAUSE_CHAIN_CHARS, storableText } from '../../../src/core/cause-chain';
 import { jobWorkflowId, taskQueues } from '../../../src/core/contracts';

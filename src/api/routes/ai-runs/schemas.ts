@@ -1,5 +1,6 @@
 /** Zod schemas of the AI-runs routes (AR-1, AR-3, AR-4, AR-10): request bodies, the run view, and the named examples. */
 import { z } from 'zod';
+import { VISIBLE_TEXT_PATTERN } from '../../../core/blank';
 import type { AiRunWithDetails } from '../../../services/ai-runs/runs';
 import { aiRunEtag } from '../../../domain/ai-runs/etag';
 import { AI_RUN_STATUSES } from '../../../domain/ai-runs/run-state';
@@ -19,7 +20,7 @@ export function createBodySchema(maxTextChars: number) {
       companyId: z.uuid({ message: 'must be a UUID' }),
       text: z
         .string()
-        .refine((s) => s.trim().length > 0, 'must not be empty or whitespace only')
+        .regex(VISIBLE_TEXT_PATTERN, 'must not be empty or whitespace only')
         .refine((s) => Array.from(s).length <= maxTextChars, `at most ${maxTextChars} characters`)
         .describe('the free-text HR request; stored masked with a keyed hash, never in the clear (AR-6)'),
       locale: z.enum(['ko', 'en']).optional(),

@@ -1,11 +1,11 @@
 /**
  * `POST /internal/scrape-results` (PO-5 … PO-7): the scraper's signed callback. No bearer token: the
  * request is authenticated by its HMAC-SHA256 signature over `X-Timestamp + "." + the raw body
- * bytes`. The route keeps the raw bytes (its own `application/json` parser with `parseAs: 'buffer'`,
- * in this plugin's encapsulated context only), verifies them before anything parses them (missing,
- * malformed, bad or stale signature → 401 and nothing applied), then parses the JSON and the strict
- * body schema (400), and hands the callback to the service (scope 422, duplicates answered like the
- * first, the workflow signalled).
+ * bytes`. The API's input rules hand the route the exact bytes (`config.signedBody`), verified before
+ * anything parses them (missing, malformed, bad or stale signature → 401 and nothing applied); then
+ * the JSON is parsed and canonicalised like every body, checked against the strict body schema
+ * (400), and handed to the service (scope 422, duplicates answered like the first, the workflow
+ * signalled).
  */
 import { createHash } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -15,6 +15,7 @@ import { PO_ERRORS } from '../../../domain/portal/errors';
 import { ScrapeCallbackBodySchema, parseCallbackAttempt } from '../../../domain/portal/callback';
 import { acceptScrapeCallback, type CallbackDeps } from '../../../services/portal/callbacks';
 import type { CallbackSignatureRejection, CallbackSignatureVerifier } from '../../../services/portal/callback-verifier';
+import { rawBodyOf } from '../../input-rules';
 import { ProblemSchema, validationErrors } from '../../problem';
 import { jsonWith, CallbackAcceptedSchema } from './schemas';
 
@@ -32,22 +33,22 @@ const REJECTIONS: Record<CallbackSignatureRejection, [code: 'CALLBACK_SIGNATURE_
   stale: ['CALLBACK_TIMESTAMP_STALE', 'X-Timestamp is outside the allowed tolerance (past or future)'],
 };
 
-const rawBodies = new WeakMap<FastifyRequest, Buffer>();
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** Registers the callback route (in its own encapsulated context: its JSON parser keeps the raw bytes). */
+/** Registers the callback route. */
 export const scrapeCallbackRoutes: FastifyPluginAsyncZod<CallbackRouteDeps> = async (app, deps) => {
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
-    rawBodies.set(req, body as Buffer);
-    done(null, undefined);
-  });
   const now = deps.nowSeconds ?? (() => Math.floor(Date.now() / 1000));
+  const verifySignature = (req: FastifyRequest, raw: Buffer) => {
+    const verdict = deps.verify(req.headers, raw, now());
+    if (!verdict.ok) {
+      const [code, detail] = REJECTIONS[verdict.reason];
+      req.log.warn({ reason: verdict.reason }, 'scrape callback rejected: signature');
+      throw PO_ERRORS.problem(code, detail);
+    }
+  };
 
   app.post(
     '/internal/scrape-results',
     {
-      config: { auth: 'public' },
+      config: { auth: 'public', signedBody: verifySignature },
       schema: {
         tags: ['internal'],
         summary: 'Signed result callback of the portal scraper (PO-5, PO-6, PO-7)',
@@ -75,21 +76,9 @@ export const scrapeCallbackRoutes: FastifyPluginAsyncZod<CallbackRouteDeps> = as
       },
     },
     async (req, reply) => {
-      const raw = rawBodies.get(req) ?? Buffer.alloc(0);
+      const raw = rawBodyOf(req);
       const nowSeconds = now();
-      const verdict = deps.verify(req.headers, raw, nowSeconds);
-      if (!verdict.ok) {
-        const [code, detail] = REJECTIONS[verdict.reason];
-        req.log.warn({ reason: verdict.reason }, 'scrape callback rejected: signature');
-        throw PO_ERRORS.problem(code, detail);
-      }
-      let json: unknown;
-      try {
-        json = JSON.parse(utf8.decode(raw));
-      } catch (err) {
-        throw PO_ERRORS.problem('MALFORMED_JSON', (err as Error).message);
-      }
-      const parsed = ScrapeCallbackBodySchema.safeParse(json);
+      const parsed = ScrapeCallbackBodySchema.safeParse(req.body);
       if (!parsed.success) {
         const errors = validationErrors(
           'body',

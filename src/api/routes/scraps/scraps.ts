@@ -1,7 +1,7 @@
 /** `POST /scraps` (SAN-7). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { VISIBLE_TEXT_PATTERN } from '../../../domain/scraps/scrap';
+import { VISIBLE_TEXT_PATTERN } from '../../../core/blank';
 import { submitScrap } from '../../../services/scraps/scraps';
 import type { SanRouteDeps } from './deps';
 import { ProblemSchema } from '../../problem';

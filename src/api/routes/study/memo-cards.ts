@@ -9,6 +9,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { startOrUndo } from '../../../core/after-commit';
+import { isBlankText } from '../../../core/blank';
 import { enqueueExtraction, withdrawExtraction } from '../../../services/study/enqueue';
 import { loadSource } from '../../../services/study/sources';
 import { startExtraction } from '../../../services/study/start';
@@ -120,7 +121,7 @@ export const memoCardRoutes: FastifyPluginAsyncZod<ApiDeps<StudyConfig>> = async
     async (req, reply) => {
       const source = await loadSource(deps.db, req.body.sourceKind, req.body.sourceId);
       if (!source || source.userId !== req.userId) throw notFound(`${req.body.sourceKind} ${req.body.sourceId}`);
-      if (!source.version || !source.explanation?.trim()) throw ST_ERRORS.problem('STUDY_EXPLANATION_NOT_READY', `${req.body.sourceKind} ${source.id} has no explanation yet`);
+      if (!source.version || isBlankText(source.explanation ?? '')) throw ST_ERRORS.problem('STUDY_EXPLANATION_NOT_READY', `${req.body.sourceKind} ${source.id} has no explanation yet`);
       const r = await enqueueExtraction(deps.db, {
         userId: req.userId, sourceKind: source.kind, sourceId: source.id, sourceVersion: source.version,
         maxAttempts: deps.config.study.extract.maxAttempts, payload: { enqueuedBy: 'api' },

@@ -1,9 +1,7 @@
 /** zod schemas of the study family's routes, shared by its route modules. */
 import type { StudyMemoCard, StudyMemoCardEvidence, StudyMemoCardJob, StudyQuestion, StudyTopic } from '@prisma/client';
 import { z } from 'zod';
-
-/** Visible text: at least one character that is not white space. */
-const VISIBLE = /\S/u;
+import { VISIBLE_TEXT_PATTERN as VISIBLE } from '../../../core/blank';
 
 /** A topic name. */
 export const TopicName = z.string().min(1).max(200).regex(VISIBLE, 'must not be blank');
