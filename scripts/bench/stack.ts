@@ -15,6 +15,7 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { buildApp } from '../../src/api/app';
 import { taskQueues, type TaskQueues } from '../../src/core/contracts';
+import { fairnessInterceptor } from '../../src/core/priority';
 import { temporalDataConverter } from '../../src/crypto/payload-codec';
 import { createPrisma, type Db } from '../../src/db/client';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded';
@@ -154,7 +155,12 @@ export async function startStack(opts: StackOptions): Promise<BenchStack> {
   started('Prisma (PostgreSQL 15)', () => db.$disconnect());
   const connection = await Connection.connect({ address: temporal.address });
   started('Temporal client', () => connection.close());
-  const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter: temporalDataConverter(config.temporal.payloadCodec) });
+  const client = new Client({
+    connection,
+    namespace: config.temporal.namespace,
+    dataConverter: temporalDataConverter(config.temporal.payloadCodec),
+    interceptors: { workflow: [fairnessInterceptor(config.temporal.fairness)] },
+  });
   if (external.temporalAddress) await ensureSearchAttributes(connection, config.temporal.namespace); // the dev server registers them at start
   const queues = taskQueues(config.temporal.taskQueuePrefix);
   const similarity = await createCardSimilarity(db, config.similarity.vectorSearch);

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { devPayloadKeySpec, parsePayloadKeys } from '../crypto/payload-codec';
 import { devKeyRingSpec, parseKeyRing } from '../crypto/token-box';
 import { bool, configSection, invalid, type SectionOf } from './env';
+import { parseFairnessWeights } from './fairness';
 
 const env = {
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -26,6 +27,18 @@ const env = {
   TEMPORAL_TLS_KEY_FILE: z.string().min(1).optional(),
   TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
   TEMPORAL_API_KEY: z.string().min(1).optional(),
+  TEMPORAL_FAIRNESS: bool.default(true),
+  TEMPORAL_FAIRNESS_WEIGHTS: z
+    .string()
+    .optional()
+    .transform((spec, ctx) => {
+      try {
+        return parseFairnessWeights(spec);
+      } catch (err) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
   PAYLOAD_CODEC_KEYS: z.string().optional(),
   CODEC_SERVER_OPERATOR_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
   CODEC_SERVER_CORS_ORIGINS: z.string().optional(),
@@ -126,6 +139,12 @@ export const CORE_CONFIG = configSection(
       },
       /** Temporal Cloud API key (sent as a bearer token; needs TLS). */
       apiKey: e.TEMPORAL_API_KEY,
+      /**
+       * Task-queue Fairness (src/core/priority.ts): every start keyed by its tenant
+       * (`company:<id>`, else `user:<id>`) with the weights of TEMPORAL_FAIRNESS_WEIGHTS
+       * (`key=weight,…`, default 1). The server applies it where `matching.enableFairness` is on.
+       */
+      fairness: { enabled: e.TEMPORAL_FAIRNESS, weights: e.TEMPORAL_FAIRNESS_WEIGHTS },
       /** AR-6 payload encryption keys (src/crypto/payload-codec.ts): the first encrypts, all decrypt. */
       payloadCodec: {
         keys: e.PAYLOAD_CODEC_KEYS ?? (e.NODE_ENV === 'production' ? '' : devPayloadKeySpec()),

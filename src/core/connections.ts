@@ -6,6 +6,7 @@ import type { CoreConfig } from '../config';
 import { temporalDataConverter, type PayloadCodecConfig } from '../crypto/payload-codec';
 import { createPrisma } from '../db/client';
 import { clientInterceptors } from '../telemetry/temporal';
+import { fairnessInterceptor, type FairnessPolicy } from './priority';
 
 /** Returns DATABASE_URL or fails fast; only `npm run demo` starts an embedded database. */
 export function requireDatabaseUrl(config: Pick<CoreConfig, 'database'>): string {
@@ -23,14 +24,15 @@ export function openDatabase(config: Pick<CoreConfig, 'database'>): PrismaClient
 /**
  * The one way a Temporal client is built (AR-6): over `connection` (a `Connection`, or a worker's
  * `NativeConnection` for eager starts), in `temporal.namespace`, with the payload codec and the
- * tracing interceptor (workflow starts carry the caller's trace context). There is deliberately no
+ * tracing interceptor (workflow starts carry the caller's trace context) and the fairness
+ * interceptor (every start keyed by its tenant, src/core/priority.ts). There is deliberately no
  * way to leave the codec out.
  */
-export function temporalClient(connection: ConnectionLike, temporal: { namespace: string; payloadCodec: PayloadCodecConfig }): Client {
+export function temporalClient(connection: ConnectionLike, temporal: { namespace: string; payloadCodec: PayloadCodecConfig; fairness: FairnessPolicy }): Client {
   return new Client({
     connection,
     namespace: temporal.namespace,
-    interceptors: clientInterceptors(),
+    interceptors: clientInterceptors([fairnessInterceptor(temporal.fairness)]),
     dataConverter: temporalDataConverter(temporal.payloadCodec),
   });
 }

@@ -1,6 +1,7 @@
 /** The one way a Temporal Schedule is created or brought up to date (DC-2, SAN-4, SAN-6). */
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
+import { MAINTENANCE_FAIRNESS_KEY, priorityOf, type WorkClass } from './priority';
 
 /** What a Schedule starts, how often, and how runs overlap. */
 export interface ScheduleSpec {
@@ -18,6 +19,8 @@ export interface ScheduleSpec {
   catchupWindow?: Duration;
   /** Default SKIP: a slow run is never run twice at once. */
   overlap?: ScheduleOverlapPolicy;
+  /** Task-queue priority of its runs and of what they start (default `maintenance`: after every client's request). */
+  workClass?: Exclude<WorkClass, 'interactive'>;
 }
 
 /**
@@ -33,6 +36,7 @@ export async function ensureSchedule(client: Pick<Client, 'schedule'>, spec: Sch
     workflowId: `${spec.scheduleId}-run`,
     taskQueue: spec.taskQueue,
     args: spec.args,
+    priority: { ...priorityOf(spec.workClass ?? 'maintenance'), fairnessKey: MAINTENANCE_FAIRNESS_KEY },
   };
   const intervals = { intervals: [{ every: spec.every }] };
   const policies = { overlap: spec.overlap ?? ScheduleOverlapPolicy.SKIP, catchupWindow: spec.catchupWindow ?? '1m' };

@@ -8,6 +8,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Clien
 import { InternalWorkflowStartOptionsSymbol, type InternalWorkflowStartOptions } from '@temporalio/client/lib/internal';
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type TypedSearchAttributes } from '@temporalio/common';
 import { jobMetrics } from './metrics';
+import { priorityOf, type WorkClass } from './priority';
 
 /** Outcome of a start: `started` (a new run) or `already-running` (the ID has a run it may not repeat). */
 export type StartOutcome = 'started' | 'already-running';
@@ -62,6 +63,8 @@ export interface WorkflowStart {
    * declines) it is an ordinary start.
    */
   eager?: boolean;
+  /** Who asked for the run: its task-queue priority key ({@link priorityOf}); absent: `interactive`. */
+  workClass?: WorkClass;
 }
 
 /** Memo field of a run's {@link WorkflowStart.runKey}. */
@@ -106,6 +109,7 @@ async function tryStart(client: Client, start: WorkflowStart, reuse: WorkflowIdR
     workflowIdReusePolicy: reuse,
     workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
     typedSearchAttributes: start.searchAttributes,
+    priority: priorityOf(start.workClass ?? 'interactive'),
     ...(memo ? { memo } : {}),
     ...(start.eager ? { requestEagerStart: true } : {}),
     ...(requestId ? { [InternalWorkflowStartOptionsSymbol]: { requestId } } : {}),

@@ -186,6 +186,8 @@ async function startCli(cli: string, opts: TemporalDevServerOptions): Promise<Te
   if (opts.dbFilename) args.push('--db-filename', opts.dbFilename);
   if (opts.uiCodecEndpoint) args.push('--ui-codec-endpoint', opts.uiCodecEndpoint);
   if (namespace !== 'default') args.push('--namespace', namespace);
+  // Task-queue Fairness (src/core/priority.ts): dispatch shared between tenants' fairness keys.
+  args.push('--dynamic-config-value', 'matching.enableFairness=true');
   args.push('--log-level', 'warn');
 
   const out = openSync(logFile, 'a');

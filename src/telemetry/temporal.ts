@@ -5,7 +5,7 @@
  * sink) and the activities (RunActivity spans, parented by the workflow's headers); and the SDK
  * runtime's own Prometheus exporter (Temporal Core metrics: polls, task latencies, slots …).
  */
-import type { ClientInterceptors } from '@temporalio/client';
+import type { ClientInterceptors, WorkflowClientInterceptor } from '@temporalio/client';
 import type { RuntimeOptions, WorkerInterceptors, WorkerOptions } from '@temporalio/worker';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client';
 import {
@@ -22,9 +22,9 @@ import type { Tracing } from './tracing';
  */
 export const WORKFLOW_INTERCEPTOR_MODULES: readonly string[] = [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')];
 
-/** Interceptors of a Temporal `Client`: workflow starts carry the caller's trace context. */
-export function clientInterceptors(): ClientInterceptors {
-  return { workflow: [new OpenTelemetryWorkflowClientInterceptor()] };
+/** Interceptors of a Temporal `Client`: workflow starts carry the caller's trace context; `more` run after the tracing one. */
+export function clientInterceptors(more: WorkflowClientInterceptor[] = []): ClientInterceptors {
+  return { workflow: [new OpenTelemetryWorkflowClientInterceptor(), ...more] };
 }
 
 /** What a worker factory needs to trace its activities and workflows. */

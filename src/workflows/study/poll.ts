@@ -3,13 +3,16 @@
  * `study-cards` queue. One activity enqueues at most `limit` ready source versions in one statement
  * (version NOT EXISTS, ON CONFLICT DO NOTHING) and lists pending jobs whose start was lost; each is
  * then started as an independent (abandoned) child workflow whose ID is the version's, with
- * REJECT_DUPLICATE: a version already started, or run before, is never started again.
+ * REJECT_DUPLICATE: a version already started, or run before, is never started again. Each child
+ * runs at `batch` priority keyed by its user for fairness (the poll itself runs at its Schedule's
+ * `maintenance` priority).
  */
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { ParentClosePolicy, WorkflowIdReusePolicy, log, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
+import { ParentClosePolicy, WorkflowIdReusePolicy, log, patched, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
 import type { StudyCardActivities } from '../../activities/study/cards';
 import { projectionOptions } from '../../core/activity-options';
 import { jobSearchAttributes } from '../../core/contracts';
+import { PRIORITY_KEYS, tenantFairnessKey } from '../../core/priority';
 import { studyCardExtractWorkflow } from './extract';
 import type { StudyCardPollInput, StudyCardPollResult } from '../../domain/study/contracts';
 
@@ -18,7 +21,10 @@ export async function studyCardPollWorkflow(input: StudyCardPollInput): Promise<
   const queue = workflowInfo().taskQueue;
   const acts = proxyActivities<StudyCardActivities>(projectionOptions(queue));
   const polled = await acts.pollStudyCardSources(input);
+  const keyed = patched('extract-child-priority');
   const starts = [...polled.enqueued, ...polled.stale].map(async (job): Promise<number> => {
+    const typedSearchAttributes = job.searchAttributes ? jobSearchAttributes(job.searchAttributes) : undefined;
+    const fairnessKey = tenantFairnessKey(typedSearchAttributes);
     try {
       await startChild(studyCardExtractWorkflow, {
         workflowId: job.workflowId,
@@ -26,7 +32,8 @@ export async function studyCardPollWorkflow(input: StudyCardPollInput): Promise<
         args: [job.input],
         parentClosePolicy: ParentClosePolicy.ABANDON,
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        ...(job.searchAttributes ? { typedSearchAttributes: jobSearchAttributes(job.searchAttributes) } : {}),
+        ...(typedSearchAttributes ? { typedSearchAttributes } : {}),
+        ...(keyed ? { priority: { priorityKey: PRIORITY_KEYS.batch, ...(fairnessKey ? { fairnessKey } : {}) } } : {}),
         memo: { jobId: job.input.jobId },
       });
       return 1;
