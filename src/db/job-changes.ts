@@ -1,6 +1,6 @@
 /**
  * The change feed of the job and run projections, for the long polls of their GET routes
- * (src/api/routes/core/job-poll.ts): tells waiting requests that a row may have changed, so they
+ * (src/api/long-poll.ts): tells waiting requests that a row may have changed, so they
  * re-read it and answer at once. Keyed by (channel, row id): each projection table has a
  * {@link ChangeSource} (its notification channel and a read of its rows' current entity tags),
  * declared by the code that owns the table and passed by its route; this module names no table.
