@@ -54,7 +54,6 @@ export async function openHotPath(deps: { config: Config; db: PrismaClient; logg
       mode: wait.maxSeconds === 0 || wait.maxWaiters === 0 ? 'poll' : wait.feed,
       url,
       db: pool,
-      reads,
       pollMs: wait.pollMs,
       maxWaiters: wait.maxWaiters,
       log,

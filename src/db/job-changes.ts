@@ -1,38 +1,53 @@
 /**
- * Job change feed for the long poll of `GET /async-jobs/{id}`: tells waiting requests
- * that a job may have changed, so they re-read it and answer at once.
+ * The change feed of the job and run projections, for the long polls of their GET routes
+ * (src/api/long-poll.ts): tells waiting requests that a row may have changed, so they
+ * re-read it and answer at once. Keyed by (channel, row id): each projection table has a
+ * {@link ChangeSource} (its notification channel and a read of its rows' current entity tags),
+ * declared by the code that owns the table and passed by its route; this module names no table.
  *
  * Two ways, chosen once at start-up and reported in the log (`JOB_CHANGE_FEED`):
- * - **listen** (a real PostgreSQL server): one dedicated connection per API process runs
- *   `LISTEN async_jobs`; the trigger of migration `20261201120000_async_jobs_status_notify` sends
- *   `pg_notify('async_jobs', job_id)` whenever a job's status changes (delivered at commit, so the
- *   waiter's re-read sees the committed row). Notifications fan out to the waiters of that job.
+ * - **listen** (a real PostgreSQL server): one dedicated connection per API process LISTENs on
+ *   the channel of every source a request has waited on (LISTEN is issued on the first wait of a
+ *   channel, and the waiters of that channel are woken once it is active). A table's trigger
+ *   (migrations `20261201120000_async_jobs_status_notify`, `20261202160000_projection_change_notify`)
+ *   sends `pg_notify(<channel>, <row id>)` when the row changes (delivered at commit, so the
+ *   waiter's re-read sees the committed row). Notifications fan out to the waiters of that row.
  *   When the connection is lost (database restart, terminated backend, network) it reconnects with
- *   a backoff (100 ms doubling up to 5 s), listens again and wakes every waiter once, because
- *   notifications sent while it was away are lost.
- * - **poll** (the fallback): while anyone waits, one query every `pollMs` (default 250 ms) reads
- *   the versions (status, updated_at) of all waited-on jobs and wakes the waiters whose version
- *   differs from the one they hold. Used for the one-session embedded database: PGlite behind the
- *   wire front (src/db/pglite-wire.ts) is one Postgres session shared by all connections, so a
- *   notification is written to whichever connection's statement committed it, never to a
- *   listening connection; PGlite's own in-process `listen()` API is not reachable from a process
- *   that talks to it over TCP.
+ *   a backoff (100 ms doubling up to 5 s), listens on every channel again and wakes every waiter
+ *   once, because notifications sent while it was away are lost.
+ * - **poll** (the fallback): while anyone waits, every `pollMs` (default 250 ms) one read per
+ *   waited-on source fetches the current entity tags of all waited-on rows and wakes the waiters
+ *   whose tag differs from the one they hold. Used for the one-session embedded database: PGlite
+ *   behind the wire front (src/db/pglite-wire.ts) is one Postgres session shared by all
+ *   connections, so a notification is written to whichever connection's statement committed it,
+ *   never to a listening connection; PGlite's own in-process `listen()` API is not reachable from
+ *   a process that talks to it over TCP.
  * - **auto** (the default) probes: it listens on a fresh channel, sends one notification from the
  *   query pool (another connection) and waits up to `probeTimeoutMs` for it on the listening
  *   connection. Delivered → listen; not delivered (PGlite) or no connection → poll.
  *
- * Bounds: at most `maxWaiters` waiters per process (`subscribe` returns null beyond), one LISTEN
- * connection per process, one polling query per tick whatever the number of waiters.
+ * Bounds: at most `maxWaiters` waiters per process over all sources (`subscribe` returns null
+ * beyond), one LISTEN connection per process, one polling read per source and tick whatever the
+ * number of waiters.
  */
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import type { Logger } from 'pino';
 import { Gauge } from 'prom-client';
 import { metricsRegistry } from '../telemetry/metrics';
-import { jobVersionTag, type HotReads, type Queryable } from './hot-reads';
+import type { Queryable } from './hot-reads';
 
-/** The notification channel the async_jobs trigger sends on (payload: the job id). */
-export const JOB_CHANGES_CHANNEL = 'async_jobs';
+/**
+ * What the feed knows of one projection table: the channel its trigger notifies on (payload: the
+ * row id) and a read of its rows' current entity tags (the poll mode's read; the tags are the ones
+ * the resource's GET sends as `ETag`).
+ */
+export interface ChangeSource {
+  /** The notification channel, e.g. `async_jobs` (a PostgreSQL identifier). */
+  channel: string;
+  /** Current entity tags of the rows `ids` (lower-case UUIDs); rows that do not exist are absent. */
+  versions(ids: readonly string[]): Promise<Map<string, string>>;
+}
 
 /** `application_name` of the LISTEN connection (find it in pg_stat_activity). */
 export const JOB_CHANGES_APPLICATION_NAME = 'durable-jobs job-change-feed';
@@ -47,11 +62,11 @@ export type Unsubscribe = () => void;
 export interface JobChangeFeed {
   readonly mode: JobChangeFeedMode;
   /**
-   * Calls `onChange` (possibly more than once, possibly spuriously) when job `jobId` may have left
-   * the version tag `seenTag` ({@link jobVersionTag}); the caller re-reads the row. Returns
-   * null when `maxWaiters` subscriptions are active, or the feed is closing.
+   * Calls `onChange` (possibly more than once, possibly spuriously) when row `id` of `source` may
+   * have left the entity tag `seenTag`; the caller re-reads the row. Returns null when `maxWaiters`
+   * subscriptions are active, or the feed is closing.
    */
-  subscribe(jobId: string, seenTag: string, onChange: () => void): Unsubscribe | null;
+  subscribe(source: ChangeSource, id: string, seenTag: string, onChange: () => void): Unsubscribe | null;
   /** Active subscriptions. */
   waiters(): number;
   /** Listen mode: connections made after the first (a measure of lost connections). */
@@ -72,9 +87,8 @@ export interface JobChangeFeedOptions {
   mode: 'auto' | JobChangeFeedMode;
   /** Database URL for the LISTEN connection. */
   url: string;
-  /** The query pool: the probe's NOTIFY and the poll mode's reads. */
+  /** The query pool: the probe's NOTIFY. */
   db: Queryable;
-  reads: HotReads;
   /** Milliseconds between reads in poll mode. */
   pollMs: number;
   maxWaiters: number;
@@ -84,32 +98,38 @@ export interface JobChangeFeedOptions {
 }
 
 interface Waiter {
-  jobId: string;
+  key: string;
+  source: ChangeSource;
+  id: string;
   seenTag: string;
   onChange: () => void;
 }
 
-/** The waiters of a process, by job id, with the global bound. */
+/** The key of row `id` of channel `channel` (UUIDs compared in lower case, as PostgreSQL writes them). */
+const keyOf = (channel: string, id: string) => `${channel}\u0000${id.toLowerCase()}`;
+
+/** The waiters of a process, by (channel, row id), with the global bound. */
 class Waiters {
-  private readonly byJob = new Map<string, Set<Waiter>>();
+  private readonly byKey = new Map<string, Set<Waiter>>();
   private count = 0;
   private closing = false;
 
   constructor(private readonly max: number) {}
 
-  add(w: Waiter): Unsubscribe | null {
+  add(source: ChangeSource, id: string, seenTag: string, onChange: () => void): Unsubscribe | null {
     if (this.closing || this.count >= this.max) return null;
-    let set = this.byJob.get(w.jobId);
-    if (!set) this.byJob.set(w.jobId, (set = new Set()));
+    const w: Waiter = { key: keyOf(source.channel, id), source, id: id.toLowerCase(), seenTag, onChange };
+    let set = this.byKey.get(w.key);
+    if (!set) this.byKey.set(w.key, (set = new Set()));
     set.add(w);
     this.count++;
     let done = false;
     return () => {
       if (done) return;
       done = true;
-      const s = this.byJob.get(w.jobId);
+      const s = this.byKey.get(w.key);
       if (s?.delete(w)) this.count--;
-      if (s && s.size === 0) this.byJob.delete(w.jobId);
+      if (s && s.size === 0) this.byKey.delete(w.key);
     };
   }
 
@@ -117,20 +137,33 @@ class Waiters {
     return this.count;
   }
 
-  jobIds(): string[] {
-    return [...this.byJob.keys()];
+  /** Waited-on rows grouped by channel, with the source of each channel. */
+  byChannel(): Map<string, { source: ChangeSource; ids: string[] }> {
+    const out = new Map<string, { source: ChangeSource; ids: string[] }>();
+    for (const set of this.byKey.values()) {
+      const [w] = set;
+      if (!w) continue;
+      let group = out.get(w.source.channel);
+      if (!group) out.set(w.source.channel, (group = { source: w.source, ids: [] }));
+      group.ids.push(w.id);
+    }
+    return out;
   }
 
-  of(jobId: string): Waiter[] {
-    return [...(this.byJob.get(jobId) ?? [])];
+  of(key: string): Waiter[] {
+    return [...(this.byKey.get(key) ?? [])];
   }
 
-  wake(jobId: string): void {
-    for (const w of this.of(jobId)) w.onChange();
+  wake(channel: string, id: string): void {
+    for (const w of this.of(keyOf(channel, id))) w.onChange();
+  }
+
+  wakeChannel(channel: string): void {
+    for (const set of [...this.byKey.values()]) for (const w of [...set]) if (w.source.channel === channel) w.onChange();
   }
 
   wakeAll(): void {
-    for (const id of this.jobIds()) this.wake(id);
+    for (const key of [...this.byKey.keys()]) for (const w of this.of(key)) w.onChange();
   }
 
   drain(): void {
@@ -154,30 +187,34 @@ export function liveWaiters(): number {
 
 new Gauge({
   name: 'job_long_poll_waiters',
-  help: 'Long polls of GET /async-jobs/{id} waiting now (Prefer: wait), all feeds of this process',
+  help: 'Long polls of job and run resources waiting now (Prefer: wait), all feeds of this process',
   registers: [metricsRegistry],
   collect() {
     this.set(liveWaiters());
   },
 });
 
-/** Poll mode: one batched version read per tick while anyone waits. */
+/** Poll mode: one batched version read per waited-on source and tick while anyone waits. */
 function pollingFeed(opts: JobChangeFeedOptions, waiters: Waiters): JobChangeFeed {
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
   const tick = async () => {
     timer = undefined;
-    const ids = waiters.jobIds();
-    if (ids.length === 0 || closed) return;
-    try {
-      const versions = await opts.reads.jobVersions(ids);
-      for (const id of ids) {
-        const v = versions.get(id);
-        for (const w of waiters.of(id)) if (!v || jobVersionTag(v) !== w.seenTag) w.onChange();
-      }
-    } catch (err) {
-      opts.log.warn({ err }, 'job change feed: polling the waited-on jobs failed; trying again');
-    }
+    const groups = waiters.byChannel();
+    if (groups.size === 0 || closed) return;
+    await Promise.all(
+      [...groups].map(async ([channel, { source, ids }]) => {
+        try {
+          const versions = await source.versions(ids);
+          for (const id of ids) {
+            const tag = versions.get(id);
+            for (const w of waiters.of(keyOf(channel, id))) if (tag !== w.seenTag) w.onChange();
+          }
+        } catch (err) {
+          opts.log.warn({ err, channel }, 'job change feed: polling the waited-on rows failed; trying again');
+        }
+      }),
+    );
     schedule();
   };
   const schedule = () => {
@@ -187,8 +224,8 @@ function pollingFeed(opts: JobChangeFeedOptions, waiters: Waiters): JobChangeFee
   };
   const feed: JobChangeFeed = {
     mode: 'poll',
-    subscribe(jobId, seenTag, onChange) {
-      const off = waiters.add({ jobId, seenTag, onChange });
+    subscribe(source, id, seenTag, onChange) {
+      const off = waiters.add(source, id, seenTag, onChange);
       if (off) schedule();
       return off;
     },
@@ -225,11 +262,31 @@ async function listeningFeed(opts: JobChangeFeedOptions, waiters: Waiters, first
   let connections = 0;
   let retry: NodeJS.Timeout | undefined;
   let backoff = 100;
+  /** Every channel a request has waited on: listened on by every connection. */
+  const wanted = new Set<string>();
+  /** Channels whose LISTEN is being sent on the current connection; the waiters of each are woken once it is active. */
+  const pending = new Map<string, Promise<void>>();
+
+  /** LISTENs on `channel` on the current connection (once), then wakes its waiters: a change before the LISTEN went unseen. */
+  const listenOn = (channel: string) => {
+    const c = client;
+    if (!c || pending.has(channel)) return;
+    const p = c.query(`LISTEN ${quoteIdent(channel)}`).then(
+      () => {
+        if (client === c) waiters.wakeChannel(channel);
+      },
+      () => {
+        // The connection is failing: its loss handler reconnects and listens on every wanted channel.
+        if (client === c) pending.delete(channel);
+      },
+    );
+    pending.set(channel, p);
+  };
 
   const attach = async (c: Client) => {
     c.removeAllListeners('error');
     c.on('notification', (n) => {
-      if (n.channel === JOB_CHANGES_CHANNEL && n.payload) waiters.wake(n.payload);
+      if (n.payload) waiters.wake(n.channel, n.payload);
     });
     const lost = (err?: Error) => {
       if (client !== c) return;
@@ -243,7 +300,9 @@ async function listeningFeed(opts: JobChangeFeedOptions, waiters: Waiters, first
     };
     c.on('error', lost);
     c.on('end', () => lost());
-    await c.query(`LISTEN ${quoteIdent(JOB_CHANGES_CHANNEL)}`);
+    for (const channel of wanted) await c.query(`LISTEN ${quoteIdent(channel)}`);
+    pending.clear();
+    for (const channel of wanted) pending.set(channel, Promise.resolve());
     client = c;
     connections++;
     backoff = 100;
@@ -275,7 +334,14 @@ async function listeningFeed(opts: JobChangeFeedOptions, waiters: Waiters, first
   await attach(first);
   const feed: JobChangeFeed = {
     mode: 'listen',
-    subscribe: (jobId, seenTag, onChange) => waiters.add({ jobId, seenTag, onChange }),
+    subscribe(source, id, seenTag, onChange) {
+      const off = waiters.add(source, id, seenTag, onChange);
+      if (off) {
+        wanted.add(source.channel);
+        listenOn(source.channel);
+      }
+      return off;
+    },
     waiters: () => waiters.size(),
     reconnects: () => Math.max(0, connections - 1),
     connected: () => client !== undefined,
@@ -304,7 +370,7 @@ async function listeningFeed(opts: JobChangeFeedOptions, waiters: Waiters, first
  * the listener listening on nothing.
  */
 async function notificationsReachListener(listener: Client, db: Queryable, timeoutMs: number): Promise<boolean> {
-  const channel = `async_jobs_probe_${randomUUID().replace(/-/g, '')}`;
+  const channel = `change_feed_probe_${randomUUID().replace(/-/g, '')}`;
   const payload = randomUUID();
   let onNotification: ((n: { channel: string; payload?: string }) => void) | undefined;
   const delivered = new Promise<boolean>((resolve) => {
@@ -356,7 +422,7 @@ export async function openJobChangeFeed(opts: JobChangeFeedOptions): Promise<Job
   feed ??= pollingFeed(opts, waiters);
   liveFeeds.add(feed);
   opts.log.info(
-    { mode: feed.mode, reason, ...(feed.mode === 'poll' ? { pollMs: opts.pollMs } : { channel: JOB_CHANGES_CHANNEL }), maxWaiters: opts.maxWaiters },
+    { mode: feed.mode, reason, ...(feed.mode === 'poll' ? { pollMs: opts.pollMs } : {}), maxWaiters: opts.maxWaiters },
     feed.mode === 'listen' ? 'job change feed: LISTEN/NOTIFY' : `job change feed: polling every ${opts.pollMs} ms`,
   );
   return feed;

@@ -263,13 +263,13 @@ describe('bearer-token cache', () => {
   });
 });
 
-it('the OpenAPI document describes Prefer, If-None-Match, the 304 and the ETag and Preference-Applied headers', async () => {
+it('the OpenAPI document describes Prefer, If-None-Match, the 304 and the ETag, Preference-Applied and Vary headers', async () => {
   const doc = (await stack.app.inject({ method: 'GET', url: '/openapi.json' })).json();
   const op = doc.paths['/async-jobs/{jobId}'].get;
   const headerParams = (op.parameters as { in: string; name: string }[]).filter((p) => p.in === 'header').map((p) => p.name);
   expect(headerParams.sort()).toEqual(['if-none-match', 'prefer']);
   expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '304', '404', '503']));
-  expect(Object.keys(op.responses['200'].headers).sort()).toEqual(['ETag', 'Preference-Applied']);
-  expect(Object.keys(op.responses['304'].headers).sort()).toEqual(['ETag', 'Preference-Applied']);
+  expect(Object.keys(op.responses['200'].headers).sort()).toEqual(['ETag', 'Preference-Applied', 'Vary']);
+  expect(Object.keys(op.responses['304'].headers).sort()).toEqual(['ETag', 'Preference-Applied', 'Vary']);
   expect(op.responses['304'].content).toBeUndefined();
 });

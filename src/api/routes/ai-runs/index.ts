@@ -25,7 +25,7 @@ const noTemporal: AiRunStarter = {
 /** Registers every AR route on `app`. */
 export const arRoutes: FastifyPluginAsync<ApiDeps<AiRunsConfig>> = async (app, deps) => {
   const starter = deps.temporal ? createTemporalAiRunStarter(deps.temporal, deps.config) : noTemporal;
-  await app.register(aiRunRoutes, { config: deps.config, db: deps.db, starter, box: inputBoxFromConfig(deps.config) });
+  await app.register(aiRunRoutes, { config: deps.config, db: deps.db, hot: deps.hot, starter, box: inputBoxFromConfig(deps.config) });
   await app.register(decisionRoutes, deps);
   await app.register(runListRoutes, deps);
   await app.register(taskRoutes, deps);

@@ -7,21 +7,24 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { idempotencyKeyOf } from '../../../core/idempotency';
 import { cancelAiRun, createAiRun, readAiRun, retryAiRun, type AiRunDeps } from '../../../services/ai-runs/runs';
-import { ifNoneMatchMatches } from '../../conditional';
+import { aiRunChangeSource } from '../../../services/ai-runs/run-changes';
+import { AR_ERRORS } from '../../../domain/ai-runs/errors';
+import { answerLongPoll, LONG_POLL_200_HEADERS, LONG_POLL_DESCRIPTION, LongPollHeaders, NotModifiedSchema, type LongPollDeps } from '../../long-poll';
 import { requestTraceId } from '../../observability';
 import { ProblemSchema } from '../../problem';
 import { Uuid } from '../../schemas';
 import { AR_EXAMPLES, exampleContent, problemExamples } from './examples';
 import { AiRunAcceptedSchema, AiRunSchema, aiRunTag, aiRunView, createBodySchema, IdempotencyHeaders } from './schemas';
 
-/** What the run routes need: the API deps plus the run commands' deps. */
-export type ArRunRouteDeps = Omit<AiRunDeps, 'log'>;
+/** What the run routes need: the run commands' deps and the change feed of the long poll. */
+export type ArRunRouteDeps = Omit<AiRunDeps, 'log'> & Pick<LongPollDeps, 'hot'>;
 
 const location = (id: string) => `/api/v1/ai-runs/${id}`;
 
 /** Registers the run routes. */
 export const aiRunRoutes: FastifyPluginAsyncZod<ArRunRouteDeps> = async (app, deps) => {
   const Body = createBodySchema(deps.config.aiRuns.maxTextChars);
+  const changes = aiRunChangeSource(deps.db);
   const accepted = (run: { id: string; companyId: string; status: z.infer<typeof AiRunAcceptedSchema>['status']; version: number }, attemptNumber?: number) => ({
     aiRunId: run.id,
     companyId: run.companyId,
@@ -66,26 +69,31 @@ export const aiRunRoutes: FastifyPluginAsyncZod<ArRunRouteDeps> = async (app, de
     {
       schema: {
         tags: ['ai-runs'],
-        summary: 'Read an AI run: status, outcome, attempts, candidates (AR-3)',
+        summary: 'Read an AI run: status, outcome, attempts, candidates (AR-3; long polling with Prefer: wait and If-None-Match)',
         description:
           '`status` (QUEUED, RUNNING, RETRYING, SUCCEEDED, FAILED) and `analysisOutcome` (NEEDS_INFO, REVIEW_REQUIRED; null ' +
-          'until SUCCEEDED) are separate fields. The ETag is the run version; If-None-Match with it → 304.',
+          'until SUCCEEDED) are separate fields. The ETag is the run version. ' + LONG_POLL_DESCRIPTION,
         params: z.object({ aiRunId: Uuid }),
-        headers: z.looseObject({ 'if-none-match': z.string().optional() }),
+        headers: LongPollHeaders,
         response: {
-          200: exampleContent(AiRunSchema, AR_EXAMPLES.run, 'The run'),
-          304: z.null().meta({ description: 'Not Modified: the run is still at the version of If-None-Match' }),
+          200: { ...exampleContent(AiRunSchema, AR_EXAMPLES.run, 'The run'), headers: LONG_POLL_200_HEADERS },
+          304: NotModifiedSchema,
           401: ProblemSchema,
           404: ProblemSchema,
+          503: ProblemSchema,
         },
       },
     },
     async (req, reply) => {
-      const run = await readAiRun(deps.db, req.userId, req.params.aiRunId);
-      const etag = aiRunTag(run);
-      reply.header('ETag', etag).header('Cache-Control', 'no-cache');
-      if (ifNoneMatchMatches(req.headers['if-none-match'], etag)) return reply.code(304).send(null);
-      return reply.code(200).send(aiRunView(run));
+      const { aiRunId } = req.params;
+      return answerLongPoll(deps, req.headers, reply, {
+        source: changes,
+        id: aiRunId,
+        read: () => readAiRun(deps.db, req.userId, aiRunId),
+        etag: aiRunTag,
+        body: aiRunView,
+        notFound: () => AR_ERRORS.problem('NOT_FOUND', `ai run ${aiRunId} not found`),
+      });
     },
   );
 

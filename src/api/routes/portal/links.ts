@@ -13,6 +13,10 @@ import {
   requestPortalLink,
   type PortalLinkDeps,
 } from '../../../services/portal/links';
+import { portalLinkJobChangeSource } from '../../../services/portal/job-changes';
+import { portalLinkJobEtag } from '../../../domain/portal/etag';
+import { PO_ERRORS } from '../../../domain/portal/errors';
+import { answerLongPoll, LONG_POLL_200_HEADERS, LONG_POLL_DESCRIPTION, LongPollHeaders, NotModifiedSchema, type LongPollDeps } from '../../long-poll';
 import { ProblemSchema } from '../../problem';
 import { Uuid } from '../../schemas';
 import {
@@ -28,12 +32,13 @@ import {
   problemWith,
 } from './schemas';
 
-/** What the link routes need. */
-export type PortalLinkRouteDeps = Omit<PortalLinkDeps, 'log'>;
+/** What the link routes need: the link commands' deps and the change feed of the job's long poll. */
+export type PortalLinkRouteDeps = Omit<PortalLinkDeps, 'log'> & Pick<LongPollDeps, 'hot'>;
 
 /** Registers the link routes. */
 export const portalLinkRoutes: FastifyPluginAsyncZod<PortalLinkRouteDeps> = async (app, deps) => {
   const JobParams = z.object({ jobId: Uuid });
+  const changes = portalLinkJobChangeSource(deps.db);
 
   app.post(
     '/portal/link',
@@ -75,15 +80,31 @@ export const portalLinkRoutes: FastifyPluginAsyncZod<PortalLinkRouteDeps> = asyn
     {
       schema: {
         tags: ['portal'],
-        summary: 'A link job: status, error code and message (PO-4)',
-        description: 'PO-2 status QUEUED, RUNNING, POST_PROCESSING, SUCCEEDED or FAILED (with a stable errorCode). Another user\'s job → 404.',
+        summary: 'A link job: status, error code and message (PO-4; long polling with Prefer: wait and If-None-Match)',
+        description:
+          'PO-2 status QUEUED, RUNNING, POST_PROCESSING, SUCCEEDED or FAILED (with a stable errorCode). Another user\'s job → 404. ' +
+          'The ETag is the job status and updated_at. ' + LONG_POLL_DESCRIPTION,
         params: JobParams,
-        response: { 200: jsonWith(PortalLinkJobSchema, 'The job', PO_EXAMPLES.job), 401: ProblemSchema, 404: ProblemSchema },
+        headers: LongPollHeaders,
+        response: {
+          200: { ...jsonWith(PortalLinkJobSchema, 'The job', PO_EXAMPLES.job), headers: LONG_POLL_200_HEADERS },
+          304: NotModifiedSchema,
+          401: ProblemSchema,
+          404: ProblemSchema,
+          503: ProblemSchema,
+        },
       },
     },
     async (req, reply) => {
-      const job = await readPortalLinkJob(deps.db, req.userId, req.params.jobId);
-      return reply.header('Cache-Control', 'no-cache').send(portalLinkJobView(job));
+      const { jobId } = req.params;
+      return answerLongPoll(deps, req.headers, reply, {
+        source: changes,
+        id: jobId,
+        read: () => readPortalLinkJob(deps.db, req.userId, jobId),
+        etag: portalLinkJobEtag,
+        body: portalLinkJobView,
+        notFound: () => PO_ERRORS.problem('NOT_FOUND', `portal link job ${jobId} not found`),
+      });
     },
   );
 
