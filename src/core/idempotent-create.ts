@@ -11,6 +11,7 @@
 import type { Prisma, PrismaClient } from '@prisma/client';
 import { startOrUndo, workflowStartUnavailable, type WarnLog } from './after-commit';
 import { claimIdempotencyKey, reclaimedKeyHash, recordIdempotentAnswer, withdrawIdempotencyRecord, type IdempotencyClaimInput } from './idempotency';
+import type { DomainError } from './domain-error';
 import type { StartOutcome } from './workflow-start';
 
 /** How {@link idempotentCreate} starts a committed resource's workflow. */
@@ -23,6 +24,8 @@ export interface CreateStart<R> {
   onReplay?(resource: R): boolean;
   /** Deletes the resource and what `create` wrote with it, in the undo's transaction (its start found Temporal unavailable). */
   remove(tx: Prisma.TransactionClient, resource: R): Promise<unknown>;
+  /** The error thrown after the undo, given the start's error (default 503 WORKFLOW_START_UNAVAILABLE). */
+  problem?(err: unknown): DomainError;
   log: WarnLog;
 }
 
@@ -95,6 +98,7 @@ export async function idempotentCreate<R>(spec: IdempotentCreateSpec<R>): Promis
       await start.remove(tx, created);
       await withdrawIdempotencyRecord(tx, outcome.recordId);
     }),
+    start.problem ? { problem: start.problem } : {},
   );
   return { resource: (await spec.read(spec.idOf(created))) ?? created, statusCode: spec.statusCode, replay: false };
 }
