@@ -26,7 +26,7 @@ const env = {
   TEMPORAL_TLS_KEY_FILE: z.string().min(1).optional(),
   TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
   TEMPORAL_API_KEY: z.string().min(1).optional(),
-  TEMPORAL_CALL_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+  TEMPORAL_CALL_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
   PAYLOAD_CODEC_KEYS: z.string().optional(),
   CODEC_SERVER_OPERATOR_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
   CODEC_SERVER_CORS_ORIGINS: z.string().optional(),

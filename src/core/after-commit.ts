@@ -7,7 +7,9 @@
  * An API request that creates a resource and starts its workflow synchronously uses
  * {@link startOrUndo}: when Temporal is unavailable, the request's writes are undone and it answers
  * 503 WORKFLOW_START_UNAVAILABLE with Retry-After, so the client retries the same request (with the
- * same Idempotency-Key) instead of getting an answer for work nobody started.
+ * same Idempotency-Key) instead of getting an answer for work nobody started; a start Temporal
+ * neither took nor refused keeps the writes for the reconciler and answers 503
+ * WORKFLOW_START_UNDECIDED. A retry route does the same, its undo restoring the retried row.
  */
 import type { DomainError } from './domain-error';
 import { CORE_ERRORS } from './errors';

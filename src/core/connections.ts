@@ -21,7 +21,7 @@ export function openDatabase(config: Pick<CoreConfig, 'database'>): PrismaClient
 }
 
 /** Default of `temporal.callTimeoutMs` (TEMPORAL_CALL_TIMEOUT_MS). */
-const CALL_TIMEOUT_MS = 30_000;
+const CALL_TIMEOUT_MS = 60_000;
 
 /**
  * Gives every workflow start, signal, cancel and describe through `connection` a deadline of
@@ -44,7 +44,7 @@ function callDeadlines(connection: ConnectionLike, timeoutMs: number): WorkflowC
  * The one way a Temporal client is built (AR-6): over `connection` (a `Connection`, or a worker's
  * `NativeConnection` for eager starts), in `temporal.namespace`, with the payload codec, the
  * tracing interceptor (workflow starts carry the caller's trace context) and the call deadline of
- * `temporal.callTimeoutMs` (default 30 s). There is deliberately no way to leave the codec out.
+ * `temporal.callTimeoutMs` (default 60 s). There is deliberately no way to leave the codec out.
  */
 export function temporalClient(connection: ConnectionLike, temporal: { namespace: string; payloadCodec: PayloadCodecConfig; callTimeoutMs?: number }): Client {
   const interceptors = clientInterceptors();

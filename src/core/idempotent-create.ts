@@ -69,7 +69,10 @@ export interface IdempotentCreateResult<R> {
  * @throws what the claim throws (DomainError IDEMPOTENCY_KEY_CONFLICT, IDEMPOTENCY_KEY_IN_PROGRESS),
  *   what `create` throws (the transaction rolls back); DomainError 503 WORKFLOW_START_UNAVAILABLE
  *   when Temporal is unavailable for the start (of a new resource: undone first; of a replayed one:
- *   kept), or when a replayed resource is gone (its first request was undone meanwhile).
+ *   kept), or when a replayed resource is gone (its first request was undone meanwhile); 503
+ *   WORKFLOW_START_UNDECIDED when Temporal neither took nor refused the start (the resource and the
+ *   key's record are kept; a same-key replay answers it); `start.problem`'s error instead of the
+ *   first 503 when it is given.
  */
 export async function idempotentCreate<R>(spec: IdempotentCreateSpec<R>): Promise<IdempotentCreateResult<R>> {
   const outcome = await spec.db.$transaction(async (tx) => {

@@ -154,3 +154,23 @@ test('AI run retry after its retry window closed: 409 AI_RUN_RETRY_WINDOW_CLOSED
   expect(await retryState(id, co.companyId)).toEqual(before);
   expect((await stack.client.workflow.getHandle(workflowId).describe()).status.name).toBe('TERMINATED');
 }, 180_000);
+
+test('a RETRYING run whose workflow ended before its retry signal arrived: the reconcile pass fails it RETRY_WINDOW_CLOSED and restarts nothing', async () => {
+  const { co, id } = await failedRun();
+  const real = createTemporalAiRunStarter(stack.client, stack.config);
+  const deps = { db: stack.db, config: stack.config, box: inputBoxFromConfig(stack.config), log: pino({ level: 'silent' }) };
+  // The API dies between the retry's commit and its signal: the run stays RETRYING.
+  const lost = { ...real, signalRetry: () => Promise.reject(new Error('simulated crash between commit and signal')) };
+  expect((await retryAiRun({ ...deps, starter: lost }, co.hr.userId, id, randomUUID())).run.status).toBe('RETRYING');
+  const { workflowId } = await stack.db.aiRun.findUniqueOrThrow({ where: { id } });
+  await stack.client.workflow.getHandle(workflowId).terminate('the retry window closed');
+
+  const report: AiRunReconcileReport = await stack.client.workflow.execute('reconcileAiRunsWorkflow', {
+    workflowId: `reconcile-ai-runs-${randomUUID()}`,
+    taskQueue: maintenanceTaskQueue(stack.config.temporal.taskQueuePrefix),
+    args: [{ queues: stack.queues, graceSeconds: 0 }],
+  });
+  expect(report).toMatchObject({ windowClosed: 1, failed: 0 });
+  expect(await stack.db.aiRun.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'FAILED', errorCode: 'RETRY_WINDOW_CLOSED', attemptCount: 1 });
+  expect((await stack.client.workflow.getHandle(workflowId).describe()).status.name).toBe('TERMINATED');
+}, 180_000);
