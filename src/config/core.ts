@@ -39,6 +39,7 @@ const env = {
         return z.NEVER;
       }
     }),
+  TEMPORAL_CALL_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(60_000),
   PAYLOAD_CODEC_KEYS: z.string().optional(),
   CODEC_SERVER_OPERATOR_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
   CODEC_SERVER_CORS_ORIGINS: z.string().optional(),
@@ -145,6 +146,12 @@ export const CORE_CONFIG = configSection(
        * (`key=weight,…`, default 1). The server applies it where `matching.enableFairness` is on.
        */
       fairness: { enabled: e.TEMPORAL_FAIRNESS, weights: e.TEMPORAL_FAIRNESS_WEIGHTS },
+      /**
+       * Deadline (ms) of one workflow start, signal, cancel or describe of the project's clients: a
+       * call that hangs fails DEADLINE_EXCEEDED and the start is settled by describing its workflow
+       * ID (DC-1). Keep it above the client's own retries of UNAVAILABLE (about 16 s).
+       */
+      callTimeoutMs: e.TEMPORAL_CALL_TIMEOUT_MS,
       /** AR-6 payload encryption keys (src/crypto/payload-codec.ts): the first encrypts, all decrypt. */
       payloadCodec: {
         keys: e.PAYLOAD_CODEC_KEYS ?? (e.NODE_ENV === 'production' ? '' : devPayloadKeySpec()),

@@ -7,12 +7,13 @@
  * An API request that creates a resource and starts its workflow synchronously uses
  * {@link startOrUndo}: when Temporal is unavailable, the request's writes are undone and it answers
  * 503 WORKFLOW_START_UNAVAILABLE with Retry-After, so the client retries the same request (with the
- * same Idempotency-Key) instead of getting an answer for work nobody started.
+ * same Idempotency-Key) instead of getting an answer for work nobody started; a start Temporal
+ * neither took nor refused keeps the writes for the reconciler and answers 503
+ * WORKFLOW_START_UNDECIDED. A retry route does the same, its undo restoring the retried row.
  */
-import { isGrpcServiceError } from '@temporalio/client';
 import type { DomainError } from './domain-error';
 import { CORE_ERRORS } from './errors';
-import type { StartOutcome } from './workflow-start';
+import { startFailureKind, type StartOutcome } from './workflow-start';
 
 /** Minimal logger of the caller (pino, fastify's request log, the activity log adapter). */
 export interface WarnLog {
@@ -35,27 +36,34 @@ export async function startAfterCommit(log: WarnLog, ids: Readonly<Record<string
   }
 }
 
-/** gRPC status UNAVAILABLE. */
-const GRPC_UNAVAILABLE = 14;
-
 /**
- * Whether a failed workflow start means Temporal did not take it: gRPC UNAVAILABLE from the
- * frontend (unreachable, or the history service behind it cannot use its database), after the
- * client's own retries of the same request (one request ID: a retry that reached the server would
- * have answered the run). Any other failure (a deadline, an unknown error) may have started the
- * run and is not this.
+ * Whether a failed workflow start means Temporal did not take it ({@link startFailureKind}
+ * `unavailable`): gRPC UNAVAILABLE after the client's own retries of the same request (one request
+ * ID: a retry that reached the server would have answered the run), or an ambiguous start whose
+ * workflow ID shows no run of it.
  */
 export function isTemporalUnavailable(err: unknown): boolean {
-  // The client wraps the gRPC error in a ServiceError (its `cause`).
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
-    if (isGrpcServiceError(e)) return e.code === GRPC_UNAVAILABLE;
-  }
-  return false;
+  return startFailureKind(err) === 'unavailable';
 }
 
 /** The 503 of a create whose workflow Temporal could not start (nothing of it is kept); Retry-After in seconds. */
 export function workflowStartUnavailable(detail = 'Temporal is unavailable: nothing was created; retry the same request (with the same Idempotency-Key) after Retry-After', retryAfterSeconds = 5): DomainError {
   return CORE_ERRORS.problem('WORKFLOW_START_UNAVAILABLE', detail, { headers: { 'Retry-After': String(retryAfterSeconds) } });
+}
+
+/**
+ * The 503 of a create or retry whose workflow start Temporal neither confirmed nor denied (a
+ * deadline, and describing the workflow ID failed too): the resource is kept and settled by the
+ * reconciler; Retry-After in seconds.
+ */
+export function workflowStartUndecided(detail = 'Temporal did not answer whether the workflow started: the request is kept and its start is settled in the background; retry the same request (with the same Idempotency-Key) after Retry-After', retryAfterSeconds = 5): DomainError {
+  return CORE_ERRORS.problem('WORKFLOW_START_UNDECIDED', detail, { headers: { 'Retry-After': String(retryAfterSeconds) } });
+}
+
+/** Options of {@link startOrUndo}. */
+export interface UndoOptions {
+  /** The error thrown after an undo (given the start's error; default {@link workflowStartUnavailable}). */
+  problem?(err: unknown): DomainError;
 }
 
 /** One workflow start of {@link startOrUndo}. */
@@ -69,19 +77,27 @@ export interface PendingStart {
  * Starts the workflows of what one API request has just committed, in order ({@link startAfterCommit}
  * for each). When the first start fails because Temporal is unavailable ({@link isTemporalUnavailable}),
  * no run exists yet: `undo` deletes what the request committed (its own transaction) and
- * {@link workflowStartUnavailable} is thrown; without `undo` (a replay: the resource is an earlier
+ * {@link workflowStartUnavailable} is thrown; when its outcome is undecided (an ambiguous failure
+ * that describing the workflow ID could not settle, see `startWorkflow`), everything is kept
+ * for the reconciler and {@link workflowStartUndecided} is thrown; without `undo` (a replay: the resource is an earlier
  * request's) only the 503 is thrown. Should `undo` fail, the resource stays for the reconciler (and a
  * same-key replay) and the 503 is thrown all the same. A later start's failure, or one of another
- * kind, is logged and left to the reconciler, as in {@link startAfterCommit}.
- * @throws DomainError 503 WORKFLOW_START_UNAVAILABLE as above.
+ * kind, is logged and left to the reconciler, as in {@link startAfterCommit}. `opts.problem` names
+ * the error thrown after an undo instead (e.g. for a retry, whose resource is restored).
+ * @throws DomainError 503 WORKFLOW_START_UNAVAILABLE or WORKFLOW_START_UNDECIDED as above.
  */
-export async function startOrUndo(log: WarnLog, starts: readonly PendingStart[], undo?: () => Promise<unknown>): Promise<AfterCommitOutcome[]> {
+export async function startOrUndo(log: WarnLog, starts: readonly PendingStart[], undo?: () => Promise<unknown>, opts: UndoOptions = {}): Promise<AfterCommitOutcome[]> {
   const outcomes: AfterCommitOutcome[] = [];
   for (const [i, s] of starts.entries()) {
     try {
       outcomes.push(await s.start());
     } catch (err) {
-      if (i > 0 || !isTemporalUnavailable(err)) {
+      const kind = startFailureKind(err);
+      if (i === 0 && kind === 'ambiguous') {
+        log.warn({ err, ...s.ids }, 'workflow start undecided: Temporal did not answer and its run could not be read; kept for the reconciler (503)');
+        throw workflowStartUndecided();
+      }
+      if (i > 0 || kind !== 'unavailable') {
         log.warn({ err, ...s.ids }, 'workflow start failed; the reconciler will start it');
         outcomes.push('start-failed');
         continue;
@@ -92,7 +108,7 @@ export async function startOrUndo(log: WarnLog, starts: readonly PendingStart[],
       } catch (undoErr) {
         log.warn({ err, undoErr, ...s.ids }, 'workflow start failed: Temporal is unavailable, and the undo failed too; the reconciler will start it (503)');
       }
-      throw workflowStartUnavailable();
+      throw opts.problem?.(err) ?? workflowStartUnavailable();
     }
   }
   return outcomes;

@@ -1,6 +1,6 @@
 /** Process-level resources shared by the API and worker entry points. */
 import { readFileSync } from 'node:fs';
-import { Client, Connection, type ConnectionLike, type TLSConfig } from '@temporalio/client';
+import { Client, Connection, type ConnectionLike, type TLSConfig, type WorkflowClientInterceptor } from '@temporalio/client';
 import type { PrismaClient } from '@prisma/client';
 import type { CoreConfig } from '../config';
 import { temporalDataConverter, type PayloadCodecConfig } from '../crypto/payload-codec';
@@ -21,18 +21,38 @@ export function openDatabase(config: Pick<CoreConfig, 'database'>): PrismaClient
   return createPrisma(requireDatabaseUrl(config), { poolMax: config.database.poolMax });
 }
 
+/** Default of `temporal.callTimeoutMs` (TEMPORAL_CALL_TIMEOUT_MS). */
+const CALL_TIMEOUT_MS = 60_000;
+
+/**
+ * Gives every workflow start, signal, cancel and describe through `connection` a deadline of
+ * `timeoutMs` from the call (DC-1): a frontend that took the request and never answers ends in
+ * DEADLINE_EXCEEDED instead of a hung request. Long polls (a run's result) are left alone.
+ */
+function callDeadlines(connection: ConnectionLike, timeoutMs: number): WorkflowClientInterceptor {
+  const within = <T>(fn: () => Promise<T>) => connection.withDeadline(Date.now() + timeoutMs, fn);
+  return {
+    start: (input, next) => within(() => next(input)),
+    startWithDetails: (input, next) => within(() => next(input)),
+    signal: (input, next) => within(() => next(input)),
+    signalWithStart: (input, next) => within(() => next(input)),
+    cancel: (input, next) => within(() => next(input)),
+    describe: (input, next) => within(() => next(input)),
+  };
+}
+
 /**
  * The one way a Temporal client is built (AR-6): over `connection` (a `Connection`, or a worker's
- * `NativeConnection` for eager starts), in `temporal.namespace`, with the payload codec and the
- * tracing interceptor (workflow starts carry the caller's trace context) and the fairness
- * interceptor (every start keyed by its tenant, src/core/priority.ts). There is deliberately no
- * way to leave the codec out.
+ * `NativeConnection` for eager starts), in `temporal.namespace`, with the payload codec, the
+ * tracing interceptor (workflow starts carry the caller's trace context), the fairness
+ * interceptor (every start keyed by its tenant, src/core/priority.ts) and the call deadline of
+ * `temporal.callTimeoutMs` (default 60 s). There is deliberately no way to leave the codec out.
  */
-export function temporalClient(connection: ConnectionLike, temporal: { namespace: string; payloadCodec: PayloadCodecConfig; fairness: FairnessPolicy }): Client {
+export function temporalClient(connection: ConnectionLike, temporal: { namespace: string; payloadCodec: PayloadCodecConfig; fairness: FairnessPolicy; callTimeoutMs?: number }): Client {
   return new Client({
     connection,
     namespace: temporal.namespace,
-    interceptors: clientInterceptors([fairnessInterceptor(temporal.fairness)]),
+    interceptors: clientInterceptors([fairnessInterceptor(temporal.fairness), callDeadlines(connection, temporal.callTimeoutMs ?? CALL_TIMEOUT_MS)]),
     dataConverter: temporalDataConverter(temporal.payloadCodec),
   });
 }

@@ -56,7 +56,11 @@ export const CORE_PROBLEMS = defineProblems({
   SERVICE_UNAVAILABLE: { status: 503, description: 'the database or another dependency cannot be used now; see Retry-After' },
   WORKFLOW_START_UNAVAILABLE: {
     status: 503,
-    description: 'Temporal could not start the workflow of the resource being created; nothing was kept: retry the same request (same Idempotency-Key) after Retry-After',
+    description: 'Temporal could not start the workflow of the resource being created or retried; nothing was kept (a retried resource is as it was): retry the same request (same Idempotency-Key) after Retry-After',
+  },
+  WORKFLOW_START_UNDECIDED: {
+    status: 503,
+    description: 'Temporal did not answer whether it started the workflow, nor whether a run exists; the resource is kept and its start settled by the reconciler: retry the same request (same Idempotency-Key) after Retry-After',
   },
 });
 

@@ -11,6 +11,7 @@
 import type { Prisma, PrismaClient } from '@prisma/client';
 import { startOrUndo, workflowStartUnavailable, type WarnLog } from './after-commit';
 import { claimIdempotencyKey, reclaimedKeyHash, recordIdempotentAnswer, withdrawIdempotencyRecord, type IdempotencyClaimInput } from './idempotency';
+import type { DomainError } from './domain-error';
 import type { StartOutcome } from './workflow-start';
 
 /** How {@link idempotentCreate} starts a committed resource's workflow. */
@@ -23,6 +24,8 @@ export interface CreateStart<R> {
   onReplay?(resource: R): boolean;
   /** Deletes the resource and what `create` wrote with it, in the undo's transaction (its start found Temporal unavailable). */
   remove(tx: Prisma.TransactionClient, resource: R): Promise<unknown>;
+  /** The error thrown after the undo, given the start's error (default 503 WORKFLOW_START_UNAVAILABLE). */
+  problem?(err: unknown): DomainError;
   log: WarnLog;
 }
 
@@ -66,7 +69,10 @@ export interface IdempotentCreateResult<R> {
  * @throws what the claim throws (DomainError IDEMPOTENCY_KEY_CONFLICT, IDEMPOTENCY_KEY_IN_PROGRESS),
  *   what `create` throws (the transaction rolls back); DomainError 503 WORKFLOW_START_UNAVAILABLE
  *   when Temporal is unavailable for the start (of a new resource: undone first; of a replayed one:
- *   kept), or when a replayed resource is gone (its first request was undone meanwhile).
+ *   kept), or when a replayed resource is gone (its first request was undone meanwhile); 503
+ *   WORKFLOW_START_UNDECIDED when Temporal neither took nor refused the start (the resource and the
+ *   key's record are kept; a same-key replay answers it); `start.problem`'s error instead of the
+ *   first 503 when it is given.
  */
 export async function idempotentCreate<R>(spec: IdempotentCreateSpec<R>): Promise<IdempotentCreateResult<R>> {
   const outcome = await spec.db.$transaction(async (tx) => {
@@ -95,6 +101,7 @@ export async function idempotentCreate<R>(spec: IdempotentCreateSpec<R>): Promis
       await start.remove(tx, created);
       await withdrawIdempotencyRecord(tx, outcome.recordId);
     }),
+    start.problem ? { problem: start.problem } : {},
   );
   return { resource: (await spec.read(spec.idOf(created))) ?? created, statusCode: spec.statusCode, replay: false };
 }

@@ -12,7 +12,8 @@ import { hooksOf, type TargetHookRegistry } from './target-hooks';
 
 /**
  * Outcome of {@link requeueFailedJob}:
- * - `requeued`: the row is PENDING again with retry_count + 1; start its workflow next.
+ * - `requeued`: the row is PENDING again with retry_count + 1 (`previous`: the FAILED row it was);
+ *   start its workflow next ({@link restoreFailedJob} when Temporal cannot take it).
  * - `not-failed`: the row is not FAILED (already re-enqueued, running or completed).
  * - `limit-reached`: retry_count already equals the limit.
  * - `superseded`: another job for the same (target, type) is active or newer (SAN-2: re-enqueue
@@ -21,7 +22,7 @@ import { hooksOf, type TargetHookRegistry } from './target-hooks';
  * - `not-found`: no such row.
  */
 export type RequeueResult =
-  | { outcome: 'requeued'; job: AsyncJob }
+  | { outcome: 'requeued'; job: AsyncJob; previous: AsyncJob }
   | { outcome: 'not-failed' | 'limit-reached'; job: AsyncJob }
   | { outcome: 'target-closed'; job: AsyncJob; hint?: string | undefined }
   | { outcome: 'superseded'; job: AsyncJob; supersededBy: string }
@@ -52,11 +53,14 @@ export async function requeueFailedJob(
   targets: TargetHookRegistry,
 ): Promise<RequeueResult> {
   let updated: { job_id: string }[];
+  let previous: AsyncJob | null = null;
   let closed = false;
   const from = transitionGuard(ASYNC_JOB_STATES, 'PENDING', { actor: 'retry' });
   const active = [...ASYNC_JOB_STATES.active];
   try {
     updated = await db.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT 1 FROM async_jobs WHERE job_id = ${jobId}::uuid FOR UPDATE`;
+      previous = await tx.asyncJob.findUnique({ where: { jobId } });
       const rows = await tx.$queryRaw<{ job_id: string; job_type: AsyncJob['jobType']; target_id: string }[]>`
         UPDATE async_jobs j
            SET status = 'PENDING', retry_count = j.retry_count + 1, error_message = NULL,
@@ -84,7 +88,7 @@ export async function requeueFailedJob(
   }
   const job = await db.asyncJob.findUnique({ where: { jobId } });
   if (!job) return { outcome: 'not-found' };
-  if (updated.length === 1) return { outcome: 'requeued', job };
+  if (updated.length === 1 && previous) return { outcome: 'requeued', job, previous };
   const decision = retryDecision(job, maxRetries);
   if (decision === 'not-failed') return { outcome: 'not-failed', job };
   if (decision === 'limit-reached') return { outcome: 'limit-reached', job };
@@ -101,4 +105,30 @@ export async function requeueFailedJob(
   });
   // No competitor found: it finished between our write and read; report it as superseded anyway.
   return { outcome: 'superseded', job, supersededBy: other?.jobId ?? 'unknown' };
+}
+
+/**
+ * SAN-6 undo of a re-enqueue whose workflow Temporal could not start: the row `requeued` (still
+ * PENDING with its retry count, nothing picked it up) is FAILED again exactly as `previous` was
+ * (retry count, error, timestamps), and a target with a status of its own mirrors FAILED again,
+ * in one transaction. The compensation of the re-enqueue's own write, so no transition guard.
+ * @returns false when the row moved on meanwhile (then it stays as it is).
+ */
+export async function restoreFailedJob(db: PrismaClient, requeued: AsyncJob, previous: AsyncJob, targets: TargetHookRegistry): Promise<boolean> {
+  return db.$transaction(async (tx) => {
+    const restored = await tx.asyncJob.updateMany({
+      where: { jobId: requeued.jobId, status: 'PENDING', retryCount: requeued.retryCount, startedAt: null },
+      data: {
+        status: previous.status,
+        retryCount: previous.retryCount,
+        errorMessage: previous.errorMessage,
+        startedAt: previous.startedAt,
+        finishedAt: previous.finishedAt,
+        updatedAt: previous.updatedAt,
+      },
+    });
+    if (restored.count !== 1) return false;
+    await hooksOf(targets, requeued.jobType).mirror?.(tx, requeued.targetId, previous.status);
+    return true;
+  });
 }

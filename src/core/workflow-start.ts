@@ -4,7 +4,7 @@
  * describes a workflow ID's latest run. Every starter (async_jobs and the families') builds its
  * workflow input and calls {@link startWorkflow}.
  */
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowStartOptions } from '@temporalio/client';
+import { isGrpcServiceError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowStartOptions } from '@temporalio/client';
 import { InternalWorkflowStartOptionsSymbol, type InternalWorkflowStartOptions } from '@temporalio/client/lib/internal';
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type TypedSearchAttributes } from '@temporalio/common';
 import { jobMetrics } from './metrics';
@@ -77,7 +77,10 @@ export const RUN_KEY_MEMO = 'runKey';
  * and outcome (started, already-running, failed).
  * @returns `already-running` when the ID has an open run, or (`reject-duplicate`) had one, or
  * (`runKey`) had the key's run.
- * @throws what `client.workflow.start` throws otherwise (e.g. Temporal unreachable).
+ * An {@link startFailureKind ambiguous} failure is settled by describing the ID: its run there →
+ * `started`; no run of it → {@link WorkflowNotStartedError}; describe failing too →
+ * {@link WorkflowStartUndecidedError}.
+ * @throws what `client.workflow.start` throws otherwise (e.g. Temporal unreachable), or the two errors above.
  */
 export async function startWorkflow(client: Client, start: WorkflowStart): Promise<StartOutcome> {
   let started: boolean;
@@ -86,7 +89,14 @@ export async function startWorkflow(client: Client, start: WorkflowStart): Promi
       ? await startOncePerKey(client, start, start.runKey)
       : await tryStart(client, start, REUSE_POLICIES[start.reuse]);
   } catch (err) {
+    const decided = startFailureKind(err) === 'ambiguous' ? await startTaken(client, start).catch(() => 'undecided' as const) : undefined;
+    if (decided === true) {
+      jobMetrics.started(start.jobType, 'started');
+      return 'started';
+    }
     jobMetrics.started(start.jobType, 'failed');
+    if (decided === false) throw new WorkflowNotStartedError(start.workflowId, err);
+    if (decided === 'undecided') throw new WorkflowStartUndecidedError(start.workflowId, err);
     throw err;
   }
   const outcome: StartOutcome = started ? 'started' : 'already-running';
@@ -142,6 +152,82 @@ async function startOncePerKey(client: Client, start: WorkflowStart, runKey: str
     if (!(err instanceof WorkflowNotFoundError)) throw err; // its runs were deleted (retention) meanwhile
   }
   return tryStart(client, start, WorkflowIdReusePolicy.ALLOW_DUPLICATE, runKey);
+}
+
+/**
+ * Whether the latest run of `start.workflowId` is the one `start` asked for: with a run key, the run
+ * whose memo holds it; else a run whose memo has `start.memo`'s entries (any run without a memo).
+ * @returns false when the ID has no run or another one.
+ * @throws what describe throws but WorkflowNotFoundError (Temporal unreachable, a deadline).
+ */
+async function startTaken(client: Client, start: WorkflowStart): Promise<boolean> {
+  let memo: Record<string, unknown> | undefined;
+  try {
+    memo = (await client.workflow.getHandle(start.workflowId).describe()).memo;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
+  if (start.runKey !== undefined) return memo?.[RUN_KEY_MEMO] === start.runKey;
+  return Object.entries(start.memo ?? {}).every(([k, v]) => JSON.stringify(memo?.[k]) === JSON.stringify(v));
+}
+
+/**
+ * Kind of a failed workflow start (DC-1, SAN-4), the one classification of start errors:
+ * - `unavailable`: Temporal did not take it (gRPC UNAVAILABLE after the client's own retries of the
+ *   one request ID, RESOURCE_EXHAUSTED, or an ambiguous start its workflow ID shows did not run:
+ *   {@link WorkflowNotStartedError}); nothing runs.
+ * - `ambiguous`: the request may have reached the server and started the run (DEADLINE_EXCEEDED,
+ *   CANCELLED, UNKNOWN, INTERNAL, a connection reset or dropped mid-call), or
+ *   {@link WorkflowStartUndecidedError} (describing the ID failed as well).
+ * - `already-started`: the ID has a run the start may not repeat.
+ * - `rejected`: the server (or the client before sending) refused it for another reason; nothing runs.
+ */
+export type StartFailureKind = 'unavailable' | 'ambiguous' | 'rejected' | 'already-started';
+
+const GRPC = { CANCELLED: 1, UNKNOWN: 2, DEADLINE_EXCEEDED: 4, RESOURCE_EXHAUSTED: 8, INTERNAL: 13, UNAVAILABLE: 14 } as const;
+
+/** Details of a gRPC UNAVAILABLE whose connection broke after the request may have been sent. */
+const DROPPED_MID_CALL = /ECONNRESET|EPIPE|connection dropped|socket hang up|stream (?:closed|removed)|RST_STREAM|GOAWAY/i;
+
+/** The {@link StartFailureKind} of what a start threw (the client's ServiceError, its gRPC cause, or the errors of {@link startWorkflow}). */
+export function startFailureKind(err: unknown): StartFailureKind {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    if (e instanceof WorkflowNotStartedError) return 'unavailable';
+    if (e instanceof WorkflowStartUndecidedError) return 'ambiguous';
+    if (e instanceof WorkflowExecutionAlreadyStartedError) return 'already-started';
+    if (!isGrpcServiceError(e)) continue;
+    switch (e.code as number) {
+      case GRPC.UNAVAILABLE:
+        return DROPPED_MID_CALL.test(e.details ?? e.message) ? 'ambiguous' : 'unavailable';
+      case GRPC.RESOURCE_EXHAUSTED:
+        return 'unavailable';
+      case GRPC.CANCELLED:
+      case GRPC.UNKNOWN:
+      case GRPC.DEADLINE_EXCEEDED:
+      case GRPC.INTERNAL:
+        return 'ambiguous';
+      default:
+        return 'rejected';
+    }
+  }
+  return 'rejected';
+}
+
+/** An ambiguous start (see {@link StartFailureKind}) after which describe found no run of it: nothing runs. `cause`: the start's error. */
+export class WorkflowNotStartedError extends Error {
+  constructor(readonly workflowId: string, cause: unknown) {
+    super(`the start of ${workflowId} failed and no run of it exists`, { cause });
+    this.name = 'WorkflowNotStartedError';
+  }
+}
+
+/** An ambiguous start whose describe failed too: a run may exist; the committed resource is kept for the reconciler. `cause`: the start's error. */
+export class WorkflowStartUndecidedError extends Error {
+  constructor(readonly workflowId: string, cause: unknown) {
+    super(`the start of ${workflowId} may or may not have made a run (describing it failed too)`, { cause });
+    this.name = 'WorkflowStartUndecidedError';
+  }
 }
 
 /** State of a workflow ID's latest run: `running`, `closed`, or `missing` (never started). */

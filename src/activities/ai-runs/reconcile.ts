@@ -6,10 +6,13 @@
  * are keyed by the workflow ID, signals by the attempt number.
  */
 import { log as activityLog } from '@temporalio/activity';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import type { AiRunPendingInput, PrismaClient } from '@prisma/client';
 import { countOf, reconcile } from '../../core/reconciler';
 import type { StartOutcome } from '../../core/workflow-start';
+import { RUN_ERROR_CODES } from '../../domain/ai-runs/errors';
 import type { InputBox } from '../../services/ai-runs/input-box';
+import { moveRun } from '../../services/ai-runs/run-projection';
 import { startableRunOf, type AiRunStarter } from '../../services/ai-runs/starter';
 
 /** Dependencies of {@link createAiRunReconcileActivities}. */
@@ -27,6 +30,8 @@ export interface AiRunReconcileReport {
   /** Outbox rows of runs that have left QUEUED (dropped). */
   dropped: number;
   resignalled: number;
+  /** RETRYING runs whose workflow had ended (retry window closed): FAILED RETRY_WINDOW_CLOSED, never restarted. */
+  windowClosed: number;
   failed: number;
 }
 
@@ -35,7 +40,7 @@ type LostRun =
   | { kind: 'start'; pending: AiRunPendingInput }
   | { kind: 'signal'; runId: string; workflowId: string; attemptCount: number; deadlineAt: Date | null };
 
-type RunAction = StartOutcome | 'dropped' | 'resignalled' | 'error';
+type RunAction = StartOutcome | 'dropped' | 'resignalled' | 'window-closed' | 'error';
 
 /** The AR reconcile activities. */
 export function createAiRunReconcileActivities({ db, starter, box }: AiRunReconcileDeps) {
@@ -55,7 +60,16 @@ export function createAiRunReconcileActivities({ db, starter, box }: AiRunReconc
 
   async function settle(item: LostRun): Promise<RunAction> {
     if (item.kind === 'signal') {
-      await starter.signalRetry(item.workflowId, { attemptNumber: item.attemptCount + 1, deadlineAt: (item.deadlineAt ?? new Date()).toISOString() });
+      try {
+        await starter.signalRetry(item.workflowId, { attemptNumber: item.attemptCount + 1, deadlineAt: (item.deadlineAt ?? new Date()).toISOString() });
+      } catch (err) {
+        if (!(err instanceof WorkflowNotFoundError)) throw err;
+        // Its workflow ended (the retry window closed): no attempt can follow, and nothing restarts it.
+        const code = RUN_ERROR_CODES.RETRY_WINDOW_CLOSED;
+        await moveRun(db, item.runId, 'FAILED', { nextAttemptAt: null, errorCode: code, errorMessage: 'the retry window closed before the retry reached the run', finishedAt: new Date() }, { from: ['RETRYING'], where: { attemptCount: item.attemptCount } });
+        activityLog.info('reconcile-ai-runs: a retried run whose workflow had ended is FAILED', { aiRunId: item.runId, reason: code });
+        return 'window-closed';
+      }
       return 'resignalled';
     }
     const p = item.pending;
@@ -70,7 +84,8 @@ export function createAiRunReconcileActivities({ db, starter, box }: AiRunReconc
   return {
     /**
      * SAN-4/AR-7: outbox rows older than `graceSeconds` → their run's workflow started (same ID,
-     * never a second run); rows of runs that have left QUEUED are dropped; lost retry signals re-sent.
+     * never a second run); rows of runs that have left QUEUED are dropped; lost retry signals re-sent
+     * (a run whose workflow had ended meanwhile → FAILED RETRY_WINDOW_CLOSED).
      * Retry: MAINTENANCE_RETRY.
      */
     async reconcileAiRuns(args: { graceSeconds: number; limit: number }): Promise<AiRunReconcileReport> {
@@ -83,7 +98,7 @@ export function createAiRunReconcileActivities({ db, starter, box }: AiRunReconc
         ids: (item) => ({ aiRunId: item.kind === 'start' ? item.pending.runId : item.runId }),
       }, activityLog);
       const n = (a: RunAction) => countOf(pass, a);
-      return { examined: pass.examined, started: n('started'), alreadyRunning: n('already-running'), dropped: n('dropped'), resignalled: n('resignalled'), failed: n('error') };
+      return { examined: pass.examined, started: n('started'), alreadyRunning: n('already-running'), dropped: n('dropped'), resignalled: n('resignalled'), windowClosed: n('window-closed'), failed: n('error') };
     },
   };
 }

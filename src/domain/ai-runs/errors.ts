@@ -53,6 +53,7 @@ export const AR_ROW_CODES = {
   LEASE_EXPIRED: { description: "AR-7: the attempt's worker stopped heartbeating (killed mid-call)" },
   DEADLINE_EXCEEDED: { description: 'the overall run deadline passed' },
   CANCELLED: { description: 'the run was cancelled (`POST …/cancel`)' },
+  RETRY_WINDOW_CLOSED: { description: "AR-4: a manual retry's signal found the run's workflow ended (its retry window had closed); no attempt followed" },
   SCHEMA_VIOLATION: { description: 'AR-2/AR-9: the answer failed re-validation' },
   MAX_ATTEMPTS_REACHED: { description: 'retryable errors used up the attempt budget' },
 } as const;
@@ -63,6 +64,7 @@ export const RUN_ERROR_CODES = codesOf(AR_ROW_CODES);
 /** Problem codes (the generic ones the routes also answer are the core's: If-Match preconditions, cursors, idempotency). */
 export const AR_PROBLEMS = defineProblems({
   AI_RUN_NOT_RETRYABLE: { status: 409, description: 'AR-4: the run is not FAILED (or was cancelled), so it cannot be retried' },
+  AI_RUN_RETRY_WINDOW_CLOSED: { status: 409, description: "AR-4: the run's retry window has closed (its workflow ended); nothing changed: make a new request" },
   AI_RUN_NOT_CANCELLABLE: { status: 409, description: 'the run is already SUCCEEDED or FAILED, so it cannot be cancelled' },
   AI_RUN_VERSION_CONFLICT: {
     status: 409,

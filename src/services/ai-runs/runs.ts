@@ -4,7 +4,7 @@
  *   its sealed input (outbox) and the key's answer commit together, then the workflow starts
  *   (SAN-4 pattern: a lost start leaves the run QUEUED with its sealed input for the reconciler);
  * - retry: FAILED → RETRYING under its own Idempotency-Key (one key, one attempt), then the waiting
- *   workflow is signalled (a lost signal is re-sent by the reconciler);
+ *   workflow is signalled (Temporal unavailable: undone, 503; a lost signal is re-sent by the reconciler);
  * - cancel: an active run → FAILED CANCELLED with its running attempt, then the workflow is cancelled;
  * - read: the run with its attempts and candidates; tenancy through requireMembership (404 / 403).
  * Services throw DomainError; only the API maps them to HTTP.
@@ -12,9 +12,11 @@
 import { randomUUID } from 'node:crypto';
 import type { AiAttempt, AiCandidate, AiRun, CompanyRole, PrismaClient } from '@prisma/client';
 import type { AiRunsConfig as Config } from '../../config/ai-runs';
-import type { WarnLog } from '../../core/after-commit';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { workflowStartUnavailable, type WarnLog } from '../../core/after-commit';
 import { idempotentCreate } from '../../core/idempotent-create';
 import { requireMembership } from '../../core/tenancy';
+import { startFailureKind, WorkflowNotStartedError } from '../../core/workflow-start';
 import { failActiveRun, moveRun } from './run-projection';
 import { AR_ERRORS, RUN_ERROR_CODES } from '../../domain/ai-runs/errors';
 import { AI_RUN_STATES } from '../../domain/ai-runs/run-state';
@@ -154,17 +156,36 @@ export interface RetryResult {
   replay: boolean;
 }
 
+/** The run's fields a manual retry changes, as they were (restored when its signal cannot be sent). */
+type RetriedFields = Pick<AiRun, 'retryCount' | 'nextAttemptAt' | 'errorCode' | 'errorMessage' | 'finishedAt' | 'deadlineAt'>;
+
 /**
- * AR-4: FAILED → RETRYING with a new attempt (MANUAL_RETRY), earlier attempts untouched. The same
- * retry key → the same attempt (a replay). Anything but a FAILED run (or a cancelled one, or one
- * whose retry window closed) → 409 AI_RUN_NOT_RETRYABLE.
- * @throws DomainError NOT_FOUND, FORBIDDEN, AI_RUN_NOT_RETRYABLE, IDEMPOTENCY_KEY_CONFLICT.
+ * AR-4: FAILED → RETRYING with a new attempt (MANUAL_RETRY), earlier attempts untouched; the run's
+ * waiting workflow is signalled after the commit. The same retry key → the same attempt (a
+ * replay). Anything but a FAILED run (or a cancelled one) → 409 AI_RUN_NOT_RETRYABLE; a run whose
+ * retry window has closed (its workflow ended) → 409 AI_RUN_RETRY_WINDOW_CLOSED; both change
+ * nothing. With Temporal unavailable (for the window check or the signal) the run is FAILED as
+ * before and the key's record withdrawn: 503 WORKFLOW_START_UNAVAILABLE, and the same request
+ * succeeds later; a signal Temporal neither confirmed nor refused keeps the run RETRYING (the
+ * reconciler re-sends it): 503 WORKFLOW_START_UNDECIDED.
+ * @throws DomainError NOT_FOUND, FORBIDDEN, AI_RUN_NOT_RETRYABLE, AI_RUN_RETRY_WINDOW_CLOSED,
+ *   IDEMPOTENCY_KEY_CONFLICT, WORKFLOW_START_UNAVAILABLE, WORKFLOW_START_UNDECIDED.
  */
 export async function retryAiRun(deps: AiRunDeps, userId: string, runId: string, key: string): Promise<RetryResult> {
   const found = await visibleRun(deps.db, userId, runId, AI_RUN_WRITER_ROLES);
   const notRetryable = (why: string) => AR_ERRORS.problem('AI_RUN_NOT_RETRYABLE', why);
-  type Attempt = { attemptNumber: number; deadlineAt?: Date; workflowId?: string };
+  const windowClosed = () => AR_ERRORS.problem('AI_RUN_RETRY_WINDOW_CLOSED', 'the retry window of this run has closed; make a new request instead');
+  const unavailable = () => workflowStartUnavailable('Temporal is unavailable: the run was not retried and is FAILED as before; retry the same request (same Idempotency-Key) after Retry-After');
+  type Attempt = { attemptNumber: number; deadlineAt?: Date; workflowId?: string; before?: RetriedFields };
   const attemptId = (n: number) => `${runId}/attempts/${n}`;
+  const isOpen = async (workflowId: string) => {
+    try {
+      return await deps.starter.isOpen(workflowId);
+    } catch (err) {
+      if (startFailureKind(err) === 'rejected') throw err;
+      throw unavailable(); // nothing is written: the claim's transaction rolls back
+    }
+  };
   const outcome = await idempotentCreate<Attempt>({
     db: deps.db,
     claim: { scopeId: found.companyId, operation: AI_RUN_OPERATIONS.retry(runId), key, request: { aiRunId: runId }, ttlMs: deps.config.idempotency.ttlMs },
@@ -174,26 +195,39 @@ export async function retryAiRun(deps: AiRunDeps, userId: string, runId: string,
       const run = await tx.aiRun.findUniqueOrThrow({ where: { id: runId } });
       if (!AI_RUN_STATES.canTransition(run.status, 'RETRYING', 'manual-retry')) throw notRetryable(`the run is ${run.status}; only a FAILED run can be retried`);
       if (run.errorCode === RUN_ERROR_CODES.CANCELLED) throw notRetryable('the run was cancelled; make a new request instead');
-      if (!(await deps.starter.isOpen(run.workflowId))) throw notRetryable('the retry window of this run has closed; make a new request instead');
+      if (!(await isOpen(run.workflowId))) throw windowClosed();
       const deadlineAt = new Date(Date.now() + deps.config.aiRuns.deadlineMs);
       const data = { retryCount: { increment: 1 }, nextAttemptAt: null, errorCode: null, errorMessage: null, finishedAt: null, deadlineAt };
       const moved = await moveRun(tx, runId, 'RETRYING', data, { actor: 'manual-retry', where: { attemptCount: run.attemptCount } });
       if (!moved) throw notRetryable('the run changed meanwhile; read it again');
-      return { attemptNumber: run.attemptCount + 1, deadlineAt, workflowId: run.workflowId };
+      const { retryCount, nextAttemptAt, errorCode, errorMessage, finishedAt } = run;
+      return { attemptNumber: run.attemptCount + 1, deadlineAt, workflowId: run.workflowId, before: { retryCount, nextAttemptAt, errorCode, errorMessage, finishedAt, deadlineAt: run.deadlineAt } };
     },
     idOf: (a) => attemptId(a.attemptNumber),
     read: async (id) => ({ attemptNumber: Number(id.split('/attempts/')[1] ?? 0) }),
+    start: {
+      async run({ attemptNumber, deadlineAt, workflowId }) {
+        if (!deadlineAt || !workflowId) return 'already-running';
+        try {
+          await deps.starter.signalRetry(workflowId, { attemptNumber, deadlineAt: deadlineAt.toISOString() });
+        } catch (err) {
+          // Its workflow ended after the window check: no attempt can follow; undone like an unavailable Temporal.
+          if (err instanceof WorkflowNotFoundError) throw new WorkflowNotStartedError(workflowId, err);
+          throw err;
+        }
+        return 'started';
+      },
+      ids: () => ({ aiRunId: runId }),
+      // The signal could not be sent: the run is FAILED again as it was (its attempt was never made).
+      remove: async (tx, { attemptNumber, before }) => {
+        if (before) await moveRun(tx, runId, 'FAILED', before, { from: ['RETRYING'], where: { attemptCount: attemptNumber - 1 } });
+      },
+      problem: (err) => (err instanceof WorkflowNotStartedError && err.cause instanceof WorkflowNotFoundError ? windowClosed() : unavailable()),
+      log: deps.log,
+    },
   });
-  const { attemptNumber, deadlineAt, workflowId } = outcome.resource;
-  if (!outcome.replay && deadlineAt && workflowId) {
-    try {
-      await deps.starter.signalRetry(workflowId, { attemptNumber, deadlineAt: deadlineAt.toISOString() });
-    } catch (err) {
-      deps.log.warn({ err, aiRunId: runId }, 'ai run retry signal failed; the reconciler will send it');
-    }
-  }
   const run = await deps.db.aiRun.findUniqueOrThrow({ where: { id: runId } });
-  return { run, attemptNumber, statusCode: outcome.statusCode, replay: outcome.replay };
+  return { run, attemptNumber: outcome.resource.attemptNumber, statusCode: outcome.statusCode, replay: outcome.replay };
 }
 
 /**

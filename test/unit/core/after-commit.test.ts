@@ -3,9 +3,10 @@
  * never a throw. startOrUndo: the same, except that Temporal being unavailable for the first start
  * undoes the request and answers 503.
  */
-import { ServiceError } from '@temporalio/client';
+import { ServiceError, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { isTemporalUnavailable, startAfterCommit, startOrUndo, type WarnLog } from '../../../src/core/after-commit';
 import { DomainError } from '../../../src/core/domain-error';
+import { startFailureKind, WorkflowNotStartedError, WorkflowStartUndecidedError } from '../../../src/core/workflow-start';
 
 function testLog() {
   const warnings: { obj: Record<string, unknown>; msg: string }[] = [];
@@ -44,13 +45,35 @@ function grpcFailure(code: number, details: string): Error {
 }
 const UNAVAILABLE = () => grpcFailure(14, 'No connection established');
 
-test('isTemporalUnavailable: gRPC UNAVAILABLE (bare or wrapped by the client) only; a deadline may have started the run', () => {
+test('isTemporalUnavailable: gRPC UNAVAILABLE (bare or wrapped by the client); a deadline may have started the run', () => {
   expect(isTemporalUnavailable(UNAVAILABLE())).toBe(true);
   expect(isTemporalUnavailable((UNAVAILABLE() as { cause?: unknown }).cause)).toBe(true);
   expect(isTemporalUnavailable(grpcFailure(4, 'deadline exceeded'))).toBe(false);
   expect(isTemporalUnavailable(grpcFailure(13, 'internal'))).toBe(false);
   expect(isTemporalUnavailable(new Error('14 UNAVAILABLE'))).toBe(false);
   expect(isTemporalUnavailable(undefined)).toBe(false);
+});
+
+test('startFailureKind: refused → unavailable; a deadline, cancel or dropped connection → ambiguous; other answers → rejected', () => {
+  expect(startFailureKind(UNAVAILABLE())).toBe('unavailable');
+  expect(startFailureKind(grpcFailure(8, 'namespace rate limit exceeded'))).toBe('unavailable');
+  expect(startFailureKind(new WorkflowNotStartedError('wf', grpcFailure(4, 'deadline exceeded')))).toBe('unavailable');
+  expect(startFailureKind(grpcFailure(4, 'Deadline exceeded'))).toBe('ambiguous');
+  expect(startFailureKind(grpcFailure(1, 'Cancelled on client'))).toBe('ambiguous');
+  expect(startFailureKind(grpcFailure(14, 'Connection dropped'))).toBe('ambiguous');
+  expect(startFailureKind(grpcFailure(14, 'read ECONNRESET'))).toBe('ambiguous');
+  expect(startFailureKind(new WorkflowStartUndecidedError('wf', grpcFailure(4, 'deadline exceeded')))).toBe('ambiguous');
+  expect(startFailureKind(new WorkflowExecutionAlreadyStartedError('started', 'wf', 'T'))).toBe('already-started');
+  expect(startFailureKind(grpcFailure(3, 'invalid argument'))).toBe('rejected');
+  expect(startFailureKind(new Error('no workflow registered'))).toBe('rejected');
+});
+
+test('startOrUndo: an undecided first start keeps everything and throws 503 WORKFLOW_START_UNDECIDED with Retry-After', async () => {
+  const { log } = testLog();
+  const undo = jest.fn(async () => undefined);
+  const err = await startOrUndo(log, [{ ids: { jobId: 'a' }, start: () => Promise.reject(new WorkflowStartUndecidedError('wf', grpcFailure(4, 'deadline exceeded'))) }], undo).catch((e: unknown) => e);
+  expect(err).toMatchObject({ code: 'WORKFLOW_START_UNDECIDED', headers: { 'Retry-After': expect.stringMatching(/^\d+$/) } });
+  expect(undo).not.toHaveBeenCalled();
 });
 
 describe('startOrUndo', () => {
@@ -80,10 +103,10 @@ describe('startOrUndo', () => {
     expect(warnings).toEqual([{ obj: expect.objectContaining({ jobId: 'a', undoErr: expect.any(Error) }), msg: expect.stringContaining('the undo failed') }]);
   });
 
-  test('any other failure, or a later start failing, is left to the reconciler: no undo, no throw', async () => {
+  test('a rejected start, or a later start failing, is left to the reconciler: no undo, no throw', async () => {
     const { log, warnings } = testLog();
     const undo = jest.fn(async () => undefined);
-    expect(await startOrUndo(log, [{ ids: { jobId: 'a' }, start: () => Promise.reject(grpcFailure(4, 'deadline exceeded')) }], undo)).toEqual(['start-failed']);
+    expect(await startOrUndo(log, [{ ids: { jobId: 'a' }, start: () => Promise.reject(grpcFailure(3, 'invalid argument')) }], undo)).toEqual(['start-failed']);
     expect(await startOrUndo(log, [{ ids: { jobId: 'b' }, start: async () => 'started' }, { ids: { jobId: 'c' }, start: () => Promise.reject(UNAVAILABLE()) }], undo)).toEqual(['started', 'start-failed']);
     expect(undo).not.toHaveBeenCalled();
     expect(warnings.map((w) => w.msg)).toEqual(['workflow start failed; the reconciler will start it', 'workflow start failed; the reconciler will start it']);

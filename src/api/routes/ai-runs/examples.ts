@@ -64,6 +64,8 @@ export const AR_EXAMPLES = {
       value: { type: 'urn:problem:idempotency-key-conflict', title: 'Idempotency Key Conflict', status: 409, code: 'IDEMPOTENCY_KEY_CONFLICT', detail: 'the Idempotency-Key was used with another request: text differs', errors: [{ path: 'body.text', message: 'differs from the first request with this key' }] },
     },
     notRetryable: { summary: '409: only a FAILED run can be retried', value: { type: 'urn:problem:ai-run-not-retryable', title: 'Ai Run Not Retryable', status: 409, code: 'AI_RUN_NOT_RETRYABLE', detail: 'the run is SUCCEEDED; only a FAILED run can be retried' } },
+    retryWindowClosed: { summary: '409: the retry window has closed', value: { type: 'urn:problem:ai-run-retry-window-closed', title: 'Ai Run Retry Window Closed', status: 409, code: 'AI_RUN_RETRY_WINDOW_CLOSED', detail: 'the retry window of this run has closed; make a new request instead' } },
+    retryUnavailable: { summary: '503: Temporal is unavailable; the run is FAILED as it was', value: { type: 'urn:problem:workflow-start-unavailable', title: 'Workflow Start Unavailable', status: 503, code: 'WORKFLOW_START_UNAVAILABLE', detail: 'Temporal is unavailable: the run was not retried and is FAILED as before; retry the same request (same Idempotency-Key) after Retry-After' } },
     notCancellable: { summary: '409: the run is finished', value: { type: 'urn:problem:ai-run-not-cancellable', title: 'Ai Run Not Cancellable', status: 409, code: 'AI_RUN_NOT_CANCELLABLE', detail: 'the run is SUCCEEDED; only a QUEUED, RUNNING or RETRYING run can be cancelled' } },
   },
 } as const;

@@ -105,8 +105,11 @@ export const aiRunRoutes: FastifyPluginAsyncZod<ArRunRouteDeps> = async (app, de
         summary: 'Retry a FAILED run with a new attempt (AR-4, its own Idempotency-Key)',
         description:
           'FAILED → RETRYING on the same run; a new MANUAL_RETRY attempt follows, earlier attempts stay as they are. The same ' +
-          'retry key answers the same attempt (never a second). Anything but a FAILED run, a cancelled run, or one whose ' +
-          'retry window closed → 409 AI_RUN_NOT_RETRYABLE.',
+          'retry key answers the same attempt (never a second). Anything but a FAILED run, or a cancelled run → 409 ' +
+          'AI_RUN_NOT_RETRYABLE; a run whose retry window closed → 409 AI_RUN_RETRY_WINDOW_CLOSED (nothing changes). ' +
+          'Temporal unavailable → 503 WORKFLOW_START_UNAVAILABLE with Retry-After: the run is FAILED as it was, the same ' +
+          'request (same key) retries it later; Temporal not answering whether the retry reached the run → 503 ' +
+          'WORKFLOW_START_UNDECIDED (the run stays RETRYING and the reconciler re-sends the retry).',
         params: z.object({ aiRunId: Uuid }),
         headers: IdempotencyHeaders,
         response: {
@@ -115,7 +118,8 @@ export const aiRunRoutes: FastifyPluginAsyncZod<ArRunRouteDeps> = async (app, de
           401: ProblemSchema,
           403: ProblemSchema,
           404: ProblemSchema,
-          409: problemExamples('AI_RUN_NOT_RETRYABLE or IDEMPOTENCY_KEY_CONFLICT', ['notRetryable']),
+          409: problemExamples('AI_RUN_NOT_RETRYABLE, AI_RUN_RETRY_WINDOW_CLOSED or IDEMPOTENCY_KEY_CONFLICT', ['notRetryable', 'retryWindowClosed']),
+          503: problemExamples('WORKFLOW_START_UNAVAILABLE or WORKFLOW_START_UNDECIDED (Retry-After)', ['retryUnavailable']),
         },
       },
     },

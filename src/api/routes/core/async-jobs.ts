@@ -1,8 +1,8 @@
 /** `GET /async-jobs/{jobId}` (SAN-5) and `POST /async-jobs/{jobId}/retry` (SAN-6). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { startAfterCommit } from '../../../core/after-commit';
-import { requeueFailedJob } from '../../../core/retry';
+import { startOrUndo, workflowStartUnavailable } from '../../../core/after-commit';
+import { requeueFailedJob, restoreFailedJob } from '../../../core/retry';
 import { JobType } from '@prisma/client';
 import type { ApiDeps } from '../../deps';
 import { ProblemSchema } from '../../problem';
@@ -59,9 +59,12 @@ export const asyncJobRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) 
         summary: 'Re-run a FAILED job (SAN-6; counts toward the re-run limit)',
         description:
           'FAILED → PENDING with retryCount + 1, then the job workflow starts again. 409 JOB_NOT_RETRYABLE when the job is ' +
-          'not FAILED or a newer job of the same target exists; 409 RETRY_LIMIT_REACHED at RECOVERY_MAX_RETRIES re-runs.',
+          'not FAILED or a newer job of the same target exists; 409 RETRY_LIMIT_REACHED at RECOVERY_MAX_RETRIES re-runs. ' +
+          '503 WORKFLOW_START_UNAVAILABLE (Retry-After) when Temporal cannot start it: the job is FAILED as before, retry the ' +
+          'request later; 503 WORKFLOW_START_UNDECIDED (Retry-After) when Temporal did not answer: the job stays PENDING and ' +
+          'its start is settled in the background.',
         params: z.object({ jobId: Uuid }),
-        response: { 202: RetriedJobSchema, 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema },
+        response: { 202: RetriedJobSchema, 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema, 503: ProblemSchema },
       },
     },
     async (req, reply) => {
@@ -83,7 +86,10 @@ export const asyncJobRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) 
         case 'requeued':
           break;
       }
-      await startAfterCommit(req.log, { jobId: r.job.jobId, jobType: r.job.jobType }, () => deps.starter.start(r.job));
+      const { job, previous } = r;
+      await startOrUndo(req.log, [{ ids: { jobId: job.jobId, jobType: job.jobType }, start: () => deps.starter.start(job) }], () => restoreFailedJob(deps.db, job, previous, deps.targets), {
+        problem: () => workflowStartUnavailable('Temporal is unavailable: the job was not re-run and is FAILED as before; retry the request after Retry-After'),
+      });
       reply.code(202).header('location', `/async-jobs/${r.job.jobId}`);
       return { jobId: r.job.jobId, jobType: r.job.jobType, targetId: r.job.targetId, status: 'PENDING' as const, retryCount: r.job.retryCount, maxRetries };
     },
