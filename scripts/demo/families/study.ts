@@ -5,16 +5,20 @@
  * cards' titles), each explained by a STUDY_EXPLANATION job; the memo-card poller (a Temporal
  * Schedule on the `study-cards` queue, polling study questions only here: the demo's config) extracts
  * their cards; the cards of two questions printed with their evidence; one explanation
- * replaced by hand → a new version → its old cards retired and the new ones live, side by side; a
+ * replaced by hand → a new version, extracted at once through POST /study/memo-card-jobs → its old
+ * cards retired and the new ones live, side by side; a
  * few reviews through the review loop (ts-fsrs). Its jobs are the explanation jobs and the memo-card
  * extraction jobs.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { definePart } from '../part';
 
-/** The part: a 3 s poll over study questions only, extraction retries after 0.5 s. */
+/**
+ * The part: a 15 s poll over study questions only (few poll runs in the Web UI's list), extraction
+ * retries after 0.5 s.
+ */
 export const part = definePart({
-  env: () => ({ ST_POLL_INTERVAL_SECONDS: '3', ST_POLL_SOURCE_KINDS: 'study_question', ST_EXTRACT_RETRY_DELAY_MS: '500' }),
+  env: () => ({ ST_POLL_INTERVAL_SECONDS: '15', ST_POLL_SOURCE_KINDS: 'study_question', ST_EXTRACT_RETRY_DELAY_MS: '500' }),
   async run({ apiUrl, user, shared, say }) {
     // The knowledge cards of the documents the scraps part submitted, in its order.
     const cards: { title: string; file: string }[] = [];
@@ -108,7 +112,7 @@ async function runStDemo(opts: StDemoOptions): Promise<{ completed: number; tota
     const v = (await call('GET', `/study/questions/${q.questionId}`)).explanationVersion as string | null;
     if (v) versions.set(q.questionId, v);
   }
-  say('study: waiting for the memo-card poller (Temporal Schedule on the study-cards queue) …');
+  say('study: waiting for the memo-card poller (Temporal Schedule on the study-cards queue, every 15 s) …');
   const extraction = new Map<string, MemoJob | undefined>();
   for (const q of questions) {
     const v = versions.get(q.questionId);
@@ -150,6 +154,9 @@ async function runStDemo(opts: StDemoOptions): Promise<{ completed: number; tota
     const put = (await call('PUT', `/study/questions/${target.q.questionId}/explanation`, { explanation: replacement })) as { explanationVersion: string };
     say('');
     say(`study: replaced the explanation of “${cut(target.q.question, 60)}” → version ${put.explanationVersion}`);
+    // A client need not wait for the poller: POST /study/memo-card-jobs extracts the version now.
+    const now = (await call('POST', '/study/memo-card-jobs', { sourceKind: 'study_question', sourceId: target.q.questionId })) as { status: string; reason?: string };
+    say(`  extraction asked for now (POST /study/memo-card-jobs): ${now.status}${now.reason ? ` (${now.reason}: the poller was first)` : ''}`);
     const job = await waitExtracted(target.q.questionId, put.explanationVersion);
     say(`  its memo-card job: ${job?.status ?? 'not run'} at attempt ${job?.attempts ?? 0}${job?.errorCode ? ` (${job.errorCode})` : ''}`);
     const all = ((await call('GET', `/study/questions/${target.q.questionId}/memo-cards?include=retired`)) as { cards: MemoCard[] }).cards;
