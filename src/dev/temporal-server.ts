@@ -3,16 +3,16 @@
  * server, SQLite persistence, Web UI) with this service's search attributes (DC-4), and registers
  * those attributes on any server through the operator API.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, closeSync, constants as fsConstants, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { accessSync, constants as fsConstants, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { SA_JOB_TYPE, SA_TARGET_ID, SA_USER_ID, SEARCH_ATTRIBUTE_NAMES } from '../core/contracts';
 import { ensureSearchAttributes } from '../core/search-attributes';
+import { getFreePort, startChildServer } from './child-server';
 
 export { ensureSearchAttributes } from '../core/search-attributes';
+export { getFreePort } from './child-server';
 
 /** Options of {@link startTemporalDevServer}. */
 export interface TemporalDevServerOptions {
@@ -51,7 +51,6 @@ const REPO_ROOT = path.resolve(__dirname, '..', '..');
 const LOCAL_CLI = path.join(REPO_ROOT, '.tools', 'venv', 'bin', 'temporal');
 const LOCAL_TEST_SERVER = path.join(REPO_ROOT, '.tools', 'venv', 'bin', 'temporal-test-server');
 const STOP_GRACE_MS = 10_000;
-const KILL_WAIT_MS = 5_000;
 
 function isExecutable(file: string): boolean {
   try {
@@ -94,164 +93,68 @@ export function findTemporalTestServer(): string | undefined {
   return fromEnvPath('TEMPORAL_TEST_SERVER_PATH') ?? (isExecutable(LOCAL_TEST_SERVER) ? LOCAL_TEST_SERVER : undefined);
 }
 
-/** A TCP port that was free on `host` a moment ago (the OS picks it). */
-export function getFreePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.once('error', reject);
-    srv.listen(0, host, () => {
-      const addr = srv.address();
-      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-function tail(file: string, bytes = 4000): string {
-  try {
-    const text = readFileSync(file, 'utf8');
-    return text.slice(-bytes).trim();
-  } catch {
-    return '';
-  }
-}
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-function processGroupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // already gone
-  }
-}
-
-/**
- * Kills `pgid`'s process group within about a second of this Node process dying in any way
- * (including SIGKILL), so that an interrupted test run leaves no server behind.
- */
-function spawnWatchdog(pgid: number): ChildProcess {
-  const script =
-    'while kill -0 "$0" 2>/dev/null; do sleep 1; done; kill -TERM "-$1" 2>/dev/null; sleep 5; kill -KILL "-$1" 2>/dev/null';
-  const dog = spawn('/bin/sh', ['-c', script, String(process.pid), String(pgid)], { detached: true, stdio: 'ignore' });
-  dog.unref();
-  return dog;
-}
-
 /**
  * Starts `temporal server start-dev` on 127.0.0.1 with the DC-4 search attributes and resolves once
  * the frontend answers and the attributes are visible in the namespace. Without a CLI binary it
  * falls back to `@temporalio/testing`'s downloaded dev server (needs internet) and logs that.
- * @throws Error with the tail of the server log when the process exits or start-up exceeds the bound.
+ * Its ports are verified to be its own and it starts again on others when one was taken
+ * (src/dev/child-server.ts; fixed ports: one attempt).
+ * @throws ChildServerError with the tail of the server log when it exits or start-up exceeds the bound.
  */
 export async function startTemporalDevServer(opts: TemporalDevServerOptions = {}): Promise<TemporalDevServer> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const cli = findTemporalCli();
   if (!cli) return startWithSdkDownload(opts, log);
-  const attempts = opts.port ? 1 : 2; // a randomly chosen port can be taken in between: retry once
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startCli(cli, opts);
-    } catch (err) {
-      if (attempt >= attempts) throw err;
-      log(`temporal dev server: start failed (${(err as Error).message.split('\n')[0]}), retrying on new ports`);
-    }
-  }
-}
-
-async function startCli(cli: string, opts: TemporalDevServerOptions): Promise<TemporalDevServer> {
   const host = '127.0.0.1';
-  const port = opts.port || (await getFreePort(host));
-  const uiPort = opts.uiPort || (await getFreePort(host));
   const namespace = opts.namespace ?? 'default';
-  const startTimeoutMs = opts.startTimeoutMs ?? 60_000;
-
   let tempDir: string | undefined;
   let logFile = opts.logFile;
   if (!logFile) {
     tempDir = mkdtempSync(path.join(tmpdir(), 'temporal-dev-'));
     logFile = path.join(tempDir, 'server.log');
   }
-  const args = ['server', 'start-dev', '--ip', host, '--port', String(port), '--ui-port', String(uiPort)];
-  for (const name of SEARCH_ATTRIBUTE_NAMES) args.push('--search-attribute', `${name}=Keyword`);
-  if (opts.dbFilename) args.push('--db-filename', opts.dbFilename);
-  if (opts.uiCodecEndpoint) args.push('--ui-codec-endpoint', opts.uiCodecEndpoint);
-  if (namespace !== 'default') args.push('--namespace', namespace);
-  // Task-queue Fairness (src/core/priority.ts): dispatch shared between tenants' fairness keys.
-  args.push('--dynamic-config-value', 'matching.enableFairness=true');
-  args.push('--log-level', 'warn');
-
-  const out = openSync(logFile, 'a');
-  let child: ChildProcess;
+  const args = ([port, uiPort]: number[]) => {
+    const list = ['server', 'start-dev', '--ip', host, '--port', String(port), '--ui-port', String(uiPort)];
+    for (const name of SEARCH_ATTRIBUTE_NAMES) list.push('--search-attribute', `${name}=Keyword`);
+    if (opts.dbFilename) list.push('--db-filename', opts.dbFilename);
+    if (opts.uiCodecEndpoint) list.push('--ui-codec-endpoint', opts.uiCodecEndpoint);
+    if (namespace !== 'default') list.push('--namespace', namespace);
+    // Task-queue Fairness (src/core/priority.ts): dispatch shared between tenants' fairness keys.
+    list.push('--dynamic-config-value', 'matching.enableFairness=true');
+    list.push('--log-level', 'warn');
+    return list;
+  };
+  const fixed = opts.port || opts.uiPort;
   try {
-    child = spawn(cli, args, { detached: true, stdio: ['ignore', out, out] });
-  } finally {
-    closeSync(out);
+    const child = await startChildServer({
+      name: 'temporal dev server',
+      command: cli,
+      args,
+      host,
+      // A fixed port keeps its partner fixed too (a free one picked now).
+      ports: fixed ? [opts.port || (await getFreePort(host)), opts.uiPort || (await getFreePort(host))] : undefined,
+      portCount: 2,
+      logFile,
+      startTimeoutMs: opts.startTimeoutMs ?? 60_000,
+      stopGraceMs: STOP_GRACE_MS,
+      log,
+      ready: async ([port]) => {
+        await checkReady(`${host}:${port}`, namespace, 3_000);
+        return true;
+      },
+    });
+    const [port, uiPort] = child.ports;
+    let stopping: Promise<void> | undefined;
+    const stop = () =>
+      (stopping ??= (async () => {
+        await child.stop();
+        if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+      })());
+    return { address: `${host}:${port}`, uiUrl: `http://${host}:${uiPort}`, stop };
+  } catch (err) {
+    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+    throw err;
   }
-  const spawnError = new Promise<Error>((resolve) => child.once('error', resolve));
-  const pid = child.pid;
-  if (pid === undefined) throw new Error(`could not start ${cli}: ${(await spawnError).message}`);
-  let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-  const exitPromise = new Promise<void>((resolve) =>
-    child.once('exit', (code, signal) => {
-      exited = { code, signal };
-      resolve();
-    }),
-  );
-  const watchdog = spawnWatchdog(pid);
-  const killOnExit = () => signalGroup(pid, 'SIGKILL');
-  process.once('exit', killOnExit);
-
-  let stopping: Promise<void> | undefined;
-  const stop = () =>
-    (stopping ??= (async () => {
-      signalGroup(pid, 'SIGTERM');
-      const deadline = Date.now() + STOP_GRACE_MS;
-      while ((!exited || processGroupAlive(pid)) && Date.now() < deadline) {
-        await Promise.race([exitPromise, sleep(100)]);
-      }
-      if (!exited || processGroupAlive(pid)) {
-        signalGroup(pid, 'SIGKILL');
-        await Promise.race([exitPromise, sleep(KILL_WAIT_MS)]);
-      }
-      process.removeListener('exit', killOnExit);
-      if (watchdog.pid !== undefined) signalGroup(watchdog.pid, 'SIGKILL');
-      if (tempDir) rmSync(tempDir, { recursive: true, force: true });
-    })());
-
-  const address = `${host}:${port}`;
-  const deadline = Date.now() + startTimeoutMs;
-  let lastError: unknown;
-  while (Date.now() < deadline) {
-    if (exited) {
-      const logText = tail(logFile);
-      await stop();
-      throw new Error(
-        `temporal dev server exited during start-up (code ${exited.code}, signal ${exited.signal})\n${logText}`,
-      );
-    }
-    try {
-      await checkReady(address, namespace, Math.max(500, Math.min(3000, deadline - Date.now())));
-      return { address, uiUrl: `http://${host}:${uiPort}`, stop };
-    } catch (err) {
-      lastError = err;
-      await Promise.race([exitPromise, sleep(200)]);
-    }
-  }
-  const logText = tail(logFile);
-  await stop();
-  throw new Error(
-    `temporal dev server on ${address} not ready after ${startTimeoutMs} ms: ${String(lastError)}\n${logText}`,
-  );
 }
 
 async function checkReady(address: string, namespace: string, timeoutMs: number): Promise<void> {

@@ -2,15 +2,15 @@
  * Real PostgreSQL 15 for tests: one throwaway server per jest run (globalSetup), and one database
  * per test file cloned from a template migrated once per server.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
+import { startChildServer, type ChildServer } from '../../src/dev/child-server';
 import { migrateDeploy, repoRoot } from '../../src/db/migrate';
-import { pollUntil, PollTimeoutError, SERVER_START_TIMEOUT_MS } from './poll';
+import { SERVER_START_TIMEOUT_MS } from './poll';
 
 const TEMPLATE_DB = 'app_template';
 /** pg_advisory_lock key serialising template creation and cloning across jest workers. */
@@ -30,18 +30,6 @@ export interface TestPostgres {
   resume(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 function postgresUser(): { uid: number; gid: number } | undefined {
   if (process.getuid?.() !== 0) return undefined;
   const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
@@ -49,36 +37,23 @@ function postgresUser(): { uid: number; gid: number } | undefined {
   return { uid, gid };
 }
 
-async function waitUntilReady(url: string, child: ChildProcess, log: () => string, timeoutMs: number): Promise<void> {
+/** Whether the server at `url` answers a query. */
+async function answers(url: string): Promise<boolean> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: 1000 });
+  client.on('error', () => undefined);
   try {
-    await pollUntil(
-      async () => {
-        if (child.exitCode !== null) throw new Error(`postgres exited with ${child.exitCode}:\n${log()}`);
-        const client = new Client({ connectionString: url, connectionTimeoutMillis: 1000 });
-        client.on('error', () => undefined);
-        try {
-          await client.connect();
-          await client.query('SELECT 1');
-          return 'ready';
-        } catch (err) {
-          return String(err); // still starting: try again
-        } finally {
-          await client.end().catch(() => undefined);
-        }
-      },
-      (outcome) => outcome === 'ready',
-      { describe: 'postgres to accept connections', timeoutMs, intervalMs: 100, maxIntervalMs: 250 },
-    );
-  } catch (err) {
-    if (err instanceof PollTimeoutError) throw new Error(`postgres not ready after ${timeoutMs} ms: ${String(err.lastValue)}\n${log()}`);
-    throw err;
+    await client.connect();
+    await client.query('SELECT 1');
+    return true;
+  } finally {
+    await client.end().catch(() => undefined);
   }
 }
 
 /**
  * Starts PostgreSQL 15 from `PG_BIN_DIR` (default /usr/lib/postgresql/15/bin) in a fresh temp
- * directory on a free 127.0.0.1 port: trust auth, fsync off, run as the `postgres` user when the
- * caller is root. Killed on process exit if `stop()` was not called.
+ * directory on a 127.0.0.1 port verified to be its own (src/dev/child-server.ts): trust auth, fsync
+ * off, run as the `postgres` user when the caller is root. Killed on process exit if `stop()` was not called.
  * @throws with the server log when initdb fails or the server is not ready within SERVER_START_TIMEOUT_MS.
  */
 export async function startPostgres(): Promise<TestPostgres> {
@@ -101,8 +76,7 @@ export async function startPostgres(): Promise<TestPostgres> {
     throw new Error(`initdb failed: ${e.stderr?.toString() ?? e.message}`);
   }
 
-  const port = await freePort();
-  const settings = {
+  const settings = (port: number) => ({
     listen_addresses: '127.0.0.1',
     port: String(port),
     unix_socket_directories: dir,
@@ -111,52 +85,49 @@ export async function startPostgres(): Promise<TestPostgres> {
     full_page_writes: 'off',
     max_connections: '200',
     shared_buffers: '128MB',
-  };
-  const args = ['-D', dataDir, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
-  let output = '';
-  const keep = (c: Buffer) => {
-    output = (output + c.toString()).slice(-20_000);
-  };
-  const launch = () => {
-    const proc = spawn(path.join(binDir, 'postgres'), args, { ...spawnOpts, stdio: ['ignore', 'pipe', 'pipe'] });
-    proc.stdout?.on('data', keep);
-    proc.stderr?.on('data', keep);
-    const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-    return { proc, exited };
-  };
-  let server = launch();
-  const killOnExit = () => server.proc.kill('SIGQUIT');
-  process.once('exit', killOnExit);
-
-  const adminUrl = `postgresql://postgres@127.0.0.1:${port}/postgres`;
-  const shutDown = async () => {
-    const { proc, exited } = server;
-    if (proc.exitCode === null && proc.signalCode === null) {
-      proc.kill('SIGINT');
-      await exited;
-    }
-  };
-  const cleanup = async () => {
-    process.removeListener('exit', killOnExit);
-    await shutDown();
-    rmSync(dir, { recursive: true, force: true });
-  };
+  });
+  const launch = (ports?: number[]) =>
+    startChildServer({
+      name: 'postgres',
+      command: path.join(binDir, 'postgres'),
+      args: ([port]) => ['-D', dataDir, ...Object.entries(settings(port!)).flatMap(([k, v]) => ['-c', `${k}=${v}`])],
+      ports,
+      ...spawnOpts,
+      startTimeoutMs: SERVER_START_TIMEOUT_MS,
+      stopSignal: 'SIGINT', // fast shutdown
+      stopGraceMs: 30_000,
+      ready: ([port]) => answers(`postgresql://postgres@127.0.0.1:${port}/postgres`),
+    });
+  let server: ChildServer;
   try {
-    await waitUntilReady(adminUrl, server.proc, () => output, SERVER_START_TIMEOUT_MS);
+    server = await launch();
   } catch (err) {
-    await cleanup();
+    rmSync(dir, { recursive: true, force: true });
     throw err;
   }
+  const port = server.ports[0]!;
+  const adminUrl = `postgresql://postgres@127.0.0.1:${port}/postgres`;
+  let running = true;
+  const watch = (s: ChildServer) =>
+    void s.exited.then(() => {
+      if (s === server) running = false;
+    });
+  watch(server);
+  const cleanup = async () => {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
   let stopping: Promise<void> | undefined;
   return {
     adminUrl,
     stop: () => (stopping ??= cleanup()),
-    interrupt: shutDown,
+    interrupt: () => server.stop(),
     async resume() {
       if (stopping) throw new Error('postgres was stopped for good');
-      if (server.proc.exitCode === null && server.proc.signalCode === null) return;
-      server = launch();
-      await waitUntilReady(adminUrl, server.proc, () => output, SERVER_START_TIMEOUT_MS);
+      if (running) return;
+      server = await launch([port]);
+      running = true;
+      watch(server);
     },
   };
 }

@@ -2,19 +2,19 @@
  * Temporal for tests: the one dev server that globalSetup starts (temp SQLite file, free ports), and
  * helpers that connect test code to it or start a time-skipping server from the local binary.
  */
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { findTemporalTestServer, getFreePort, startTemporalDevServer, type TemporalDevServer } from '../../src/dev/temporal-server';
+import { startChildServer } from '../../src/dev/child-server';
+import { findTemporalTestServer, startTemporalDevServer, type TemporalDevServer } from '../../src/dev/temporal-server';
 import type { DataConverter } from '@temporalio/common';
 import { loadConfig } from '../../src/families';
 import { taskQueues, type TaskQueues } from '../../src/core/contracts';
 import { temporalDataConverter } from '../../src/crypto/payload-codec';
-import { pollUntil, PollTimeoutError, SERVER_START_TIMEOUT_MS } from './poll';
+import { SERVER_START_TIMEOUT_MS } from './poll';
 
 /**
  * The data converter of the project's clients and workers under the test config (AR-6 payload
@@ -99,58 +99,29 @@ export async function timeSkippingTestEnv(): Promise<TestWorkflowEnvironment> {
 }
 
 /**
- * Starts the time-skipping test server `binary` on a free port and resolves once it answers (within
- * {@link SERVER_START_TIMEOUT_MS}). A server that exits before it answers (its port was taken in
- * between) is started again on a new port, twice at most.
- * @throws Error with the server's output when it keeps exiting or does not answer in time.
+ * Starts the time-skipping test server `binary` on a port verified to be its own and resolves once
+ * it answers (src/dev/child-server.ts: started again on another port when the port was taken in
+ * between or the server exited, twice at most).
+ * @throws ChildServerError with the server's output when it keeps exiting or does not answer within {@link SERVER_START_TIMEOUT_MS}.
  */
 async function startTimeSkippingServer(binary: string): Promise<{ address: string; stop(): Promise<void> }> {
-  for (let attempt = 1; ; attempt++) {
-    const address = `127.0.0.1:${await getFreePort()}`;
-    const child = spawn(binary, [address.split(':')[1]!], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    const keep = (b: Buffer) => (output = (output + b.toString()).slice(-4000));
-    child.stdout?.on('data', keep);
-    child.stderr?.on('data', keep);
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    const killOnExit = () => child.kill('SIGKILL');
-    process.once('exit', killOnExit);
-    const stop = async () => {
-      process.removeListener('exit', killOnExit);
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGKILL');
-        await exited;
+  const server = await startChildServer({
+    name: `time-skipping test server ${binary}`,
+    command: binary,
+    args: ([port]) => [String(port)],
+    startTimeoutMs: SERVER_START_TIMEOUT_MS,
+    stopSignal: 'SIGKILL',
+    ready: async ([port]) => {
+      const connection = await Connection.connect({ address: `127.0.0.1:${port}`, connectTimeout: 2000 });
+      try {
+        await connection.withDeadline(Date.now() + 5000, () => connection.workflowService.getSystemInfo({}));
+        return true;
+      } finally {
+        await connection.close();
       }
-    };
-    try {
-      await pollUntil(
-        async () => {
-          if (child.exitCode !== null || child.signalCode !== null) return 'exited';
-          try {
-            const connection = await Connection.connect({ address, connectTimeout: 2000 });
-            try {
-              await connection.withDeadline(Date.now() + 5000, () => connection.workflowService.getSystemInfo({}));
-              return 'ready';
-            } finally {
-              await connection.close();
-            }
-          } catch (err) {
-            return String(err); // still starting
-          }
-        },
-        (state) => state === 'ready' || state === 'exited',
-        { describe: `the time-skipping test server on ${address} to answer`, timeoutMs: SERVER_START_TIMEOUT_MS, maxIntervalMs: 500 },
-      ).then((state) => {
-        if (state === 'exited') throw new Error(`exited (code ${child.exitCode}, signal ${child.signalCode})`);
-      });
-      return { address, stop };
-    } catch (err) {
-      await stop();
-      const reason = err instanceof PollTimeoutError ? `not answering after ${SERVER_START_TIMEOUT_MS} ms: ${String(err.lastValue)}` : String(err);
-      if (!(err instanceof PollTimeoutError) && attempt < 3) continue;
-      throw new Error(`time-skipping test server ${binary} ${reason}\n${output}`);
-    }
-  }
+    },
+  });
+  return { address: `127.0.0.1:${server.ports[0]}`, stop: server.stop };
 }
 
 /** Task-queue names under a fresh random prefix, so tests never share queues. */
