@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { jsonSchemaTransformObject, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { installAuth } from './auth';
 import { closeWithApp, openHotPath } from './hot-path';
 import type { CoreConfig } from '../config';
@@ -11,7 +11,7 @@ import type { ApiDeps, AppDeps } from './deps';
 import { installJsonBodyParser } from './json-body';
 import { trackRouteMethods } from './method-not-allowed';
 import { installObservability } from './observability';
-import { declareProblemResponses, openApiTransform } from './openapi';
+import { declareProblemResponses, openApiTransform, openApiTransformObject } from './openapi';
 import { installProblemHandlers, problemClientErrorHandler } from './problem';
 import { asyncJobRoutes } from './routes/core/async-jobs';
 import { codecServerRoutes } from './routes/core/codec';
@@ -122,7 +122,7 @@ export async function buildApp<C extends CoreConfig>(appDeps: AppDeps<C>): Promi
       security: [{ bearer: [] }],
     },
     transform: openApiTransform,
-    transformObject: jsonSchemaTransformObject,
+    transformObject: openApiTransformObject,
   });
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith('/docs')) route.config = { ...(route.config as object), auth: 'public' as const };

@@ -13,6 +13,7 @@ import { ProblemSchema } from '../../problem';
 import { Uuid } from '../../schemas';
 import { AR_EXAMPLES, exampleContent, problemExamples } from './examples';
 import { AiRunAcceptedSchema, AiRunSchema, aiRunTag, aiRunView, createBodySchema, IdempotencyHeaders } from './schemas';
+import { statusLink } from '../../openapi';
 
 /** What the run routes need: the API deps plus the run commands' deps. */
 export type ArRunRouteDeps = Omit<AiRunDeps, 'log'>;
@@ -34,6 +35,7 @@ export const aiRunRoutes: FastifyPluginAsyncZod<ArRunRouteDeps> = async (app, de
   app.post(
     '/api/v1/ai-runs',
     {
+      links: { 202: { GetAiRun: statusLink('GET /api/v1/ai-runs/:aiRunId', { aiRunId: '$response.body#/aiRunId' }, 'the run (AR-3)') } },
       schema: {
         tags: ['ai-runs'],
         summary: 'Start an AI run over an HR request (AR-1, Idempotency-Key required)',
@@ -92,6 +94,7 @@ export const aiRunRoutes: FastifyPluginAsyncZod<ArRunRouteDeps> = async (app, de
   app.post(
     '/api/v1/ai-runs/:aiRunId/retry',
     {
+      links: { 202: { GetAiRun: statusLink('GET /api/v1/ai-runs/:aiRunId', { aiRunId: '$response.body#/aiRunId' }, 'the run (AR-3)') } },
       schema: {
         tags: ['ai-runs'],
         summary: 'Retry a FAILED run with a new attempt (AR-4, its own Idempotency-Key)',
@@ -121,6 +124,7 @@ export const aiRunRoutes: FastifyPluginAsyncZod<ArRunRouteDeps> = async (app, de
   app.post(
     '/api/v1/ai-runs/:aiRunId/cancel',
     {
+      links: { 202: { GetAiRun: statusLink('GET /api/v1/ai-runs/:aiRunId', { aiRunId: '$response.body#/aiRunId' }, 'the run (AR-3)') } },
       schema: {
         tags: ['ai-runs'],
         summary: 'Cancel a QUEUED, RUNNING or RETRYING run (ends FAILED with code CANCELLED)',

@@ -9,6 +9,7 @@ import { ProblemSchema } from '../../problem';
 import { AsyncJobSchema, Uuid } from '../../schemas';
 import { answerJobPoll, JOB_POLL_200_HEADERS, jobPollSerializerCompiler, JobPollHeaders, NotModifiedSchema } from './job-poll';
 import { CORE_ERRORS, notFound } from '../../../core/errors';
+import { statusLink } from '../../openapi';
 
 /** SAN-6 answer of a retry: the same job, PENDING again, with its re-run count. */
 const RetriedJobSchema = z
@@ -54,6 +55,7 @@ export const asyncJobRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) 
   app.post(
     '/async-jobs/:jobId/retry',
     {
+      links: { 202: { GetRetriedJob: statusLink('GET /async-jobs/:jobId', { jobId: '$response.body#/jobId' }, 'the retried job') } },
       schema: {
         tags: ['jobs'],
         summary: 'Re-run a FAILED job (SAN-6; counts toward the re-run limit)',
