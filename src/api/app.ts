@@ -116,7 +116,8 @@ export async function buildApp<C extends CoreConfig>(appDeps: AppDeps<C>): Promi
         description:
           'Start durable background jobs and poll their status. Every error is application/problem+json (RFC 9457) with a ' +
           'stable `code`. Besides the responses listed per operation, any request may answer 404 NOT_FOUND (unknown path), ' +
-          '405 METHOD_NOT_ALLOWED (with `Allow`), 408 REQUEST_TIMEOUT, 431 HEADERS_TOO_LARGE or 400 MALFORMED_REQUEST.',
+          '405 METHOD_NOT_ALLOWED (with `Allow`), 408 REQUEST_TIMEOUT, 431 HEADERS_TOO_LARGE or 400 MALFORMED_REQUEST. Every string ' +
+          'in a request (body, query, path) must be well-formed Unicode without NUL characters, else 400 VALIDATION_FAILED.',
       },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],

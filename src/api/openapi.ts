@@ -21,6 +21,7 @@ const SERVER_STATUS_DESCRIPTIONS: Record<number, string> = {
   401: 'UNAUTHORIZED: missing, invalid or revoked bearer token',
   408: 'REQUEST_TIMEOUT: the body was not received in time',
   413: 'PAYLOAD_TOO_LARGE: body over the size limit',
+  414: 'VALIDATION_FAILED (detail FST_ERR_MAX_PARAM_LENGTH): a path parameter over the router\'s length limit',
   415: 'UNSUPPORTED_MEDIA_TYPE: not application/json, or a charset other than UTF-8',
   500: 'INTERNAL: unexpected error (details in the logs under the X-Request-Id)',
   503: 'SERVICE_UNAVAILABLE: the database (or a dependency) cannot be used; see Retry-After',
@@ -38,8 +39,8 @@ interface ResponseMap {
 
 /**
  * Installs the `onRoute` hook (before any route is registered). For each route with a schema it
- * adds 500; 401 and 503 unless the route is public; 400 when it validates input; 400, 408, 413, 415
- * for methods with a body; then turns every 4xx/5xx entry given as a bare schema into an
+ * adds 500; 401 and 503 unless the route is public; 400 when it validates input; 414 when it has path
+ * parameters; 400, 408, 413, 415 for methods with a body; then turns every 4xx/5xx entry given as a bare schema into an
  * `application/problem+json` response. Throws at registration when a body schema is a zod object
  * that accepts unknown fields.
  */
@@ -57,6 +58,7 @@ export function declareProblemResponses(app: FastifyInstance): void {
       response[status] ??= problemResponse(SERVER_STATUS_DESCRIPTIONS[status] ?? STATUS_CODES[status] ?? 'Error');
     };
     if (schema.body || schema.querystring || schema.params || schema.headers) add(400);
+    if (schema.params) add(414);
     if (methods.some((m) => BODY_METHODS.has(m))) [400, 408, 413, 415].forEach(add);
     if (!isPublic) [401, 503].forEach(add);
     add(500);

@@ -20,6 +20,8 @@ export function createBodySchema(maxTextChars: number) {
       text: z
         .string()
         .refine((s) => s.trim().length > 0, 'must not be empty or whitespace only')
+        // What the refinement checks, for the document: a character String.prototype.trim() keeps.
+        .meta({ pattern: String.raw`[^\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]` })
         .refine((s) => Array.from(s).length <= maxTextChars, `at most ${maxTextChars} characters`)
         .describe('the free-text HR request; stored masked with a keyed hash, never in the clear (AR-6)'),
       locale: z.enum(['ko', 'en']).optional(),

@@ -15,6 +15,7 @@ export const scrapRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, deps
     .strictObject({
       content: z
         .string()
+        .min(1, notBlank)
         .max(deps.config.scraps.maxContentChars, `at most ${deps.config.scraps.maxContentChars} characters`)
         .regex(VISIBLE_TEXT_PATTERN, notBlank)
         .describe(`the text, with ${visible}; stored in Unicode NFC with CRLF → LF and invisible characters trimmed at both ends`),
@@ -23,7 +24,7 @@ export const scrapRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, deps
         .max(2048)
         .regex(/^https?:\/\//i, 'must be an http(s) URL')
         .optional(),
-      title: z.string().max(300).regex(VISIBLE_TEXT_PATTERN, notBlank).optional().describe(`wins over the extracted title; ${visible}`),
+      title: z.string().min(1, notBlank).max(300).regex(VISIBLE_TEXT_PATTERN, notBlank).optional().describe(`wins over the extracted title; ${visible}`),
     })
     .meta({
       examples: [
