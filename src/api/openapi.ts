@@ -130,11 +130,12 @@ export interface OpenApiLink {
 }
 
 /**
- * A link from a response to the operation `target` (`'GET /path/:param'`, as registered), whose
+ * A link from a response to the operation `target` (`'GET /path/:param'`, as registered: the status
+ * read, or a command on the created resource), whose
  * parameters are runtime expressions such as `$response.body#/jobId` or `$request.path.summaryId`.
  * For the route option `links: { <status>: { <name>: statusLink(…) } }` (@fastify/swagger).
  */
-export function statusLink(target: `${'GET'} /${string}`, parameters: Record<string, string>, description: string): OpenApiLink {
+export function statusLink(target: `${'GET' | 'POST'} /${string}`, parameters: Record<string, string>, description: string): OpenApiLink {
   const [method, url] = target.split(' ') as [string, string];
   return { operationId: operationIdOf(method, url), parameters, description };
 }

@@ -20,6 +20,15 @@ export type ArRunRouteDeps = Omit<AiRunDeps, 'log'>;
 
 const location = (id: string) => `/api/v1/ai-runs/${id}`;
 
+const RUN_ID = { aiRunId: '$response.body#/aiRunId' };
+/** Links of a create's answer: the run, and the commands on it. */
+const RUN_LINKS = {
+  GetAiRun: statusLink('GET /api/v1/ai-runs/:aiRunId', RUN_ID, 'the run (AR-3)'),
+  RetryAiRun: statusLink('POST /api/v1/ai-runs/:aiRunId/retry', RUN_ID, 'retry the run once it FAILED (AR-4)'),
+  CancelAiRun: statusLink('POST /api/v1/ai-runs/:aiRunId/cancel', RUN_ID, 'cancel the run'),
+  DecideCandidates: statusLink('POST /api/v1/ai-runs/:aiRunId/candidate-decisions', RUN_ID, "decide the run's candidates once it SUCCEEDED (AR-5)"),
+};
+
 /** Registers the run routes. */
 export const aiRunRoutes: FastifyPluginAsyncZod<ArRunRouteDeps> = async (app, deps) => {
   const Body = createBodySchema(deps.config.aiRuns.maxTextChars);
@@ -35,7 +44,7 @@ export const aiRunRoutes: FastifyPluginAsyncZod<ArRunRouteDeps> = async (app, de
   app.post(
     '/api/v1/ai-runs',
     {
-      links: { 202: { GetAiRun: statusLink('GET /api/v1/ai-runs/:aiRunId', { aiRunId: '$response.body#/aiRunId' }, 'the run (AR-3)') } },
+      links: { 202: RUN_LINKS },
       schema: {
         tags: ['ai-runs'],
         summary: 'Start an AI run over an HR request (AR-1, Idempotency-Key required)',

@@ -28,6 +28,7 @@ export const asyncJobRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) 
   app.get(
     '/async-jobs/:jobId',
     {
+      links: { 200: { RetryJob: statusLink('POST /async-jobs/:jobId/retry', { jobId: '$response.body#/jobId' }, 'once FAILED: re-run the job (SAN-6)') } },
       schema: {
         tags: ['jobs'],
         summary: 'Poll an async job (long polling with Prefer: wait and If-None-Match)',
