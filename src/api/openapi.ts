@@ -39,9 +39,9 @@ interface ResponseMap {
 
 /**
  * Installs the `onRoute` hook (before any route is registered). For each route with a schema it
- * adds 500; 401 and 503 unless the route is public; 400 when it validates input; 414 when it has path
- * parameters; 400, 408, 413, 415 for methods with a body; then turns every 4xx/5xx entry given as a bare schema into an
- * `application/problem+json` response. Throws at registration when a body schema is a zod object
+ * adds 500; 401 and 503 unless the route is public; 400 when it validates input; 414 when it has
+ * path parameters; 400, 408, 413, 415 for methods with a body; then turns every 4xx/5xx entry given
+ * as a bare schema into an `application/problem+json` response. Throws at registration when a body schema is a zod object
  * that accepts unknown fields.
  */
 export function declareProblemResponses(app: FastifyInstance): void {
@@ -131,8 +131,8 @@ export interface OpenApiLink {
 
 /**
  * A link from a response to the operation `target` (`'GET /path/:param'`, as registered: the status
- * read, or a command on the created resource), whose
- * parameters are runtime expressions such as `$response.body#/jobId` or `$request.path.summaryId`.
+ * read, or a command on the created resource), whose parameters are runtime expressions such as
+ * `$response.body#/jobId` or `$request.path.summaryId`.
  * For the route option `links: { <status>: { <name>: statusLink(…) } }` (@fastify/swagger).
  */
 export function statusLink(target: `${'GET' | 'POST'} /${string}`, parameters: Record<string, string>, description: string): OpenApiLink {
