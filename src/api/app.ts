@@ -3,14 +3,14 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { jsonSchemaTransformObject, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { installAuth } from './auth';
 import { closeWithApp, openHotPath } from './hot-path';
 import type { CoreConfig } from '../config';
 import type { ApiDeps, AppDeps } from './deps';
 import { installInputRules } from './input-rules';
 import { installObservability } from './observability';
-import { declareProblemResponses, openApiTransform } from './openapi';
+import { declareProblemResponses, openApiTransform, openApiTransformObject } from './openapi';
 import { installProblemHandlers, problemClientErrorHandler } from './problem';
 import { asyncJobRoutes } from './routes/core/async-jobs';
 import { codecServerRoutes } from './routes/core/codec';
@@ -85,13 +85,14 @@ export async function buildApp<C extends CoreConfig>(appDeps: AppDeps<C>): Promi
           'Start durable background jobs and poll their status. Every error is application/problem+json (RFC 9457) with a ' +
           'stable `code`. Besides the responses listed per operation, any request may answer 404 NOT_FOUND (unknown path), ' +
           '405 METHOD_NOT_ALLOWED (with `Allow`), 400 BODY_NOT_ALLOWED (a body sent to an operation that declares none), ' +
-          '415 UNSUPPORTED_MEDIA_TYPE (a charset other than UTF-8), 408 REQUEST_TIMEOUT, 431 HEADERS_TOO_LARGE or 400 MALFORMED_REQUEST.',
+          '415 UNSUPPORTED_MEDIA_TYPE (a charset other than UTF-8), 408 REQUEST_TIMEOUT, 431 HEADERS_TOO_LARGE or 400 MALFORMED_REQUEST. ' +
+          'Every string in a request (body, query, path) must be well-formed Unicode without NUL characters, else 400 VALIDATION_FAILED.',
       },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
     },
     transform: openApiTransform,
-    transformObject: jsonSchemaTransformObject,
+    transformObject: openApiTransformObject,
   });
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith('/docs')) route.config = { ...(route.config as object), auth: 'public' as const };

@@ -11,8 +11,17 @@ export type IfMatch =
   /** The strong entity tags listed (quotes included), and whether weak ones were listed too. */
   | { kind: 'tags'; strong: string[]; weakListed: boolean };
 
-/** One list member: `*`, or an entity tag (etagc = %x21 / %x23-7E / obs-text). */
-const MEMBER = /^(?:\*|(W\/)?"[\x21\x23-\x7e\x80-\xff]*")$/;
+/** An entity tag, `"opaque"` or weak `W/"opaque"` (etagc = %x21 / %x23-7E / obs-text). */
+const ENTITY_TAG = String.raw`(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"`;
+
+/** One list member: `*`, or an entity tag. */
+const MEMBER = new RegExp(String.raw`^(?:\*|${ENTITY_TAG})$`);
+
+/**
+ * What {@link parseIfMatch} accepts, as one pattern (ECMA-262, also a JSON Schema `pattern`): `*`
+ * alone, or entity tags separated by commas, with spaces, tabs and empty members around them.
+ */
+export const IF_MATCH_PATTERN = String.raw`^[\t ,]*(?:\*|${ENTITY_TAG}(?:[\t ]*,[\t ,]*${ENTITY_TAG})*)[\t ,]*$`;
 
 /**
  * The If-Match header (a string, or several header lines), or undefined when absent.

@@ -2,11 +2,13 @@
  * Keeps the OpenAPI document truthful about errors and bodies, for every route at registration:
  * each 4xx/5xx response is declared `application/problem+json` with the Problem schema, the
  * statuses the server itself can answer on any route are declared, and a JSON body schema must
- * reject unknown fields.
+ * reject unknown fields. The document transforms give every operation a stable `operationId`,
+ * register the security schemes a route declares (`x-security-schemes`), and state the rule of a
+ * `pattern` with Unicode property classes in words (generators cannot build from `\p{…}`).
  */
 import { STATUS_CODES } from 'node:http';
 import type { FastifyInstance, RouteOptions } from 'fastify';
-import { jsonSchemaTransform } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { PROBLEM_MEDIA_TYPE, problemResponse } from './problem';
 
@@ -19,6 +21,7 @@ const SERVER_STATUS_DESCRIPTIONS: Record<number, string> = {
   401: 'UNAUTHORIZED: missing, invalid or revoked bearer token',
   408: 'REQUEST_TIMEOUT: the body was not received in time',
   413: 'PAYLOAD_TOO_LARGE: body over the size limit',
+  414: 'VALIDATION_FAILED (detail FST_ERR_MAX_PARAM_LENGTH): a path parameter over the router\'s length limit',
   415: 'UNSUPPORTED_MEDIA_TYPE: not application/json, or a charset other than UTF-8',
   500: 'INTERNAL: unexpected error (details in the logs under the X-Request-Id)',
   503: 'SERVICE_UNAVAILABLE: the database (or a dependency) cannot be used; see Retry-After',
@@ -36,9 +39,9 @@ interface ResponseMap {
 
 /**
  * Installs the `onRoute` hook (before any route is registered). For each route with a schema it
- * adds 500; 401 and 503 unless the route is public; 400 when it validates input; 400, 408, 413, 415
- * for methods with a body; then turns every 4xx/5xx entry given as a bare schema into an
- * `application/problem+json` response. Throws at registration when a body schema is a zod object
+ * adds 500; 401 and 503 unless the route is public; 400 when it validates input; 414 when it has
+ * path parameters; 400, 408, 413, 415 for methods with a body; then turns every 4xx/5xx entry given
+ * as a bare schema into an `application/problem+json` response. Throws at registration when a body schema is a zod object
  * that accepts unknown fields.
  */
 export function declareProblemResponses(app: FastifyInstance): void {
@@ -55,6 +58,7 @@ export function declareProblemResponses(app: FastifyInstance): void {
       response[status] ??= problemResponse(SERVER_STATUS_DESCRIPTIONS[status] ?? STATUS_CODES[status] ?? 'Error');
     };
     if (schema.body || schema.querystring || schema.params || schema.headers) add(400);
+    if (schema.params) add(414);
     if (methods.some((m) => BODY_METHODS.has(m))) [400, 408, 413, 415].forEach(add);
     if (!isPublic) [401, 503].forEach(add);
     add(500);
@@ -101,17 +105,119 @@ function keepMediaExamples(source: unknown, target: Record<string, Record<string
 }
 
 /**
+ * A stable, unique `operationId` from an operation's method and path: the method in lower case,
+ * then each path segment in PascalCase, a parameter as `By<Name>`. `GET /api/v1/ai-runs/:aiRunId`
+ * (or `{aiRunId}`) → `getApiV1AiRunsByAiRunId`. Links name their target operation with it.
+ */
+export function operationIdOf(method: string, url: string): string {
+  const words = url.split('/').filter(Boolean).map((segment) => {
+    const param = /^(?::(\w+)|\{(\w+)\})$/.exec(segment);
+    const name = param ? `by-${param[1] ?? param[2]}` : segment;
+    return name
+      .split(/[^A-Za-z0-9]+/)
+      .filter(Boolean)
+      .map((w) => w[0]!.toUpperCase() + w.slice(1))
+      .join('');
+  });
+  return method.toLowerCase() + words.join('');
+}
+
+/** An OpenAPI Link object (`responses[status].links[name]`). */
+export interface OpenApiLink {
+  operationId: string;
+  parameters: Record<string, string>;
+  description: string;
+}
+
+/**
+ * A link from a response to the operation `target` (`'GET /path/:param'`, as registered: the status
+ * read, or a command on the created resource), whose parameters are runtime expressions such as
+ * `$response.body#/jobId` or `$request.path.summaryId`.
+ * For the route option `links: { <status>: { <name>: statusLink(…) } }` (@fastify/swagger).
+ */
+export function statusLink(target: `${'GET' | 'POST'} /${string}`, parameters: Record<string, string>, description: string): OpenApiLink {
+  const [method, url] = target.split(' ') as [string, string];
+  return { operationId: operationIdOf(method, url), parameters, description };
+}
+
+/** Route schema key of the security schemes a route's `security` names beyond the app's own. */
+export const SECURITY_SCHEMES_KEY = 'x-security-schemes';
+
+interface TransformedSchema {
+  operationId?: string;
+  response?: Record<string, Record<string, unknown>>;
+  [SECURITY_SCHEMES_KEY]?: Record<string, unknown>;
+}
+
+/**
  * `@fastify/swagger` transform: fastify-type-provider-zod's {@link jsonSchemaTransform}, named
  * examples of per-media-type responses kept, then the problem responses get their headers
- * (Retry-After on 503, WWW-Authenticate on 401).
+ * (Retry-After on 503; WWW-Authenticate on the 401 of a bearer-authenticated route), the operation
+ * its {@link operationIdOf} unless it names one, and the route's `x-security-schemes` are added to
+ * the document's components (before the operation is built, so its `security` can name them).
  */
 export const openApiTransform: typeof jsonSchemaTransform = (input) => {
   const out = jsonSchemaTransform(input);
-  const response = (out.schema as { response?: Record<string, Record<string, unknown>> } | undefined)?.response;
+  const schema = out.schema as TransformedSchema | undefined;
+  const response = schema?.response;
   keepMediaExamples((input.schema as { response?: unknown } | undefined)?.response, response);
+  const route = (input as { route?: { method?: string | string[]; config?: { auth?: unknown } } }).route;
+  const bearer = route?.config?.auth !== 'public';
   for (const [status, headers] of Object.entries(PROBLEM_HEADERS)) {
+    if (status === '401' && !bearer) continue;
     const r = response?.[status];
     if (r && 'content' in r) r.headers = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, { ...v.schema, description: v.description }]));
   }
+  if (schema) {
+    const method = ([] as string[]).concat(route?.method ?? 'GET')[0]!;
+    schema.operationId ??= operationIdOf(method, out.url);
+    const schemes = schema[SECURITY_SCHEMES_KEY];
+    if (schemes) {
+      const doc = (input as { openapiObject?: { components?: { securitySchemes?: Record<string, unknown> } } }).openapiObject;
+      if (doc) {
+        doc.components ??= {};
+        doc.components.securitySchemes = { ...doc.components.securitySchemes, ...schemes };
+      }
+      delete schema[SECURITY_SCHEMES_KEY];
+    }
+  }
   return out;
+};
+
+/** True when a regular expression source uses Unicode property escapes (`\p{…}` / `\P{…}`). */
+const usesPropertyClasses = (pattern: string) => /\\[pP]\{/.test(pattern);
+
+/**
+ * Every schema in `node` whose `pattern` uses Unicode property classes loses the `pattern` (the
+ * server keeps enforcing it): the rule moves to `description` in words and, verbatim, to
+ * `x-server-pattern` (ECMA-262 with the `u` flag).
+ */
+function statePropertyPatterns(node: unknown): void {
+  const stack: unknown[] = [node];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (Array.isArray(v)) {
+      stack.push(...v);
+      continue;
+    }
+    if (typeof v !== 'object' || v === null) continue;
+    const o = v as Record<string, unknown>;
+    if (typeof o.pattern === 'string' && usesPropertyClasses(o.pattern)) {
+      const rule = `Checked by the server: must match the ECMA-262 pattern /${o.pattern}/u (in x-server-pattern), which uses Unicode property classes.`;
+      o.description = typeof o.description === 'string' && o.description.length > 0 ? `${o.description}. ${rule}` : rule;
+      o['x-server-pattern'] = o.pattern;
+      delete o.pattern;
+    }
+    stack.push(...Object.values(o));
+  }
+}
+
+/**
+ * `@fastify/swagger` object transform: fastify-type-provider-zod's {@link jsonSchemaTransformObject}
+ * (the registered component schemas), then {@link statePropertyPatterns} over the whole document.
+ */
+export const openApiTransformObject: typeof jsonSchemaTransformObject = (input) => {
+  const doc = jsonSchemaTransformObject(input);
+  statePropertyPatterns(doc);
+  return doc;
 };

@@ -21,9 +21,9 @@ export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 /** Most entries of `errors[]` in one answer (and unknown field names listed); the rest are counted. */
 export const MAX_LISTED_ERRORS = 20;
 
-/** Response schema of a problem (for OpenAPI). */
+/** Response schema of a problem (for OpenAPI); open to the extension members of a problem type (RFC 9457 section 3.2). */
 export const ProblemSchema = z
-  .object({
+  .looseObject({
     type: z.string().describe('urn:problem:<code in kebab case>'),
     title: z.string(),
     status: z.number().int().min(400).max(599),

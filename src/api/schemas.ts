@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { JobType } from '@prisma/client';
 import { JOB_RESULT_CODES, JOB_STATUSES } from '../core/contracts';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_HEADER_MAX_LENGTH, IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_KEY_PATTERN } from '../core/idempotency';
 
 /** A UUID path parameter; anything else is a 400 VALIDATION_FAILED, never a database error. */
 export const Uuid = z.uuid({ message: 'must be a UUID' });
@@ -22,3 +23,27 @@ export const AsyncJobSchema = z
     updatedAt: z.iso.datetime(),
   })
   .meta({ id: 'AsyncJob' });
+
+/** The {@link IDEMPOTENCY_KEY_PATTERN} in words. */
+const IDEMPOTENCY_KEY_RULE = `1-${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters (0x21-0x7E), optionally in double quotes (then without " or \\ inside)`;
+
+/**
+ * The request headers of a route that reads `Idempotency-Key` (AR-7, PO-1; other headers pass
+ * through). The document states the parser's syntax (`pattern`, `maxLength`) and, with `required`,
+ * that the route needs the header; validation is left to the route's parser
+ * (src/core/idempotency.ts), so its stable codes answer: a missing required key → 400
+ * IDEMPOTENCY_KEY_MISSING, a malformed one → 400 IDEMPOTENCY_KEY_INVALID.
+ */
+export function idempotencyKeyHeaders(opts: { required: boolean; description: string; example?: string }) {
+  const header = z
+    .string()
+    .optional()
+    .meta({
+      description: `${opts.description} Syntax: ${IDEMPOTENCY_KEY_RULE}.`,
+      pattern: IDEMPOTENCY_KEY_PATTERN,
+      maxLength: IDEMPOTENCY_KEY_HEADER_MAX_LENGTH,
+      ...(opts.example ? { example: opts.example } : {}),
+    });
+  const headers = z.looseObject({ [IDEMPOTENCY_KEY_HEADER]: header });
+  return opts.required ? headers.meta({ required: [IDEMPOTENCY_KEY_HEADER] }) : headers;
+}

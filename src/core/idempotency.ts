@@ -41,7 +41,18 @@ export const DEFAULT_IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** Most differing field names listed in a conflict (the rest are counted). */
 const MAX_LISTED_FIELDS = 20;
 
-const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
+/**
+ * The syntax of a valid `Idempotency-Key` header value (ECMA-262, also a JSON Schema `pattern`):
+ * 1–255 visible ASCII characters (0x21–0x7E), or such a key (without `"` or `\\`) in double quotes,
+ * the IETF draft's structured-field string form; `""` (an empty key) is not valid.
+ * {@link parseIdempotencyKey} accepts exactly what this matches.
+ */
+export const IDEMPOTENCY_KEY_PATTERN = String.raw`^(?!""$)(?:[\x21-\x7e]{1,255}|"[\x21\x23-\x5b\x5d-\x7e]{1,255}")$`;
+
+/** Longest valid header value, in characters: a 255-character key in double quotes. */
+export const IDEMPOTENCY_KEY_HEADER_MAX_LENGTH = IDEMPOTENCY_KEY_MAX_LENGTH + 2;
+
+const VALID_HEADER = new RegExp(IDEMPOTENCY_KEY_PATTERN);
 
 /**
  * The key of an `Idempotency-Key` header value: 1–255 visible ASCII characters (0x21–0x7E: no
@@ -56,15 +67,14 @@ export function parseIdempotencyKey(value: string | readonly string[] | undefine
     throw CORE_ERRORS.problem('IDEMPOTENCY_KEY_MISSING', 'this operation needs an Idempotency-Key header');
   }
   const raw = typeof value === 'string' ? value : value.join(', ');
-  const quoted = /^"([^"\\]*)"$/.exec(raw);
-  const key = quoted ? quoted[1]! : raw;
-  if (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX_LENGTH || !VISIBLE_ASCII.test(key)) {
+  if (!VALID_HEADER.test(raw)) {
     throw CORE_ERRORS.problem(
       'IDEMPOTENCY_KEY_INVALID',
       `Idempotency-Key must be 1-${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters (no spaces), given once`,
     );
   }
-  return key;
+  const quoted = /^"([^"\\]+)"$/.exec(raw);
+  return quoted ? quoted[1]! : raw;
 }
 
 /** {@link parseIdempotencyKey} of a request's headers (Node / fastify lower-cases their names). */

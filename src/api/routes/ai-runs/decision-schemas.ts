@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { titleOf } from '../../../core/domain-error';
 import { DECISIONS, duplicateCandidateIds, MAX_DECISIONS_PER_REQUEST } from '../../../domain/ai-runs/decision-rules';
 import { aiRunEtag } from '../../../domain/ai-runs/etag';
+import { IF_MATCH_PATTERN } from '../../if-match';
 import { PROBLEM_MEDIA_TYPE, problemBody, ProblemSchema } from '../../problem';
 import { Uuid } from '../../schemas';
 
@@ -49,10 +50,16 @@ export const DecisionsBody = z
 /** Request headers of the decisions route (other headers pass through untouched). */
 export const DecisionsHeaders = z.looseObject({
   'if-match': z.string().max(2048).optional().meta({
-    description: "The run's ETag from GET /api/v1/ai-runs/{aiRunId} (strong; a weak W/ tag never matches). Or send `version` in the body.",
+    description:
+      "The run's ETag from GET /api/v1/ai-runs/{aiRunId} (strong; a weak W/ tag never matches), or a list of entity tags (RFC 9110). " +
+      'Or send `version` in the body. A value that is not an entity tag list → 400 VALIDATION_FAILED.',
+    pattern: IF_MATCH_PATTERN,
     example: aiRunEtag(RUN, 3),
   }),
 });
+
+/** Path of the decisions route; its example is the run the other examples name. */
+export const DecisionsParams = z.object({ aiRunId: Uuid.meta({ example: RUN }) });
 
 /** AR-5 a Task made from one adopted candidate (nothing is sent; approval is a later command). */
 export const TaskSchema = z

@@ -11,15 +11,13 @@
  * already recorded exactly as asked changes nothing and answers 200 whatever version it names.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { StaleRunVersionError } from '../../../domain/ai-runs/decision-rules';
 import { AR_ERRORS } from '../../../domain/ai-runs/errors';
 import { aiRunEtag, parseAiRunEtag } from '../../../domain/ai-runs/etag';
 import { applyCandidateDecisions } from '../../../services/ai-runs/decisions';
 import type { ApiDeps } from '../../deps';
 import { parseIfMatch } from '../../if-match';
-import { Uuid } from '../../schemas';
-import { DECISIONS_RESPONSES, DecisionsBody, DecisionsHeaders, taskBody } from './decision-schemas';
+import { DECISIONS_RESPONSES, DecisionsBody, DecisionsHeaders, DecisionsParams, taskBody } from './decision-schemas';
 
 /** Where the caller's version came from (it decides 412 or 409 when stale). */
 type VersionSource = 'if-match' | 'body';
@@ -66,7 +64,7 @@ export const decisionRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) 
           '(or concurrently) answer the same decisions and Tasks, never a second Task. A discarded candidate cannot be adopted, ' +
           'an adopted one cannot be discarded, a candidate of an earlier attempt cannot be decided, and a candidate the AR-9 ' +
           'guards blocked can be discarded but not adopted (422 CANDIDATE_BLOCKED). Nothing is sent anywhere.',
-        params: z.object({ aiRunId: Uuid }),
+        params: DecisionsParams,
         headers: DecisionsHeaders,
         body: DecisionsBody,
         response: DECISIONS_RESPONSES,

@@ -15,11 +15,21 @@ import { ProblemSchema } from '../../problem';
 import { Uuid } from '../../schemas';
 import { AR_EXAMPLES, exampleContent, problemExamples } from './examples';
 import { AiRunAcceptedSchema, AiRunSchema, aiRunTag, aiRunView, createBodySchema, IdempotencyHeaders } from './schemas';
+import { statusLink } from '../../openapi';
 
 /** What the run routes need: the run commands' deps and the change feed of the long poll. */
 export type ArRunRouteDeps = Omit<AiRunDeps, 'log'> & Pick<LongPollDeps, 'hot'>;
 
 const location = (id: string) => `/api/v1/ai-runs/${id}`;
+
+const RUN_ID = { aiRunId: '$response.body#/aiRunId' };
+/** Links of a create's answer: the run, and the commands on it. */
+const RUN_LINKS = {
+  GetAiRun: statusLink('GET /api/v1/ai-runs/:aiRunId', RUN_ID, 'the run (AR-3)'),
+  RetryAiRun: statusLink('POST /api/v1/ai-runs/:aiRunId/retry', RUN_ID, 'retry the run once it FAILED (AR-4)'),
+  CancelAiRun: statusLink('POST /api/v1/ai-runs/:aiRunId/cancel', RUN_ID, 'cancel the run'),
+  DecideCandidates: statusLink('POST /api/v1/ai-runs/:aiRunId/candidate-decisions', RUN_ID, "decide the run's candidates once it SUCCEEDED (AR-5)"),
+};
 
 /** Registers the run routes. */
 export const aiRunRoutes: FastifyPluginAsyncZod<ArRunRouteDeps> = async (app, deps) => {
@@ -37,6 +47,7 @@ export const aiRunRoutes: FastifyPluginAsyncZod<ArRunRouteDeps> = async (app, de
   app.post(
     '/api/v1/ai-runs',
     {
+      links: { 202: RUN_LINKS },
       schema: {
         tags: ['ai-runs'],
         summary: 'Start an AI run over an HR request (AR-1, Idempotency-Key required)',
@@ -100,6 +111,7 @@ export const aiRunRoutes: FastifyPluginAsyncZod<ArRunRouteDeps> = async (app, de
   app.post(
     '/api/v1/ai-runs/:aiRunId/retry',
     {
+      links: { 202: { GetAiRun: statusLink('GET /api/v1/ai-runs/:aiRunId', { aiRunId: '$response.body#/aiRunId' }, 'the run (AR-3)') } },
       schema: {
         tags: ['ai-runs'],
         summary: 'Retry a FAILED run with a new attempt (AR-4, its own Idempotency-Key)',
@@ -133,6 +145,7 @@ export const aiRunRoutes: FastifyPluginAsyncZod<ArRunRouteDeps> = async (app, de
   app.post(
     '/api/v1/ai-runs/:aiRunId/cancel',
     {
+      links: { 202: { GetAiRun: statusLink('GET /api/v1/ai-runs/:aiRunId', { aiRunId: '$response.body#/aiRunId' }, 'the run (AR-3)') } },
       schema: {
         tags: ['ai-runs'],
         summary: 'Cancel a QUEUED, RUNNING or RETRYING run (ends FAILED with code CANCELLED)',

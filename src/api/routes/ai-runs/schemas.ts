@@ -4,13 +4,13 @@ import { VISIBLE_TEXT_PATTERN } from '../../../core/blank';
 import type { AiRunWithDetails } from '../../../services/ai-runs/runs';
 import { aiRunEtag } from '../../../domain/ai-runs/etag';
 import { AI_RUN_STATUSES } from '../../../domain/ai-runs/run-state';
+import { idempotencyKeyHeaders } from '../../schemas';
 
-/** The `Idempotency-Key` request header (parsed by src/core/idempotency.ts: 400 when missing or malformed). */
-export const IdempotencyHeaders = z.looseObject({
-  'idempotency-key': z.string().optional().meta({
-    description: 'AR-7: 1-255 visible ASCII characters. The same key and payload answer the same run; another payload → 409 IDEMPOTENCY_KEY_CONFLICT.',
-    example: 'c0a8012e-4d1f-4c55-9d8e-1f2a3b4c5d6e',
-  }),
+/** The `Idempotency-Key` request header, required (parsed by src/core/idempotency.ts: 400 when missing or malformed). */
+export const IdempotencyHeaders = idempotencyKeyHeaders({
+  required: true,
+  description: 'AR-7: the same key and payload answer the same run; another payload → 409 IDEMPOTENCY_KEY_CONFLICT.',
+  example: 'c0a8012e-4d1f-4c55-9d8e-1f2a3b4c5d6e',
 });
 
 /** Body of `POST /api/v1/ai-runs`. */

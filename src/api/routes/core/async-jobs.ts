@@ -9,6 +9,7 @@ import { ProblemSchema } from '../../problem';
 import { AsyncJobSchema, Uuid } from '../../schemas';
 import { answerJobPoll, JOB_POLL_200_HEADERS, jobPollSerializerCompiler, JobPollHeaders, NotModifiedSchema } from './job-poll';
 import { CORE_ERRORS, notFound } from '../../../core/errors';
+import { statusLink } from '../../openapi';
 
 /** SAN-6 answer of a retry: the same job, PENDING again, with its re-run count. */
 const RetriedJobSchema = z
@@ -27,6 +28,7 @@ export const asyncJobRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) 
   app.get(
     '/async-jobs/:jobId',
     {
+      links: { 200: { RetryJob: statusLink('POST /async-jobs/:jobId/retry', { jobId: '$response.body#/jobId' }, 'once FAILED: re-run the job (SAN-6)') } },
       schema: {
         tags: ['jobs'],
         summary: 'Poll an async job (long polling with Prefer: wait and If-None-Match)',
@@ -54,6 +56,7 @@ export const asyncJobRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) 
   app.post(
     '/async-jobs/:jobId/retry',
     {
+      links: { 202: { GetRetriedJob: statusLink('GET /async-jobs/:jobId', { jobId: '$response.body#/jobId' }, 'the retried job') } },
       schema: {
         tags: ['jobs'],
         summary: 'Re-run a FAILED job (SAN-6; counts toward the re-run limit)',

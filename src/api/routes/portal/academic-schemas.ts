@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { EvaluationStatusSchema, TermSchema } from '../../../domain/portal/result';
+import { PORTAL_TYPES } from '../../../services/portal/adapters/registry';
 import { PROBLEM_MEDIA_TYPE, problemBody, ProblemSchema } from '../../problem';
 
 const Credits = z.number().describe('credits');
@@ -83,7 +84,12 @@ export const CourseEvaluationAnswerSchema = CourseEvaluationSchema.extend({ port
 
 /** `?portalType=`: optional when the user has student data from one portal only. */
 export const PortalTypeQuery = z.object({
-  portalType: z.string().min(1).max(40).optional().describe('the portal (e.g. suwon); optional when you linked one portal only'),
+  portalType: z
+    .string()
+    .min(1)
+    .max(40)
+    .optional()
+    .meta({ enum: [...PORTAL_TYPES], description: 'the portal; optional when you linked one portal only; another type → 400 PORTAL_TYPE_UNSUPPORTED' }),
 });
 
 /** `/{year}/{term}` path parameters. */

@@ -17,7 +17,8 @@ import { acceptScrapeCallback, type CallbackDeps } from '../../../services/porta
 import type { CallbackSignatureRejection, CallbackSignatureVerifier } from '../../../services/portal/callback-verifier';
 import { rawBodyOf } from '../../input-rules';
 import { ProblemSchema, validationErrors } from '../../problem';
-import { jsonWith, CallbackAcceptedSchema } from './schemas';
+import { SECURITY_SCHEMES_KEY } from '../../openapi';
+import { jsonWith, CallbackAcceptedSchema, problemWith } from './schemas';
 
 /** What the callback route needs. */
 export interface CallbackRouteDeps extends Omit<CallbackDeps, 'log'> {
@@ -32,6 +33,26 @@ const REJECTIONS: Record<CallbackSignatureRejection, [code: 'CALLBACK_SIGNATURE_
   'bad-signature': ['CALLBACK_SIGNATURE_INVALID', 'the signature matches no callback secret'],
   stale: ['CALLBACK_TIMESTAMP_STALE', 'X-Timestamp is outside the allowed tolerance (past or future)'],
 };
+
+/** OpenAPI security scheme names of the callback's HMAC signature and of its timestamp. */
+const CALLBACK_SIGNATURE_SCHEME = 'callbackSignature';
+const CALLBACK_TIMESTAMP_SCHEME = 'callbackTimestamp';
+
+/** PO-5 the callback's authentication, as apiKey-style schemes (both headers together authenticate a request). */
+const CALLBACK_SECURITY_SCHEMES = {
+  [CALLBACK_SIGNATURE_SCHEME]: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Signature',
+    description: '`sha256=<hex>`: HMAC-SHA256 with a callback secret over X-Timestamp + "." + the raw body bytes. Sent with callbackTimestamp.',
+  },
+  [CALLBACK_TIMESTAMP_SCHEME]: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Timestamp',
+    description: 'Unix seconds of signing; must be within the configured tolerance of the server clock (past or future). Sent with callbackSignature.',
+  },
+} as const;
 
 /** Registers the callback route. */
 export const scrapeCallbackRoutes: FastifyPluginAsyncZod<CallbackRouteDeps> = async (app, deps) => {
@@ -58,16 +79,17 @@ export const scrapeCallbackRoutes: FastifyPluginAsyncZod<CallbackRouteDeps> = as
           'outside the configured bucket and prefix, or outside the job\'s own `<prefix><jobId>/`, or a `scraped_at` ahead of the ' +
           'server clock by more than the signature tolerance → 422, nothing recorded. A repeat for the same ' +
           'job and attempt is answered like the first, counted in scrape_job_callback_duplicate_total, and applies nothing.',
+        // The signature and its timestamp are this route's security (CALLBACK_SECURITY), not parameters.
+        security: [{ [CALLBACK_SIGNATURE_SCHEME]: [], [CALLBACK_TIMESTAMP_SCHEME]: [] }],
+        [SECURITY_SCHEMES_KEY]: CALLBACK_SECURITY_SCHEMES,
         headers: z.looseObject({
-          'x-timestamp': z.string().optional(),
-          'x-signature': z.string().optional(),
-          'x-callback-attempt': z.string().optional(),
+          'x-callback-attempt': z.string().optional().meta({ description: 'the scraper\'s delivery attempt, a positive integer', pattern: '^[1-9][0-9]{0,8}$' }),
           'x-request-id': z.string().optional(),
         }),
         response: {
           202: jsonWith(CallbackAcceptedSchema, 'Accepted (the same answer for a repeat)'),
           400: ProblemSchema,
-          401: ProblemSchema,
+          401: problemWith(ProblemSchema, 'CALLBACK_SIGNATURE_MISSING (X-Timestamp or X-Signature absent), CALLBACK_SIGNATURE_INVALID (malformed, or matches no callback secret) or CALLBACK_TIMESTAMP_STALE (outside the tolerance, either direction); nothing applied'),
           404: ProblemSchema,
           409: ProblemSchema,
           422: ProblemSchema,

@@ -31,6 +31,7 @@ import {
   PortalStudentSummarySchema,
   problemWith,
 } from './schemas';
+import { statusLink } from '../../openapi';
 
 /** What the link routes need: the link commands' deps and the change feed of the job's long poll. */
 export type PortalLinkRouteDeps = Omit<PortalLinkDeps, 'log'> & Pick<LongPollDeps, 'hot'>;
@@ -43,6 +44,7 @@ export const portalLinkRoutes: FastifyPluginAsyncZod<PortalLinkRouteDeps> = asyn
   app.post(
     '/portal/link',
     {
+      links: { 202: { GetLinkJob: statusLink('GET /portal/link/jobs/:jobId', { jobId: '$response.body#/jobId' }, 'the link job (PO-4)'), GetLinkJobSummary: statusLink('GET /portal/link/jobs/:jobId/summary', { jobId: '$response.body#/jobId' }, 'the student summary of the job'), GetLinkJobDuration: statusLink('GET /portal/link/jobs/:jobId/duration', { jobId: '$response.body#/jobId' }, 'the durations of the job') } },
       schema: {
         tags: ['portal'],
         summary: 'Link (or refresh) a university portal account (PO-1, Idempotency-Key required)',

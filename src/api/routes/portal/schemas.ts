@@ -4,19 +4,24 @@ import type { PortalLinkJob } from '@prisma/client';
 import { PORTAL_JOB_RESULT_CODES, PORTAL_LINK_JOB_STATUSES, type PortalJobResultCode } from '../../../domain/portal/job-state';
 import { PROBLEM_MEDIA_TYPE, problemBody, ProblemSchema } from '../../problem';
 import { pollingEndpoint } from '../../../services/portal/links';
+import { PORTAL_TYPES } from '../../../services/portal/adapters/registry';
+import { idempotencyKeyHeaders } from '../../schemas';
 
-/** The `Idempotency-Key` request header (parsed by src/core/idempotency.ts: 400 when missing or malformed). */
-export const PortalIdempotencyHeaders = z.looseObject({
-  'idempotency-key': z.string().optional().meta({
-    description: 'PO-1: 1-255 visible ASCII characters. The same key, portal type and student id answer the same job; another request → 409 IDEMPOTENCY_KEY_CONFLICT (C07).',
-    example: '3f0c6a1e-8b2d-4e7f-9a10-5c6d7e8f9a0b',
-  }),
+/** The `Idempotency-Key` request header, required (parsed by src/core/idempotency.ts: 400 when missing or malformed). */
+export const PortalIdempotencyHeaders = idempotencyKeyHeaders({
+  required: true,
+  description: 'PO-1: the same key, portal type and student id answer the same job; another request → 409 IDEMPOTENCY_KEY_CONFLICT (C07).',
+  example: '3f0c6a1e-8b2d-4e7f-9a10-5c6d7e8f9a0b',
 });
 
 /** PO-1 body of `POST /portal/link`. The password is used by the scraper only: never stored, never logged. */
 export const PortalLinkBodySchema = z
   .strictObject({
-    portalType: z.string().min(1).max(32).describe('the portal adapter, e.g. `suwon`; an unknown type → 400 PORTAL_TYPE_UNSUPPORTED'),
+    portalType: z
+      .string()
+      .min(1)
+      .max(32)
+      .meta({ enum: [...PORTAL_TYPES], description: 'the portal adapter; another type → 400 PORTAL_TYPE_UNSUPPORTED' }),
     studentId: z.string().regex(/^[A-Za-z0-9-]{1,32}$/, '1-32 letters, digits or hyphens').describe("the student's portal login id"),
     password: z.string().min(1).max(256).describe('the portal password: passed to the scraper in an encrypted workflow payload, never stored'),
   })

@@ -15,6 +15,7 @@ import { ProblemSchema } from '../../problem';
 import { Uuid } from '../../schemas';
 import { SAN_ERRORS } from '../../../domain/scraps/errors';
 import { notFound } from '../../../core/errors';
+import { statusLink } from '../../openapi';
 
 const AccountSchema = z.object({ login: z.string().nullable(), linkedAt: z.iso.datetime() }).meta({ id: 'GithubAccount' });
 const RepositorySchema = z
@@ -39,9 +40,15 @@ const CommitSchema = z
 
 const OWNER = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/;
 const REPO = /^(?!\.{1,2}$)[A-Za-z0-9._-]{1,100}$/;
-const BRANCH = /^(?!\/|.*(?:\/\/|\/$|\.\.|@\{|\.lock$|\.$))[^\s~^:?*[\\\p{Cc}]{1,255}$/u;
+/**
+ * The character classes of the patterns below, spelled out so that the document's patterns use no
+ * Unicode property classes (generators cannot build from `\p{…}`): ECMA-262 `\s` and `\p{Cc}`.
+ */
+const SPACE = String.raw`\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff`;
+const CONTROL = String.raw`\x00-\x1f\x7f-\x9f`;
+const BRANCH = new RegExp(String.raw`^(?!\/|.*(?:\/\/|\/$|\.\.|@\{|\.lock$|\.$))[^${SPACE}~^:?*[\\${CONTROL}]{1,255}$`, 'u');
 /** What {@link normaliseDirectory} accepts: `/`-separated segments, none `.`/`..`, no `\\`, control characters or surrounding spaces. */
-const DIRECTORY = /^\/*(?:(?!\.\.?(?:\/|$))[^\s\\/\p{Cc}](?:[^\\/\p{Cc}]*[^\s\\/\p{Cc}])?(?:\/+|$))*$/u;
+const DIRECTORY = new RegExp(String.raw`^\/*(?:(?!\.\.?(?:\/|$))[^${SPACE}\\/${CONTROL}](?:[^\\/${CONTROL}]*[^${SPACE}\\/${CONTROL}])?(?:\/+|$))*$`, 'u');
 
 /** SAN-10 routes, scoped to the caller (another user's summary is a 404). */
 export const githubRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, deps) => {
@@ -189,6 +196,7 @@ export const githubRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, dep
   app.post(
     '/til/:summaryId/github-commits',
     {
+      links: { 202: { GetCommitJob: statusLink('GET /async-jobs/:jobId', { jobId: '$response.body#/jobId' }, 'the commit job (SAN-5 status)'), GetTilCommits: statusLink('GET /til/:summaryId/github-commits', { summaryId: '$request.path.summaryId' }, 'the commits of the TIL, with this one') } },
       schema: {
         tags: ['github'],
         summary: 'Commit a generated TIL to the linked repository; enqueues TIL_GITHUB_COMMIT (SAN-10)',

@@ -10,6 +10,7 @@ import { ProblemSchema } from '../../problem';
 import { Uuid } from '../../schemas';
 import { IsoDateSchema } from './til';
 import { notFound } from '../../../core/errors';
+import { statusLink } from '../../openapi';
 
 const QuizTypes = z.array(z.enum(QUIZ_TYPES)).min(1).max(QUIZ_TYPES.length);
 
@@ -57,6 +58,7 @@ export const recallQuizRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app,
   app.post(
     '/recall-quizzes',
     {
+      links: { 202: { GetRecallQuiz: statusLink('GET /recall-quizzes/:generationId', { generationId: '$response.body#/generationId' }, 'the quiz generation'), GetRecallQuizJob: statusLink('GET /async-jobs/:jobId', { jobId: '$response.body#/jobId' }, 'the quiz generation job (SAN-5 status)') } },
       schema: {
         tags: ['recall-quizzes'],
         summary: "Generate recall quizzes (OX, SHORT_ANSWER) over a date's cards; enqueues RECALL_QUIZ_GENERATION",

@@ -5,23 +5,26 @@ import { VISIBLE_TEXT_PATTERN } from '../../../core/blank';
 import { submitScrap } from '../../../services/scraps/scraps';
 import type { SanRouteDeps } from './deps';
 import { ProblemSchema } from '../../problem';
+import { statusLink } from '../../openapi';
 
 /** SAN-7 submission: 202 `{ scrapId, analysisJobId, refineJobId }` with `Location` of the analysis job. */
 export const scrapRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, deps) => {
   const notBlank = 'must not be empty or whitespace only';
+  const visible = 'at least one visible character: not only Unicode White_Space or Default_Ignorable_Code_Point (zero-width, format) characters';
   const Body = z
     .strictObject({
       content: z
         .string()
+        .min(1, notBlank)
         .max(deps.config.scraps.maxContentChars, `at most ${deps.config.scraps.maxContentChars} characters`)
         .regex(VISIBLE_TEXT_PATTERN, notBlank)
-        .describe('the text; stored in Unicode NFC with CRLF → LF and invisible characters trimmed at both ends'),
+        .describe(`the text, with ${visible}; stored in Unicode NFC with CRLF → LF and invisible characters trimmed at both ends`),
       sourceUrl: z
         .url({ protocol: /^https?$/, message: 'must be an http(s) URL' })
         .max(2048)
         .regex(/^https?:\/\//i, 'must be an http(s) URL')
         .optional(),
-      title: z.string().max(300).regex(VISIBLE_TEXT_PATTERN, notBlank).optional().describe('wins over the extracted title'),
+      title: z.string().min(1, notBlank).max(300).regex(VISIBLE_TEXT_PATTERN, notBlank).optional().describe(`wins over the extracted title; ${visible}`),
     })
     .meta({
       examples: [
@@ -36,6 +39,7 @@ export const scrapRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, deps
   app.post(
     '/scraps',
     {
+      links: { 202: { GetAnalysisJob: statusLink('GET /async-jobs/:jobId', { jobId: '$response.body#/analysisJobId' }, 'the card-analysis job (SAN-5 status)'), GetScrapCard: statusLink('GET /cards/:id', { id: '$response.body#/scrapId' }, 'the card of the scrap, once its analysis completed') } },
       schema: {
         tags: ['scraps'],
         summary: 'Submit a scrap; enqueues CARD_ANALYSIS and SCRAP_REFINE (deduplicated per user by content SHA-256)',

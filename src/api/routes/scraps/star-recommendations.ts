@@ -6,6 +6,7 @@ import type { SanRouteDeps } from './deps';
 import { ProblemSchema } from '../../problem';
 import { SAN_ERRORS } from '../../../domain/scraps/errors';
 import { notFound } from '../../../core/errors';
+import { statusLink } from '../../openapi';
 
 const Accepted = z.object({ jobId: z.uuid(), targetId: z.uuid() }).meta({ id: 'StarRecommendationAccepted' });
 
@@ -38,6 +39,7 @@ export const starRecommendationRoutes: FastifyPluginAsyncZod<SanRouteDeps> = asy
   app.post(
     '/github-star-recommendations',
     {
+      links: { 202: { GetRecommendationJob: statusLink('GET /async-jobs/:jobId', { jobId: '$response.body#/jobId' }, 'the recommendation job (SAN-5 status)') } },
       schema: {
         tags: ['github'],
         summary: "Recommend the caller's starred GitHub repositories that fit their knowledge cards",

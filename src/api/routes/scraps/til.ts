@@ -12,6 +12,7 @@ import { ProblemSchema } from '../../problem';
 import { Uuid } from '../../schemas';
 import { SAN_ERRORS } from '../../../domain/scraps/errors';
 import { notFound } from '../../../core/errors';
+import { statusLink } from '../../openapi';
 
 /** A calendar date `YYYY-MM-DD` (interpreted in the user's time zone). */
 export const IsoDateSchema = z.iso
@@ -50,6 +51,7 @@ export const tilRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, deps) 
   app.post(
     '/til',
     {
+      links: { 202: { GetTilJob: statusLink('GET /async-jobs/:jobId', { jobId: '$response.body#/jobId' }, 'the TIL generation job (SAN-5 status)'), GetTilRecallCards: statusLink('GET /til/:summaryId/recall-cards', { summaryId: '$response.body#/summaryId' }, 'the recall cards of the TIL') } },
       schema: {
         tags: ['til'],
         summary: "Generate the TIL of a date (user's time zone) from that day's cards; enqueues TIL_GENERATION",

@@ -14,7 +14,7 @@ import { listDueCards, listReviews, recordReview } from '../../../services/study
 import type { ApiDeps } from '../../deps';
 import { decodeCursor, pageOf, PageQuery } from '../../pagination';
 import { ProblemSchema } from '../../problem';
-import { Uuid } from '../../schemas';
+import { idempotencyKeyHeaders, Uuid } from '../../schemas';
 import { notFound } from '../../../core/errors';
 
 const Rating = z
@@ -120,7 +120,7 @@ export const studyReviewRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, dep
         tags: ['study'],
         summary: "Review a memo card: its ts-fsrs progress moves and the review is logged (optional Idempotency-Key makes a retry safe)",
         params: z.object({ cardId: Uuid }),
-        headers: z.object({ [IDEMPOTENCY_KEY_HEADER]: z.string().optional() }),
+        headers: idempotencyKeyHeaders({ required: false, description: 'optional: a retry with the same key answers the first review instead of logging a second.' }),
         body: z.strictObject({ rating: Rating }).meta({ examples: [{ rating: 'good' }, { rating: 1 }] }),
         response: { 201: ReviewResult, 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema },
       },

@@ -12,6 +12,7 @@ import { ProblemSchema } from '../../problem';
 import { Uuid } from '../../schemas';
 import { AnswerText, ExplanationText, QuestionSchema, QuestionText, TopicName, TopicSchema, questionView, topicView } from './schemas';
 import { notFound } from '../../../core/errors';
+import { statusLink } from '../../openapi';
 
 const TAG = 'study';
 
@@ -69,6 +70,7 @@ export const studyRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) => 
   app.post(
     '/study/topics/:topicId/questions',
     {
+      links: { 201: { GetQuestion: statusLink('GET /study/questions/:questionId', { questionId: '$response.body#/questionId' }, 'the question') } },
       schema: {
         tags: [TAG],
         summary: 'Add a question to a topic; enqueues its STUDY_EXPLANATION job unless `explain` is false',
@@ -128,6 +130,7 @@ export const studyRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) => 
   app.post(
     '/study/questions/:questionId/explanation-jobs',
     {
+      links: { 202: { GetExplanationJob: statusLink('GET /async-jobs/:jobId', { jobId: '$response.body#/jobId' }, 'the explanation job (its status)') } },
       schema: {
         tags: [TAG],
         summary: 'Ask for a new AI explanation (a STUDY_EXPLANATION job; the active one when there is one)',
