@@ -87,7 +87,7 @@ function isLimited(route: Pick<RouteOptions, 'config'>): boolean {
 /**
  * Installs the limits (call before any route is registered): the plugin (`global: false`: no hook
  * of its own), one limiter per policy over the memory store (one process) or the PostgreSQL store
- * over `pool` (`api.rateLimit.store`), the preHandler that counts each request, and the 429
+ * over `pool` (`api.rateLimit.store`), the preValidation hook that counts each request, and the 429
  * response on every limited operation's schema. Disabled (`api.rateLimit.enabled` false): nothing
  * is counted or declared.
  * @throws Error when the PostgreSQL store is chosen and no pool is given.
@@ -131,7 +131,8 @@ export async function installRateLimits(app: FastifyInstance, config: CoreConfig
     route.schema = { ...schema, response: { ...schema.response, 429: schema.response?.[429] ?? RATE_LIMITED_RESPONSE } };
   });
 
-  app.addHook('preHandler', async (req, reply) => {
+  // preValidation: after auth and body parsing, before the schema checks (a request that fails them counts too).
+  app.addHook('preValidation', async (req, reply) => {
     const limits = req.routeOptions.config.limits;
     if (limits === 'exempt' || req.routeOptions.url === undefined) return;
     const auth = req.routeOptions.config.auth ?? 'bearer';

@@ -2,7 +2,8 @@
  * The company an AI-run request counts against (the per-company rate limit, src/api/rate-limit.ts):
  * the `companyId` of the path or of the body, the company of the `aiRunId` or `taskId` of the path;
  * only when the caller is a member of it (so nobody spends another company's budget by naming it).
- * Answers are cached per caller and resource for a few seconds (a run's company never changes; a
+ * The request is not validated yet (the limit counts before the schema checks): ids are checked
+ * here. Answers are cached per caller and resource for a few seconds (a run's company never changes; a
  * membership removed stops counting within the cache's lifetime).
  */
 import type { FastifyRequest } from 'fastify';
