@@ -10,7 +10,8 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { PrismaClient } from '@prisma/client';
 import pino from 'pino';
 import { buildApp } from '../../../src/api/app';
-import { createPrisma } from '../../../src/db/client';
+import { createPrisma, pgPoolOf } from '../../../src/db/client';
+import { hitWindow } from '../../../src/db/rate-limit-store';
 import { createJobStarter, FAMILY_API } from '../../../src/families';
 import { seedCompany } from '../../support/ai-runs-seed';
 import { startStack, type Stack } from '../../support/stack';
@@ -192,5 +193,23 @@ describe('rate limits, PostgreSQL store shared by two apps', () => {
     expect((await second.inject({ method: 'GET', url: `/async-jobs/${randomUUID()}`, headers: other.auth })).statusCode).toBe(404);
     const [row] = await stack.db.$queryRaw<{ hits: number }[]>`SELECT hits FROM rate_limit_counters WHERE key = ${`user:${user.userId}`}`;
     expect(row?.hits).toBe(PER_USER + 2);
+  });
+
+  it('a key counts within its window and starts again at 1 in the next one (fixed windows on the database clock)', async () => {
+    const pool = pgPoolOf(stack.db)!;
+    const key = `test:${randomUUID()}`;
+    const windowMs = 2_000;
+    let previous = await hitWindow(pool, key, windowMs);
+    expect(previous.ttl).toBeLessThanOrEqual(windowMs);
+    let restarted = false;
+    for (let i = 0; i < 200 && !restarted; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      const now = await hitWindow(pool, key, windowMs);
+      expect(now.ttl).toBeLessThanOrEqual(windowMs);
+      if (now.current === 1) restarted = true;
+      else expect(now.current).toBe(previous.current + 1);
+      previous = now;
+    }
+    expect(restarted).toBe(true);
   });
 });
