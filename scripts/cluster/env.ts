@@ -56,6 +56,8 @@ export function buildServiceEnv(i: ServiceEnvInputs): Record<string, string> {
     OBJECT_STORE_ACCESS_KEY_ID: i.objectStore.accessKeyId,
     OBJECT_STORE_SECRET_ACCESS_KEY: i.objectStore.secretAccessKey,
     OBJECT_STORE_FORCE_PATH_STYLE: 'true',
+    // Two API processes share the rate limits through the database.
+    RATE_LIMIT_STORE: 'postgres',
     ...i.extra,
   };
 }

@@ -12,6 +12,8 @@ import { installInputRules } from './input-rules';
 import { installObservability } from './observability';
 import { declareProblemResponses, openApiTransform, openApiTransformObject } from './openapi';
 import { installProblemHandlers, problemClientErrorHandler } from './problem';
+import { installRateLimits } from './rate-limit';
+import { pgPoolOf } from '../db/client';
 import { asyncJobRoutes } from './routes/core/async-jobs';
 import { codecServerRoutes } from './routes/core/codec';
 import { healthRoutes } from './routes/core/health';
@@ -74,6 +76,7 @@ export async function buildApp<C extends CoreConfig>(appDeps: AppDeps<C>): Promi
   });
   declareProblemResponses(app);
   installProblemHandlers(app, { problems });
+  const limits = await installRateLimits(app, deps.config, pgPoolOf(deps.db));
 
   await app.register(swagger, {
     openapi: {
@@ -95,12 +98,12 @@ export async function buildApp<C extends CoreConfig>(appDeps: AppDeps<C>): Promi
     transformObject: openApiTransformObject,
   });
   app.addHook('onRoute', (route) => {
-    if (route.url.startsWith('/docs')) route.config = { ...(route.config as object), auth: 'public' as const };
+    if (route.url.startsWith('/docs')) route.config = { ...(route.config as object), auth: 'public' as const, limits: 'exempt' as const };
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: false } });
-  app.get('/openapi.json', { config: { auth: 'public' }, schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { config: { auth: 'public', limits: 'exempt' }, schema: { hide: true } }, async () => app.swagger());
 
-  await installAuth(app, deps.db, hot.tokens.resolve);
+  await installAuth(app, deps.db, hot.tokens.resolve, limits);
   await app.register(healthRoutes, deps);
   await app.register(asyncJobRoutes, deps);
   await app.register(codecServerRoutes, deps); // AR-6 codec server for the Temporal Web UI

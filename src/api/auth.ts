@@ -6,7 +6,7 @@
  *   outside services (e.g. the portal's scraper), with a bounded clock skew against replays.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { PrismaClient } from '@prisma/client';
 import { userIdForToken } from '../auth/tokens';
@@ -70,6 +70,12 @@ async function verifyHmac(req: FastifyRequest, auth: HmacAuth['hmac'], body: Buf
   if (!secret || !sameSignature(signature, signHmac(secret, timestamp, body))) throw unauthorized('invalid signature');
 }
 
+/** Options of {@link installAuth}. */
+export interface AuthOptions {
+  /** Runs before a bearer route answers 401 (the rate limit of unauthenticated requests); may throw its own answer. */
+  beforeUnauthorized?(req: FastifyRequest, reply: FastifyReply): Promise<void>;
+}
+
 /**
  * Installs authentication: bearer tokens on every route unless its `config.auth` says otherwise,
  * resolved by `resolveToken` (the app passes the cached `pg` lookup of src/auth/token-cache.ts;
@@ -80,7 +86,13 @@ export async function installAuth(
   app: FastifyInstance,
   db: PrismaClient,
   resolveToken: (token: string) => Promise<string | null> = (token) => userIdForToken(db, token),
+  opts: AuthOptions = {},
 ): Promise<void> {
+  const refuse = async (req: FastifyRequest, reply: FastifyReply, challenge: string, detail: string) => {
+    await opts.beforeUnauthorized?.(req, reply);
+    reply.header('WWW-Authenticate', challenge);
+    return unauthorized(detail);
+  };
   app.decorateRequest('userId', '');
   app.addHook('onRoute', (route) => {
     const auth = (route.config as { auth?: AuthMode } | undefined)?.auth;
@@ -94,15 +106,9 @@ export async function installAuth(
     if (auth !== 'bearer' || req.routeOptions.url === undefined) return;
     const header = req.headers.authorization;
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-    if (!match?.[1]) {
-      reply.header('WWW-Authenticate', 'Bearer');
-      throw unauthorized('missing bearer token');
-    }
+    if (!match?.[1]) throw await refuse(req, reply, 'Bearer', 'missing bearer token');
     const userId = await resolveToken(match[1]);
-    if (!userId) {
-      reply.header('WWW-Authenticate', 'Bearer error="invalid_token"');
-      throw unauthorized('invalid or revoked token');
-    }
+    if (!userId) throw await refuse(req, reply, 'Bearer error="invalid_token"', 'invalid or revoked token');
     req.userId = userId;
     // The request's own logger (fastify makes one per request) gains the binding in place: a child
     // logger per request costs about 2 % of the API's CPU under a polling load.

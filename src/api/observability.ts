@@ -74,7 +74,7 @@ export function installObservability(app: FastifyInstance): void {
   // A plugin, so the route is registered when the app loads: after the hooks installed next (the
   // input rules' route tracking among them).
   void app.register(async (scope) => {
-    scope.get('/metrics', { config: { auth: 'public' }, schema: { hide: true } }, async (_req, reply) =>
+    scope.get('/metrics', { config: { auth: 'public', limits: 'exempt' }, schema: { hide: true } }, async (_req, reply) =>
       reply.type(METRICS_CONTENT_TYPE).send(await renderMetrics()),
     );
   });

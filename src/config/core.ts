@@ -59,6 +59,11 @@ const env = {
   API_CONNECTION_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
   API_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).default(72_000),
   API_MAX_HEADER_BYTES: z.coerce.number().int().min(1024).max(1_048_576).default(16_384),
+  RATE_LIMIT_ENABLED: bool.default(true),
+  RATE_LIMIT_PER_USER_PER_MINUTE: z.coerce.number().int().min(1).default(1_000_000),
+  RATE_LIMIT_PER_COMPANY_PER_MINUTE: z.coerce.number().int().min(1).default(120_000),
+  RATE_LIMIT_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).default(30_000),
+  RATE_LIMIT_STORE: z.enum(['memory', 'postgres']).default('memory'),
 
   IDEMPOTENCY_KEY_TTL_HOURS: z.coerce.number().positive().max(24 * 366).default(24),
   IDEMPOTENCY_PURGE_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(60),
@@ -201,6 +206,20 @@ export const CORE_CONFIG = configSection(
       keepAliveTimeoutMs: e.API_KEEP_ALIVE_TIMEOUT_MS,
       /** Largest accepted request line + headers, in bytes; else 431. */
       maxHeaderBytes: e.API_MAX_HEADER_BYTES,
+      /**
+       * Per-client rate limits (src/api/rate-limit.ts), fixed windows of one minute: hits per
+       * authenticated user, per company on the routes that name one (AI runs), per IP address for
+       * unauthenticated requests (failed bearer auth, public routes that are not exempt). `store`:
+       * `memory` (one API process) or `postgres` (shared by every API process on the database).
+       * The defaults are a guard against runaway clients, above what one process serves.
+       */
+      rateLimit: {
+        enabled: e.RATE_LIMIT_ENABLED,
+        perUserPerMinute: e.RATE_LIMIT_PER_USER_PER_MINUTE,
+        perCompanyPerMinute: e.RATE_LIMIT_PER_COMPANY_PER_MINUTE,
+        perIpPerMinute: e.RATE_LIMIT_PER_IP_PER_MINUTE,
+        store: e.RATE_LIMIT_STORE,
+      },
     },
     /**
      * AR-7 / PO-1 Idempotency-Key records (src/core/idempotency.ts): lifetime of a record in ms

@@ -51,6 +51,11 @@ export const CORE_PROBLEMS = defineProblems({
   PAYLOAD_TOO_LARGE: { status: 413, description: 'the body is over the size limit' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'not application/json, or a charset other than UTF-8' },
   PRECONDITION_REQUIRED: { status: 428, description: 'the route needs If-Match (or an explicit version) and got none' },
+  RATE_LIMITED: {
+    status: 429,
+    title: 'Too Many Requests',
+    description: 'over a rate limit of the caller (user, company or IP address); `Retry-After` says when the window resets, `RateLimit` which limit',
+  },
   HEADERS_TOO_LARGE: { status: 431, title: 'Request Header Fields Too Large', description: 'the request headers are larger than the server accepts' },
   INTERNAL: { status: 500, title: 'Internal Server Error', description: 'an unexpected error; details only in the logs' },
   SERVICE_UNAVAILABLE: { status: 503, description: 'the database or another dependency cannot be used now; see Retry-After' },

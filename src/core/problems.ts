@@ -7,7 +7,7 @@
 import { titleOf, type DomainError } from './domain-error';
 
 /** HTTP statuses a problem answers with. */
-export type ProblemStatus = 400 | 401 | 403 | 404 | 405 | 408 | 409 | 412 | 413 | 415 | 422 | 428 | 431 | 500 | 502 | 503;
+export type ProblemStatus = 400 | 401 | 403 | 404 | 405 | 408 | 409 | 412 | 413 | 415 | 422 | 428 | 429 | 431 | 500 | 502 | 503;
 
 /** One declared problem code. */
 export interface ProblemSpec {

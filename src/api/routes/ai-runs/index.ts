@@ -1,7 +1,8 @@
 /**
  * The AI-runs family's routes (AR-1 … AR-5) as one plugin: builds the run commands' dependencies
  * once (the workflow starter over the API's Temporal client, the outbox's input box) and registers
- * the run routes, then the decisions, Task and run-list routes (AR-5, AR-3 list).
+ * the run routes, then the decisions, Task and run-list routes (AR-5, AR-3 list); each is also rate
+ * limited per company (./rate-limit.ts).
  */
 import type { FastifyPluginAsync } from 'fastify';
 import type { AiRunsConfig } from '../../../config/ai-runs';
@@ -12,6 +13,7 @@ import { decisionRoutes } from './decisions';
 import { runListRoutes } from './list';
 import { aiRunRoutes } from './runs';
 import { taskRoutes } from './tasks';
+import { aiRunCompanyLimits } from './rate-limit';
 import { AR_ERRORS } from '../../../domain/ai-runs/errors';
 
 /** A starter for an app built without a Temporal client: runs stay QUEUED for the reconciler; retry/cancel answer 503. */
@@ -24,6 +26,11 @@ const noTemporal: AiRunStarter = {
 
 /** Registers every AR route on `app`. */
 export const arRoutes: FastifyPluginAsync<ApiDeps<AiRunsConfig>> = async (app, deps) => {
+  const limits = aiRunCompanyLimits(deps.db, deps.config.api.tokenCache.ttlMs);
+  // Every route of the family also counts against the company it acts for (src/api/rate-limit.ts).
+  app.addHook('onRoute', (route) => {
+    route.config = { ...(route.config as object), limits };
+  });
   const starter = deps.temporal ? createTemporalAiRunStarter(deps.temporal, deps.config) : noTemporal;
   await app.register(aiRunRoutes, { config: deps.config, db: deps.db, hot: deps.hot, starter, box: inputBoxFromConfig(deps.config) });
   await app.register(decisionRoutes, deps);

@@ -8,10 +8,10 @@ import { CORE_ERRORS } from '../../../core/errors';
 /** `GET /health` (process up) and `GET /ready` (database answers; else 503 SERVICE_UNAVAILABLE problem+json). */
 export const healthRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) => {
   const Status = z.object({ status: z.literal('ok') });
-  app.get('/health', { config: { auth: 'public' }, schema: { tags: ['health'], security: [], response: { 200: Status } } }, async () => ({ status: 'ok' as const }));
+  app.get('/health', { config: { auth: 'public', limits: 'exempt' }, schema: { tags: ['health'], security: [], response: { 200: Status } } }, async () => ({ status: 'ok' as const }));
   app.get(
     '/ready',
-    { config: { auth: 'public' }, schema: { tags: ['health'], security: [], response: { 200: Status, 503: ProblemSchema } } },
+    { config: { auth: 'public', limits: 'exempt' }, schema: { tags: ['health'], security: [], response: { 200: Status, 503: ProblemSchema } } },
     async () => {
       try {
         await deps.db.$queryRaw`SELECT 1`;

@@ -69,7 +69,8 @@ export const scrapeCallbackRoutes: FastifyPluginAsyncZod<CallbackRouteDeps> = as
   app.post(
     '/internal/scrape-results',
     {
-      config: { auth: 'public', signedBody: verifySignature },
+      // Exempt from rate limits: the scraper's retries of a result must land (its signature carries no key id to count by).
+      config: { auth: 'public', limits: 'exempt', signedBody: verifySignature },
       schema: {
         tags: ['internal'],
         summary: 'Signed result callback of the portal scraper (PO-5, PO-6, PO-7)',
