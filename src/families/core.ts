@@ -54,7 +54,7 @@ const maintenance: CoreQueueDecl<JobsQueueContext> = {
   name: 'maintenance',
   process: 'jobs',
   workflows: true,
-  summary: 'the reconcile passes (SAN-4) and the webhook outbox relay, never behind job work',
+  summary: 'the reconcile passes (SAN-4), never behind job work',
   // A few passes at a time: they are batch work over the database.
   activityConcurrency: { of: () => 4 },
   workflowTaskConcurrency: 4,

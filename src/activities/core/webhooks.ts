@@ -6,11 +6,11 @@
 import type { Client } from '@temporalio/client';
 import type { Prisma, PrismaClient } from '@prisma/client';
 import type { CoreConfig } from '../../config';
-import { checkDestination, DestinationRefusedError } from '../../core/webhooks/destination';
-import { signingSecrets } from '../../core/webhooks/endpoints';
-import { postWebhook, type PostOutcome } from '../../core/webhooks/post';
-import { webhookHeaders } from '../../core/webhooks/signing';
-import { relayDeliveries, type RelayReport } from '../../core/webhooks/start';
+import { checkDestination, DestinationRefusedError } from '../../core/webhook-destination';
+import { signingSecrets } from '../../core/webhook-endpoints';
+import { postWebhook, type PostOutcome } from '../../core/webhook-post';
+import { webhookHeaders } from '../../core/webhook-signing';
+import { relayDeliveries, type RelayReport } from '../../core/webhook-start';
 import { storableText } from '../../core/cause-chain';
 import { log as activityLog } from '@temporalio/activity';
 

@@ -5,7 +5,7 @@
 import { proxyActivities, sleep } from '@temporalio/workflow';
 import { MAINTENANCE_RETRY, PROJECTION_RETRY } from '../../core/activity-options';
 import type { WebhookActivities } from '../../activities/core/webhooks';
-import type { RelayReport, WebhookDeliveryInput } from '../../core/webhooks/start';
+import type { RelayReport, WebhookDeliveryInput } from '../../core/webhook-start';
 
 /**
  * Delivers one event: an attempt, then (on a failure) a durable sleep doubling from

@@ -13,7 +13,7 @@ import { createWebhookActivities } from '../../../src/activities/core/webhooks';
 import { ensureCompany, setMember } from '../../../src/core/companies';
 import { maintenanceTaskQueue } from '../../../src/core/contracts';
 import { transitionJob } from '../../../src/core/projection';
-import { webhookDeliveryWorkflowId } from '../../../src/core/webhooks/endpoints';
+import { webhookDeliveryWorkflowId } from '../../../src/core/webhook-endpoints';
 import { pollUntil } from '../../support/poll';
 import { startStack, type Stack } from '../../support/stack';
 

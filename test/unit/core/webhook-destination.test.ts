@@ -1,7 +1,7 @@
 /** SSRF guard of webhook URLs and Standard Webhooks signing, against the reference implementation. */
 import { Webhook } from 'standardwebhooks';
-import { checkDestination, DestinationRefusedError, isPublicAddress } from '../../../src/core/webhooks/destination';
-import { newWebhookSecret, webhookHeaders } from '../../../src/core/webhooks/signing';
+import { checkDestination, DestinationRefusedError, isPublicAddress } from '../../../src/core/webhook-destination';
+import { newWebhookSecret, webhookHeaders } from '../../../src/core/webhook-signing';
 
 const publicDns = async () => [{ address: '93.184.216.34', family: 4 }];
 

@@ -10,8 +10,8 @@ import { startAfterCommit } from '../../../core/after-commit';
 import { taskQueues } from '../../../core/contracts';
 import {
   createEndpoint, deliveryFor, endpointFor, redeliver, rotateSecret, signingSecrets, visibleEndpoints,
-} from '../../../core/webhooks/endpoints';
-import { startDelivery } from '../../../core/webhooks/start';
+} from '../../../core/webhook-endpoints';
+import { startDelivery } from '../../../core/webhook-start';
 import type { ApiDeps } from '../../deps';
 import { afterPosition, decodeCursor, NEWEST_FIRST, pageOf, PageQuery } from '../../pagination';
 import { ProblemSchema } from '../../problem';
@@ -58,7 +58,7 @@ const CreateBody = z.strictObject({
   url: z.string().min(1).max(2048).describe('https URL (http and private addresses only with WEBHOOK_ALLOW_PRIVATE_URLS, dev/test)'),
   companyId: z.uuid().optional().describe('register for a company (needs OWNER); absent: for the caller\'s own jobs'),
   description: z.string().max(500).optional(),
-});
+}).meta({ examples: [{ url: 'https://hooks.example.com/durable-jobs', description: 'job completions' }] });
 
 function endpointView(e: WebhookEndpoint, now = new Date()) {
   const rotating = signingSecrets(e, now).length > 1 ? e.previousSecretExpiresAt : null;

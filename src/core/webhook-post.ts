@@ -6,7 +6,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import type { CheckedDestination } from './destination';
+import type { CheckedDestination } from './webhook-destination';
 
 /** What one POST gave: the HTTP status (null: no answer), the time taken (ms) and the error, if any. */
 export interface PostOutcome {

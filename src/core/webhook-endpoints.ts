@@ -5,9 +5,9 @@
  * another tenant; a member without the role gets 403 on create.
  */
 import type { CompanyRole, Prisma, PrismaClient, WebhookDelivery, WebhookEndpoint } from '@prisma/client';
-import { CORE_ERRORS, notFound } from '../errors';
-import { checkDestination, DestinationRefusedError, type DestinationPolicy } from './destination';
-import { newWebhookSecret } from './signing';
+import { CORE_ERRORS, notFound } from './errors';
+import { checkDestination, DestinationRefusedError, type DestinationPolicy } from './webhook-destination';
+import { newWebhookSecret } from './webhook-signing';
 
 /** Roles that may manage a company's endpoints. */
 export const WEBHOOK_COMPANY_ROLES: readonly CompanyRole[] = ['OWNER'];

@@ -7,10 +7,10 @@
 import type { Client } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { PrismaClient } from '@prisma/client';
-import type { CoreConfig } from '../../config';
-import { reconcile, countOf, type PassLog } from '../reconciler';
-import { startWorkflow, type StartOutcome } from '../workflow-start';
-import { webhookDeliveryWorkflowId } from './endpoints';
+import type { CoreConfig } from '../config';
+import { reconcile, countOf, type PassLog } from './reconciler';
+import { startWorkflow, type StartOutcome } from './workflow-start';
+import { webhookDeliveryWorkflowId } from './webhook-endpoints';
 
 /** Input of `webhookDeliveryWorkflow`: the delivery and its retry schedule (seconds). */
 export interface WebhookDeliveryInput {
