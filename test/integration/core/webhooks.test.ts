@@ -14,6 +14,7 @@ import { ensureCompany, setMember } from '../../../src/core/companies';
 import { maintenanceTaskQueue } from '../../../src/core/contracts';
 import { transitionJob } from '../../../src/core/projection';
 import { webhookDeliveryWorkflowId } from '../../../src/core/webhook-endpoints';
+import { startWebhookDispatcher } from '../../../src/workers/webhook-dispatcher';
 import { pollUntil } from '../../support/poll';
 import { startStack, type Stack } from '../../support/stack';
 
@@ -270,6 +271,25 @@ describe('delivery', () => {
     const headers = got.headers as Record<string, string>;
     expect(new Webhook(ep.secret).verify(got.body, headers)).toMatchObject({ data: { id: jobId } });
     expect(new Webhook(rotated.secret).verify(got.body, headers)).toMatchObject({ data: { id: jobId } });
+  });
+
+  it('the dispatcher starts a delivery on the outbox notification, without a relay pass', async () => {
+    const ep = (await register(alice.auth, `${base}/fast`)).json();
+    const before = await deliveryOf(ep.id, await finishJob(alice.userId, 'COMPLETED'));
+    const dispatcher = startWebhookDispatcher({
+      databaseUrl: stack.dbUrl, db: stack.db, client: stack.client, config: stack.config, jobsTaskQueue: stack.queues.jobs, log: { info: () => undefined, warn: () => undefined },
+    });
+    try {
+      // Its first pass runs once it listens: the delivery written before it started is taken.
+      expect((await settled(before.id, alice.auth)).status).toBe('SUCCEEDED');
+      // A later terminal write is woken by NOTIFY (no Schedule runs in the tests).
+      const jobId = await finishJob(alice.userId, 'COMPLETED');
+      const d = await deliveryOf(ep.id, jobId);
+      expect((await settled(d.id, alice.auth)).status).toBe('SUCCEEDED');
+      expect(rx.received.some((r) => r.path === '/fast' && r.body.includes(jobId))).toBe(true);
+    } finally {
+      await dispatcher.stop();
+    }
   });
 
   it('re-checks the destination at delivery: outside dev mode a loopback receiver is never contacted', async () => {
