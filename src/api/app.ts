@@ -17,6 +17,7 @@ import { pgPoolOf } from '../db/client';
 import { asyncJobRoutes } from './routes/core/async-jobs';
 import { codecServerRoutes } from './routes/core/codec';
 import { healthRoutes } from './routes/core/health';
+import { webhookRoutes } from './routes/core/webhooks';
 
 export type { ApiDeps, AppDeps } from './deps';
 
@@ -106,6 +107,7 @@ export async function buildApp<C extends CoreConfig>(appDeps: AppDeps<C>): Promi
   await installAuth(app, deps.db, hot.tokens.resolve, limits);
   await app.register(healthRoutes, deps);
   await app.register(asyncJobRoutes, deps);
+  await app.register(webhookRoutes, deps);
   await app.register(codecServerRoutes, deps); // AR-6 codec server for the Temporal Web UI
   for (const plugin of routes) await app.register(plugin, deps);
   return app;

@@ -65,6 +65,14 @@ const env = {
   RATE_LIMIT_PER_IP_PER_MINUTE: z.coerce.number().int().min(1).default(30_000),
   RATE_LIMIT_STORE: z.enum(['memory', 'postgres']).default('memory'),
 
+  WEBHOOK_ALLOW_PRIVATE_URLS: bool.default(false),
+  WEBHOOK_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  WEBHOOK_RETRY_BUDGET_SECONDS: z.coerce.number().int().min(1).max(7 * 86_400).default(86_400),
+  WEBHOOK_RETRY_INITIAL_SECONDS: z.coerce.number().min(0.1).max(3_600).default(5),
+  WEBHOOK_RETRY_MAX_INTERVAL_SECONDS: z.coerce.number().min(0.1).max(86_400).default(3_600),
+  WEBHOOK_SECRET_OVERLAP_HOURS: z.coerce.number().positive().max(24 * 30).default(24),
+  WEBHOOK_RELAY_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3_600).default(5),
+
   IDEMPOTENCY_KEY_TTL_HOURS: z.coerce.number().positive().max(24 * 366).default(24),
   IDEMPOTENCY_PURGE_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(60),
 
@@ -227,6 +235,21 @@ export const CORE_CONFIG = configSection(
      * Schedule deletes expired ones (minutes).
      */
     idempotency: { ttlMs: Math.round(e.IDEMPOTENCY_KEY_TTL_HOURS * 3_600_000), purgeIntervalMinutes: e.IDEMPOTENCY_PURGE_INTERVAL_MINUTES },
+    /**
+     * Completion webhooks (src/core/webhooks): `allowPrivateUrls` (dev/test only) admits http URLs
+     * and private, loopback and link-local addresses; the timeout of one POST (ms); the retry
+     * budget of a delivery (s, from its first attempt) and its backoff (initial, doubling up to the
+     * maximum, s); how long a rotated-out secret still signs (ms); the relay's interval (s).
+     */
+    webhooks: {
+      allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS,
+      requestTimeoutMs: e.WEBHOOK_REQUEST_TIMEOUT_MS,
+      retryBudgetSeconds: e.WEBHOOK_RETRY_BUDGET_SECONDS,
+      retryInitialSeconds: e.WEBHOOK_RETRY_INITIAL_SECONDS,
+      retryMaxIntervalSeconds: e.WEBHOOK_RETRY_MAX_INTERVAL_SECONDS,
+      secretOverlapMs: Math.round(e.WEBHOOK_SECRET_OVERLAP_HOURS * 3_600_000),
+      relayIntervalSeconds: e.WEBHOOK_RELAY_INTERVAL_SECONDS,
+    },
     ai: {
       provider: e.AI_PROVIDER,
       openai: {
@@ -328,6 +351,7 @@ export const CORE_CONFIG = configSection(
       // The socket of a waiting long poll is idle: a wait this long would be cut by the connection timeout.
       invalid('JOB_WAIT_MAX_SECONDS', 'must stay below API_CONNECTION_TIMEOUT_MS (an idle socket is closed mid-wait)');
     }
+    if (cfg.webhooks.allowPrivateUrls && cfg.env === 'production') invalid('WEBHOOK_ALLOW_PRIVATE_URLS', 'must be false when NODE_ENV=production');
     if (cfg.ai.provider === 'openai' && !cfg.ai.openai.apiKey) invalid('OPENAI_API_KEY', 'required when AI_PROVIDER=openai');
   },
 );

@@ -37,6 +37,7 @@ export const CORE_PROBLEMS = defineProblems({
   INVALID_CURSOR: { status: 400, description: 'a cursor that is not a nextCursor of the same list' },
   IDEMPOTENCY_KEY_MISSING: { status: 400, description: 'the operation needs an Idempotency-Key header (AR-7, PO-1)' },
   IDEMPOTENCY_KEY_INVALID: { status: 400, description: 'the Idempotency-Key is empty, too long or not visible ASCII' },
+  WEBHOOK_URL_REFUSED: { status: 400, description: 'the webhook URL is not https, carries credentials, does not resolve or resolves to a non-public address' },
   UNAUTHORIZED: { status: 401, description: 'missing, invalid or revoked credentials' },
   FORBIDDEN: { status: 403, description: "the caller's role may not do this" },
   NOT_FOUND: { status: 404, description: 'the resource does not exist or belongs to someone else (never 403, no leak)' },

@@ -8,6 +8,7 @@
 import { createIdempotencyPurgeActivities } from '../activities/core/idempotency-purge';
 import { createJobActivities } from '../activities/core/jobs';
 import { createRecoveryActivities } from '../activities/core/recovery';
+import { createWebhookActivities } from '../activities/core/webhooks';
 import { createAiProvider } from '../ai';
 import { CORE_CONFIG, type CoreConfig } from '../config';
 import { temporalClient } from '../core/connections';
@@ -38,9 +39,12 @@ const jobs: CoreQueueDecl<JobsQueueContext> = {
     // connection with eager start, so their first workflow task comes straight back to this worker.
     const eager = createTemporalJobStarter(temporalClient(base.connection, base.config.temporal), taskQueues(base.config.temporal.taskQueuePrefix), workflowTypes, { eager: true });
     const { startJobs } = createJobActivities({ db, starter: eager, client, targets });
+    const { attemptWebhookDelivery, failWebhookDelivery } = createWebhookActivities({ config: base.config, db });
     return {
       ...createJobActivities({ db, starter, client, targets }),
       startJobs,
+      attemptWebhookDelivery,
+      failWebhookDelivery,
       ...createRecoveryActivities({ db, client, starter, targets, jobTypes }), // SAN-6
     };
   },
@@ -57,7 +61,9 @@ const maintenance: CoreQueueDecl<JobsQueueContext> = {
   context: jobsContext,
   activities: ({ db, client, starter }, base) => {
     const { startStalePendingJobs, failClosedRuns } = createJobActivities({ db, starter, client, targets: base.registry.targets });
-    return { startStalePendingJobs, failClosedRuns, ...createIdempotencyPurgeActivities({ db }) };
+    const jobsTaskQueue = taskQueues(base.config.temporal.taskQueuePrefix).jobs;
+    const { relayWebhookDeliveries } = createWebhookActivities({ config: base.config, db, client, jobsTaskQueue });
+    return { startStalePendingJobs, failClosedRuns, relayWebhookDeliveries, ...createIdempotencyPurgeActivities({ db }) };
   },
 };
 
@@ -139,6 +145,14 @@ export const core = {
       every: (c) => `${c.idempotency.purgeIntervalMinutes}m`,
       input: () => [{}],
       catchupWindow: '10m',
+    },
+    {
+      // Completion webhooks: starts the delivery workflows of the outbox's PENDING deliveries.
+      name: 'relay-webhook-deliveries',
+      workflow: 'relayWebhookDeliveriesWorkflow',
+      queue: 'maintenance',
+      every: (c) => `${c.webhooks.relayIntervalSeconds}s`,
+      input: () => [{}],
     },
   ] as readonly ScheduleDecl[],
 };

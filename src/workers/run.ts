@@ -15,6 +15,8 @@ import { runtimeTelemetryOptions, workerTelemetry, type WorkerTelemetry } from '
 import type { Tracing } from '../telemetry/tracing';
 import { createQueueWorker } from './queue-worker';
 import { ensureSchedules } from './schedules';
+import { startWebhookDispatcher, type WebhookDispatcher } from './webhook-dispatcher';
+import { taskQueues } from '../core/contracts';
 
 /** A worker process's telemetry: what its workers get, and what to close at shutdown. */
 export interface WorkerProcessTelemetry {
@@ -68,6 +70,7 @@ export async function runWorkerProcess(queue: string): Promise<void> {
   const db = openDatabase(config);
   const client = await openTemporalClient(config);
   const connection = await NativeConnection.connect(temporalConnectionOptions(config));
+  let dispatcher: WebhookDispatcher | undefined;
   try {
     const schedules = schedulesOn(queues);
     if (schedules.length > 0 || queues.some((q) => queueDecl(q).workflows)) {
@@ -77,6 +80,12 @@ export async function runWorkerProcess(queue: string): Promise<void> {
     if (scheduleIds.length > 0) log.info({ scheduleIds }, 'schedules ready');
     const workers: Worker[] = [];
     for (const q of queues) workers.push(await createQueueWorker(q, { config, db, client, connection, telemetry: telemetry.worker }));
+    // Completion webhooks' fast path, next to the relay's queue (src/workers/webhook-dispatcher.ts).
+    if (queues.includes('maintenance') && config.database.url && config.api.jobWait.feed !== 'poll') {
+      dispatcher = startWebhookDispatcher({
+        databaseUrl: config.database.url, db, client, config, jobsTaskQueue: taskQueues(config.temporal.taskQueuePrefix).jobs, log,
+      });
+    }
     const described = Object.assign({}, ...queues.map((q) => queueDecl(q).describe?.(config) ?? {})) as object;
     log.info({ taskQueues: workers.map((w) => w.options.taskQueue), ...described }, `${component} running`);
     await Promise.all(
@@ -89,6 +98,7 @@ export async function runWorkerProcess(queue: string): Promise<void> {
     );
     log.info(`${component} stopped`);
   } finally {
+    await dispatcher?.stop();
     await connection.close();
     await client.connection.close();
     await db.$disconnect();

@@ -39,6 +39,9 @@ async function main(): Promise<void> {
     failJob: async () => 'FAILED',
     startJobs: async (jobs: unknown[]) => jobs.map(() => 'started'),
     purgeIdempotencyRecords: async () => ({ deleted: 3 }),
+    attemptWebhookDelivery: (() => { let n = 0; return async () => (++n === 1 ? 'retry' : 'succeeded'); })(),
+    failWebhookDelivery: async () => undefined,
+    relayWebhookDeliveries: async () => ({ examined: 1, started: 1, alreadyRunning: 0, failedToStart: 0 }),
     storeCard: async () => '44444444-4444-4444-8444-444444444444',
     storeRefinement: async () => undefined,
     startStalePendingJobs: async () => ({ examined: 1, started: 1, alreadyRunning: 0, failedToStart: 0 }),
@@ -107,6 +110,8 @@ async function main(): Promise<void> {
     ['recovery-missing-cards', 'recoverMissingCardsWorkflow', [recovery], () => undefined],
     ['recovery-unrefined-scraps', 'recoverUnrefinedScrapsWorkflow', [recovery], () => undefined],
     ['retry-job', 'retryJobWorkflow', [{ jobId: ids.jobId, queues }], () => undefined],
+    ['webhook-delivery-retried', 'webhookDeliveryWorkflow', [{ deliveryId: ids.jobId, budgetSeconds: 86_400, initialSeconds: 5, maxIntervalSeconds: 3_600 }], () => undefined],
+    ['relay-webhook-deliveries', 'relayWebhookDeliveriesWorkflow', [{}], () => undefined],
   ];
   const only = process.argv.slice(2);
   await worker.runUntil(async () => {

@@ -1,0 +1,77 @@
+/**
+ * Activities of completion webhooks: one delivery attempt (`jobs` queue) and the relay pass
+ * (`maintenance` queue). An attempt re-checks the destination (DNS rebinding), POSTs the signed
+ * event and records the attempt and the delivery's state in one transaction.
+ */
+import type { Client } from '@temporalio/client';
+import type { Prisma, PrismaClient } from '@prisma/client';
+import type { CoreConfig } from '../../config';
+import { checkDestination, DestinationRefusedError } from '../../core/webhook-destination';
+import { signingSecrets } from '../../core/webhook-endpoints';
+import { postWebhook, type PostOutcome } from '../../core/webhook-post';
+import { webhookHeaders } from '../../core/webhook-signing';
+import { relayDeliveries, type RelayReport } from '../../core/webhook-start';
+import { storableText } from '../../core/cause-chain';
+import { log as activityLog } from '@temporalio/activity';
+
+/** What an attempt left: delivered, to be retried, or nothing to do (the delivery or its endpoint is gone, or it is already final). */
+export type AttemptResult = 'succeeded' | 'retry' | 'gone';
+
+/** Deps of {@link createWebhookActivities}. */
+export interface WebhookActivityDeps {
+  config: Pick<CoreConfig, 'webhooks'>;
+  db: PrismaClient;
+  client?: Client;
+  /** The `jobs` task queue (delivery workflows run there). */
+  jobsTaskQueue?: string;
+}
+
+/** Builds the webhook activities. */
+export function createWebhookActivities({ config, db, client, jobsTaskQueue }: WebhookActivityDeps) {
+  return {
+    /** One POST of delivery `deliveryId` (see the module comment). */
+    async attemptWebhookDelivery(args: { deliveryId: string }): Promise<AttemptResult> {
+      const delivery = await db.webhookDelivery.findUnique({ where: { id: args.deliveryId }, include: { endpoint: true } });
+      if (!delivery || delivery.status === 'SUCCEEDED' || delivery.status === 'FAILED') return 'gone';
+      const body = JSON.stringify(delivery.payload);
+      const now = new Date();
+      let outcome: PostOutcome;
+      try {
+        const dest = await checkDestination(delivery.endpoint.url, { allowPrivate: config.webhooks.allowPrivateUrls });
+        const headers = webhookHeaders(signingSecrets(delivery.endpoint, now), delivery.eventId, Math.floor(now.getTime() / 1000), body);
+        outcome = await postWebhook(dest, headers, body, config.webhooks.requestTimeoutMs);
+      } catch (err) {
+        if (!(err instanceof DestinationRefusedError)) throw err;
+        outcome = { statusCode: null, durationMs: 0, error: err.message, ok: false };
+      }
+      const error = outcome.error === null ? null : storableText(outcome.error);
+      await db.$transaction(async (tx: Prisma.TransactionClient) => {
+        const row = await tx.webhookDelivery.update({ where: { id: delivery.id }, data: { attemptCount: { increment: 1 } }, select: { attemptCount: true } });
+        await tx.webhookAttempt.create({ data: { deliveryId: delivery.id, number: row.attemptCount, statusCode: outcome.statusCode, durationMs: outcome.durationMs, error } });
+        await tx.webhookDelivery.update({
+          where: { id: delivery.id },
+          data: outcome.ok ? { status: 'SUCCEEDED', lastError: null, finishedAt: new Date() } : { status: 'DELIVERING', lastError: error },
+        });
+      }).catch((err: unknown) => {
+        // The delivery (or its endpoint) was deleted meanwhile: nothing left to record.
+        if ((err as { code?: string }).code === 'P2025') return;
+        throw err;
+      });
+      return outcome.ok ? 'succeeded' : 'retry';
+    },
+
+    /** Delivery `deliveryId` ran out of its retry budget: FAILED (unless it is already final). */
+    async failWebhookDelivery(args: { deliveryId: string }): Promise<void> {
+      await db.webhookDelivery.updateMany({ where: { id: args.deliveryId, status: { in: ['PENDING', 'DELIVERING'] } }, data: { status: 'FAILED', finishedAt: new Date() } });
+    },
+
+    /** The outbox relay: starts the workflows of PENDING deliveries ({@link relayDeliveries}). */
+    async relayWebhookDeliveries(args: { limit: number }): Promise<RelayReport> {
+      if (!client || !jobsTaskQueue) throw new Error('relayWebhookDeliveries needs a Temporal client and the jobs task queue');
+      return relayDeliveries(db, client, config, jobsTaskQueue, args.limit, activityLog);
+    },
+  };
+}
+
+/** The webhook activities' interface (what workflows proxy). */
+export type WebhookActivities = ReturnType<typeof createWebhookActivities>;

@@ -1,0 +1,96 @@
+/**
+ * Webhook endpoints and deliveries as their owners see them. An endpoint belongs to a user (the
+ * terminal events of that user's jobs) or to a company (its resources' terminal events; managed by
+ * the company's OWNERs only). Anyone else learns nothing: 404, never 403, for a resource of
+ * another tenant; a member without the role gets 403 on create.
+ */
+import type { CompanyRole, Prisma, PrismaClient, WebhookDelivery, WebhookEndpoint } from '@prisma/client';
+import { CORE_ERRORS, notFound } from './errors';
+import { checkDestination, DestinationRefusedError, type DestinationPolicy } from './webhook-destination';
+import { newWebhookSecret } from './webhook-signing';
+
+/** Roles that may manage a company's endpoints. */
+export const WEBHOOK_COMPANY_ROLES: readonly CompanyRole[] = ['OWNER'];
+
+/** Workflow ID of delivery `deliveryId`'s workflow. */
+export function webhookDeliveryWorkflowId(deliveryId: string): string {
+  return `webhook-delivery:${deliveryId}`;
+}
+
+/** The `where` of the endpoints `userId` may see and manage. */
+export async function visibleEndpoints(db: PrismaClient, userId: string): Promise<Prisma.WebhookEndpointWhereInput> {
+  const companies = await db.companyMember.findMany({ where: { userId, role: { in: [...WEBHOOK_COMPANY_ROLES] } }, select: { companyId: true } });
+  return { OR: [{ userId, companyId: null }, { companyId: { in: companies.map((c) => c.companyId) } }] };
+}
+
+/**
+ * Registers an endpoint for `userId` (or for `companyId`, which needs an OWNER): checks `url`
+ * ({@link checkDestination}) and returns the row with its secret (shown once).
+ * @throws DomainError 400 WEBHOOK_URL_REFUSED; 404 NOT_FOUND (not a member of `companyId`); 403 FORBIDDEN (a member without the role).
+ */
+export async function createEndpoint(
+  db: PrismaClient,
+  policy: DestinationPolicy,
+  input: { userId: string; url: string; companyId?: string; description?: string },
+): Promise<WebhookEndpoint> {
+  if (input.companyId) {
+    const member = await db.companyMember.findUnique({ where: { companyId_userId: { companyId: input.companyId, userId: input.userId } } });
+    if (!member) throw notFound('company');
+    if (!WEBHOOK_COMPANY_ROLES.includes(member.role)) throw CORE_ERRORS.problem('FORBIDDEN', `company webhooks need the role ${WEBHOOK_COMPANY_ROLES.join(' or ')}`);
+  }
+  await assertDestination(input.url, policy);
+  return db.webhookEndpoint.create({
+    data: { userId: input.userId, companyId: input.companyId ?? null, url: input.url, description: input.description ?? null, secret: newWebhookSecret() },
+  });
+}
+
+/** @throws DomainError 400 WEBHOOK_URL_REFUSED when `url` fails {@link checkDestination}. */
+export async function assertDestination(url: string, policy: DestinationPolicy): Promise<void> {
+  try {
+    await checkDestination(url, policy);
+  } catch (err) {
+    if (err instanceof DestinationRefusedError) throw CORE_ERRORS.problem('WEBHOOK_URL_REFUSED', err.message);
+    throw err;
+  }
+}
+
+/** Endpoint `id` if `userId` may see it. @throws DomainError 404 NOT_FOUND otherwise. */
+export async function endpointFor(db: PrismaClient, userId: string, id: string): Promise<WebhookEndpoint> {
+  const row = await db.webhookEndpoint.findFirst({ where: { id, ...(await visibleEndpoints(db, userId)) } });
+  if (!row) throw notFound('webhook endpoint');
+  return row;
+}
+
+/**
+ * Rotates endpoint `id`'s secret: a fresh secret signs from now on, and the one it replaces keeps
+ * signing for `overlapMs` (so at most two are valid at a time). Returns the row with the new secret.
+ * @throws DomainError 404 NOT_FOUND as {@link endpointFor}.
+ */
+export async function rotateSecret(db: PrismaClient, userId: string, id: string, overlapMs: number, now = new Date()): Promise<WebhookEndpoint> {
+  const row = await endpointFor(db, userId, id);
+  return db.webhookEndpoint.update({
+    where: { id: row.id },
+    data: { secret: newWebhookSecret(), previousSecret: row.secret, previousSecretExpiresAt: new Date(now.getTime() + overlapMs) },
+  });
+}
+
+/** The secrets that sign a delivery of `endpoint` at `now`: the current one, and the previous one during its overlap. */
+export function signingSecrets(endpoint: Pick<WebhookEndpoint, 'secret' | 'previousSecret' | 'previousSecretExpiresAt'>, now = new Date()): string[] {
+  const prev = endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now ? [endpoint.previousSecret] : [];
+  return [endpoint.secret, ...prev];
+}
+
+/** Delivery `id` (with its endpoint) if `userId` may see its endpoint. @throws DomainError 404 NOT_FOUND otherwise. */
+export async function deliveryFor(db: PrismaClient, userId: string, id: string): Promise<WebhookDelivery> {
+  const row = await db.webhookDelivery.findFirst({ where: { id, endpoint: await visibleEndpoints(db, userId) } });
+  if (!row) throw notFound('webhook delivery');
+  return row;
+}
+
+/** A new PENDING delivery of delivery `id`'s event (same event id and payload) to the same endpoint. */
+export async function redeliver(db: PrismaClient, userId: string, id: string): Promise<WebhookDelivery> {
+  const row = await deliveryFor(db, userId, id);
+  return db.webhookDelivery.create({
+    data: { endpointId: row.endpointId, eventId: row.eventId, eventType: row.eventType, payload: row.payload as Prisma.InputJsonValue, redeliveryOf: row.id },
+  });
+}
