@@ -71,7 +71,7 @@ const env = {
   WEBHOOK_RETRY_INITIAL_SECONDS: z.coerce.number().min(0.1).max(3_600).default(5),
   WEBHOOK_RETRY_MAX_INTERVAL_SECONDS: z.coerce.number().min(0.1).max(86_400).default(3_600),
   WEBHOOK_SECRET_OVERLAP_HOURS: z.coerce.number().positive().max(24 * 30).default(24),
-  WEBHOOK_RELAY_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3_600).default(5),
+  WEBHOOK_RELAY_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3_600).default(60),
 
   IDEMPOTENCY_KEY_TTL_HOURS: z.coerce.number().positive().max(24 * 366).default(24),
   IDEMPOTENCY_PURGE_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(60),
