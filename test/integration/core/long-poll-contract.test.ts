@@ -113,6 +113,26 @@ const RESOURCES: Resource[] = [
     idleStatus: 'QUEUED',
     idField: 'jobId',
   },
+  {
+    name: 'GET /study/memo-card-jobs/{id}',
+    url: (id) => `/study/memo-card-jobs/${id}`,
+    async create(db) {
+      const [owner, stranger] = [await user(db), await user(db)];
+      const sourceId = randomUUID();
+      const sourceVersion = new Date();
+      const job = await db.studyMemoCardJob.create({
+        data: { userId: owner.userId, sourceKind: 'study_question', sourceId, sourceVersion, workflowId: `study-card-extract:study_question:${sourceId}:${sourceVersion.toISOString()}` },
+      });
+      return { id: job.id, owner: owner.auth, stranger: stranger.auth };
+    },
+    async change(db, id) {
+      await db.studyMemoCardJob.update({ where: { id }, data: { status: 'processing', attempts: 1, startedAt: new Date() } });
+      return 'processing';
+    },
+    statusField: 'status',
+    idleStatus: 'pending',
+    idField: 'jobId',
+  },
 ];
 
 /** One database with two apps over it: cap 120 s, and cap 1 s (the cap test). */
@@ -281,7 +301,7 @@ it('the OpenAPI document describes Prefer, If-None-Match, the 304 and the ETag, 
   });
   try {
     const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
-    for (const path of ['/async-jobs/{jobId}', '/api/v1/ai-runs/{aiRunId}', '/portal/link/jobs/{jobId}']) {
+    for (const path of ['/async-jobs/{jobId}', '/api/v1/ai-runs/{aiRunId}', '/portal/link/jobs/{jobId}', '/study/memo-card-jobs/{jobId}']) {
       const op = doc.paths[path].get;
       const headerParams = (op.parameters as { in: string; name: string }[]).filter((p) => p.in === 'header').map((p) => p.name);
       expect({ path, headers: headerParams.sort() }).toEqual({ path, headers: ['if-none-match', 'prefer'] });

@@ -20,12 +20,25 @@ import { Uuid } from '../../schemas';
 import { MemoCardJobSchema, MemoCardSchema, memoCardJobView, memoCardView } from './schemas';
 import { ST_ERRORS } from '../../../domain/study/errors';
 import { notFound } from '../../../core/errors';
+import { memoCardJobEtag } from '../../../domain/study/etag';
+import { memoCardJobChangeSource } from '../../../services/study/job-changes';
+import { answerLongPoll, LONG_POLL_200_HEADERS, LONG_POLL_DESCRIPTION, LongPollHeaders, NotModifiedSchema } from '../../long-poll';
+import { statusLink } from '../../openapi';
 
 const TAG = 'study';
+
+/** An extraction job being processed, as `GET /study/memo-card-jobs/{id}` shows it. */
+const MEMO_CARD_JOB_EXAMPLE = {
+  jobId: '62000000-0000-4000-8000-000000000301', sourceKind: 'study_question', sourceId: '61000000-0000-4000-8000-000000000003',
+  sourceVersion: '2026-12-02T18:00:00.500Z', kind: 'card_extract', status: 'processing', attempts: 1, maxAttempts: 2,
+  errorCode: null, errorMessage: null, dropped: {}, cards: null,
+  createdAt: '2026-12-02T18:00:01.000Z', startedAt: '2026-12-02T18:00:02.000Z', completedAt: null,
+};
 const SourceKind = z.enum(['study_question', 'knowledge_card']);
 
 /** Registers the memo-card routes. */
 export const memoCardRoutes: FastifyPluginAsyncZod<ApiDeps<StudyConfig>> = async (app, deps) => {
+  const jobChanges = memoCardJobChangeSource(deps.db);
   app.get(
     '/study/questions/:questionId/memo-cards',
     {
@@ -73,6 +86,44 @@ export const memoCardRoutes: FastifyPluginAsyncZod<ApiDeps<StudyConfig>> = async
   );
 
   app.get(
+    '/study/memo-card-jobs/:jobId',
+    {
+      schema: {
+        tags: [TAG],
+        summary: 'An extraction job: status, attempts, error_code, drops by reason (ST-1; long polling with Prefer: wait and If-None-Match)',
+        description:
+          "Status pending, processing, completed, failed or skipped. Another user's job → 404. The ETag is the job's status, attempts " +
+          'and the time of its last transition. ' + LONG_POLL_DESCRIPTION,
+        params: z.object({ jobId: Uuid }),
+        headers: LongPollHeaders,
+        response: {
+          200: {
+            description: 'The job',
+            content: { 'application/json': { schema: MemoCardJobSchema, examples: { processing: { value: MEMO_CARD_JOB_EXAMPLE } } } },
+            headers: LONG_POLL_200_HEADERS,
+          },
+          304: NotModifiedSchema,
+          400: ProblemSchema,
+          401: ProblemSchema,
+          404: ProblemSchema,
+          503: ProblemSchema,
+        },
+      },
+    },
+    async (req, reply) => {
+      const { jobId } = req.params;
+      return answerLongPoll(deps, req.headers, reply, {
+        source: jobChanges,
+        id: jobId,
+        read: () => deps.db.studyMemoCardJob.findFirst({ where: { id: jobId, userId: req.userId } }),
+        etag: memoCardJobEtag,
+        body: memoCardJobView,
+        notFound: () => notFound(`memo-card job ${jobId}`),
+      });
+    },
+  );
+
+  app.get(
     '/study/topics/:topicId/memo-cards',
     {
       schema: {
@@ -98,6 +149,7 @@ export const memoCardRoutes: FastifyPluginAsyncZod<ApiDeps<StudyConfig>> = async
   app.post(
     '/study/memo-card-jobs',
     {
+      links: { 202: { GetMemoCardJob: statusLink('GET /study/memo-card-jobs/:jobId', { jobId: '$response.body#/jobId' }, 'the extraction job (ST-1)') } },
       schema: {
         tags: [TAG],
         summary: "Enqueue the extraction of a source's current version now (the poller does this on its own)",
