@@ -20,6 +20,7 @@ export function createBodySchema(maxTextChars: number) {
       companyId: z.uuid({ message: 'must be a UUID' }),
       text: z
         .string()
+        .min(1, 'must not be empty or whitespace only')
         .regex(VISIBLE_TEXT_PATTERN, 'must not be empty or whitespace only')
         .refine((s) => Array.from(s).length <= maxTextChars, `at most ${maxTextChars} characters`)
         .describe('the free-text HR request; stored masked with a keyed hash, never in the clear (AR-6)'),
