@@ -6,8 +6,8 @@ import { parseArgs } from 'node:util';
  * submitting after latencyCapSeconds (and says so) so that a heavily loaded machine still finishes.
  */
 export const SIZES = {
-  full: { posts: 64, latencyScraps: 200, latencyCapSeconds: 150, latencyConcurrency: 8, readSeconds: 10, cards: 2000, similarRuns: 60, chains: 8, aiChars: 100_000, aiRuns: 5, pollJobs: 200, pollCapSeconds: 150, fairnessFlood: 1000 },
-  quick: { posts: 32, latencyScraps: 24, latencyCapSeconds: 40, latencyConcurrency: 8, readSeconds: 2, cards: 300, similarRuns: 10, chains: 2, aiChars: 20_000, aiRuns: 1, pollJobs: 24, pollCapSeconds: 40, fairnessFlood: 120 },
+  full: { posts: 64, latencyScraps: 200, latencyCapSeconds: 150, latencyConcurrency: 8, readSeconds: 10, cards: 2000, similarRuns: 60, chains: 8, aiChars: 100_000, aiRuns: 5, pollJobs: 200, pollCapSeconds: 150, fairnessFlood: 1000, burstJobs: 1000 },
+  quick: { posts: 32, latencyScraps: 24, latencyCapSeconds: 40, latencyConcurrency: 8, readSeconds: 2, cards: 300, similarRuns: 10, chains: 2, aiChars: 20_000, aiRuns: 1, pollJobs: 24, pollCapSeconds: 40, fairnessFlood: 120, burstJobs: 100 },
 };
 /** One set of load sizes. */
 export type Sizes = (typeof SIZES)['full'];
@@ -24,7 +24,7 @@ export const LONG_POLL_WAIT_S = 30;
 export const JOB_TIMEOUT_MS = 120_000;
 
 /** The section letters, alphabetical (their run order is the list in sections/index.ts). */
-export const SECTION_LETTERS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'q'] as const;
+export const SECTION_LETTERS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm', 'q'] as const;
 /** One section letter. */
 export type SectionLetter = (typeof SECTION_LETTERS)[number];
 
@@ -36,7 +36,7 @@ export interface ExternalTargets {
 }
 
 /** Sections `--topology cluster` runs: the others need the in-process API or workers ((d), (e), (g)) or start processes of their own ((h)). */
-export const CLUSTER_SECTIONS: readonly SectionLetter[] = ['a', 'b', 'c', 'i', 'k', 'l'];
+export const CLUSTER_SECTIONS: readonly SectionLetter[] = ['a', 'b', 'c', 'i', 'k', 'l', 'm'];
 
 /** Where the API and the workers run: in the bench's process on the dev server, or the production topology's processes (`npm run cluster`). */
 export type Topology = 'dev' | 'cluster';

@@ -46,7 +46,7 @@ export function printSummary(rows: readonly Row[], run: string): void {
   say('|---|---|---|---|');
   for (const r of rows) say(`| ${r.measure} | ${r.subject} | ${r.baseline} | ${r.ratio} |`);
   say();
-  say('Ratios: (a), (c) subject rate / baseline rate; (b), (e) subject latency / baseline latency; (d) bytea / pgvector latency; (f) subject time / baseline time; (g) long polling / polling every 100 ms (requests per job, delay); (h) peak RSS / an idle node process; (i) run latency / baseline latency, replay rate / health rate; (q) tenant B latency behind tenant A flood / B latency alone.');
+  say('Ratios: (a), (c) subject rate / baseline rate; (b), (e) subject latency / baseline latency; (d) bytea / pgvector latency; (f) subject time / baseline time; (g) long polling / polling every 100 ms (requests per job, delay); (h) peak RSS / an idle node process; (i) run latency / baseline latency, replay rate / health rate; (m) mixed burst time / no-op burst time, runs per job workflow ID; (q) tenant B latency behind tenant A flood / B latency alone.');
   const warnings = [...sdkWarnings].filter(([m]) => !m.startsWith('No workflows registered'));
   if (warnings.length > 0) {
     say();

@@ -16,7 +16,8 @@ import { sectionI } from './i-ai-runs';
 import { sectionJ } from './j-embeddings';
 import { sectionK } from './k-study';
 import { sectionL } from './l-portal-links';
+import { sectionM } from './m-mixed-burst';
 import { sectionQ } from './q-fairness';
 
 /** The sections in run order. */
-export const SECTIONS: readonly BenchSection[] = [sectionA, sectionB, sectionC, sectionD, sectionE, sectionG, sectionI, sectionK, sectionL, sectionQ, sectionF, sectionJ, sectionH];
+export const SECTIONS: readonly BenchSection[] = [sectionA, sectionB, sectionC, sectionD, sectionE, sectionG, sectionI, sectionK, sectionL, sectionM, sectionQ, sectionF, sectionJ, sectionH];

@@ -7,6 +7,7 @@ import { FAMILIES } from '../../../src/families';
 import { percentile, ratio } from '../../../scripts/bench/measure';
 import { parseOnly, SECTION_LETTERS } from '../../../scripts/bench/options';
 import { SECTIONS } from '../../../scripts/bench/sections';
+import { burstPlan } from '../../../scripts/bench/sections/m-mixed-burst';
 import { loadDemoParts } from '../../../scripts/demo/parts';
 
 describe('demo parts', () => {
@@ -26,11 +27,19 @@ describe('demo parts', () => {
 });
 
 describe('bench sections', () => {
-  it('has one section per letter; (f) and (j) need no server, (l) the portal', () => {
+  it('has one section per letter; (f) and (j) need no server, (l) and (m) the portal', () => {
     expect(SECTIONS.map((s) => s.letter).sort()).toEqual([...SECTION_LETTERS]);
     expect(SECTIONS.filter((s) => s.needs === 'nothing').map((s) => s.letter).sort()).toEqual(['f', 'j']);
-    expect(SECTIONS.filter((s) => s.needs === 'stack' && s.portal).map((s) => s.letter)).toEqual(['l']);
+    expect(SECTIONS.filter((s) => s.needs === 'stack' && s.portal).map((s) => s.letter)).toEqual(['l', 'm']);
     expect(SECTIONS.at(-1)?.letter).toBe('h');
+  });
+
+  it('splits a mixed burst over the four families into exactly its number of jobs (a scrap is two)', () => {
+    for (const total of [100, 1000, 333]) {
+      const p = burstPlan(total);
+      expect(2 * p.scraps + p.aiRuns + p.portalLinks + p.questions).toBe(total);
+      expect(Math.min(p.scraps, p.aiRuns, p.portalLinks, p.questions)).toBeGreaterThan(0);
+    }
   });
 
   it('parses --only as letters with or without commas and refuses unknown ones', () => {
