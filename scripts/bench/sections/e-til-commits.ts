@@ -6,7 +6,9 @@
 import { performance } from 'node:perf_hooks';
 import { createUserWithToken } from '../../../src/auth/tokens';
 import { elapsed, say } from '../lifecycle';
-import { drain, ms, pcts, pollStatus, ratio } from '../measure';
+import { jobWorkflowId } from '../../../src/core/contracts';
+import { drain, followStatus, ms, pcts, pool, ratio } from '../measure';
+import { phaseReport, type PhaseSample } from '../phases';
 import type { BenchSection } from '../section';
 
 /** Section (e). */
@@ -21,7 +23,7 @@ export const sectionE: BenchSection = {
     await drain(db, '(e) start');
     const today = new Date().toISOString().slice(0, 10);
     const waitJob = async (hdrs: Record<string, string>, jobId: string) => {
-      const status = await pollStatus(`${apiUrl}/async-jobs/${jobId}`, hdrs, ['COMPLETED', 'FAILED'], `(e) job ${jobId}`);
+      const status = await followStatus(`${apiUrl}/async-jobs/${jobId}`, { authorization: hdrs.authorization! }, ['COMPLETED', 'FAILED'], `(e) job ${jobId}`);
       if (status === 'FAILED') throw new Error(`(e) job ${jobId} FAILED`);
     };
     const send = async (hdrs: Record<string, string>, method: string, url: string, body?: unknown) => {
@@ -33,6 +35,9 @@ export const sectionE: BenchSection = {
     const chainLat: number[] = [];
     const tilLat: number[] = [];
     const commitLat: number[] = [];
+    const tilSamples: PhaseSample[] = [];
+    const commitSamples: PhaseSample[] = [];
+    const ghRoutes: string[] = [];
     for (let i = 0; i < sizes.chains; i++) {
       const user = await createUserWithToken(db, `bench-til-${runId}-${i}`);
       const hdrs = { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' };
@@ -46,23 +51,41 @@ export const sectionE: BenchSection = {
         await waitJob(hdrs, r.analysisJobId as string);
       }
       const t = performance.now();
+      const tilAt = Date.now();
       const til = await send(hdrs, 'POST', '/til', { targetDate: today });
       await waitJob(hdrs, til.jobId as string);
       const t1 = performance.now();
+      const commitAt = Date.now();
+      tilSamples.push({ workflowId: jobWorkflowId('TIL_GENERATION', String(til.summaryId)), submittedAt: tilAt, seenAt: commitAt });
+      const ghBefore = github.log.length;
       const commit = await send(hdrs, 'POST', `/til/${String(til.summaryId)}/github-commits`);
       await waitJob(hdrs, commit.jobId as string);
       const t2 = performance.now();
+      ghRoutes.push(github.log.slice(ghBefore).map((r) => r.route).join(', '));
+      commitSamples.push({ workflowId: jobWorkflowId('TIL_GITHUB_COMMIT', String(commit.commitId)), submittedAt: commitAt, seenAt: Date.now() });
       tilLat.push(t1 - t);
       commitLat.push(t2 - t1);
       chainLat.push(t2 - t);
     }
-    const chainBase = await noop.latencies(Math.max(8, sizes.chains * 2), 4);
+    const chainBase: number[] = [];
+    const noopSamples: PhaseSample[] = [];
+    await pool(Math.max(8, sizes.chains * 2), 4, async () => {
+      const t = performance.now();
+      const submittedAt = Date.now();
+      const h = await noop.start();
+      await h.result();
+      chainBase.push(performance.now() - t);
+      noopSamples.push({ workflowId: h.workflowId, submittedAt, seenAt: Date.now() });
+    });
     const chain = pcts(chainLat);
     const chainB = pcts(chainBase);
     say(`TIL_GENERATION: p50 ${ms(pcts(tilLat).p50)}; TIL_GITHUB_COMMIT (API checks through GitHub + job): p50 ${ms(pcts(commitLat).p50)}`);
     say(`chain POST /til → commit COMPLETED: p50 ${ms(chain.p50)}, p95 ${ms(chain.p95)} (n=${chain.n})`);
     say(`baseline noopWorkflow start → result: p50 ${ms(chainB.p50)} (n=${chainB.n}); ratio p50 ${ratio(chain.p50 / chainB.p50)}`);
-    say(`GitHub emulator: ${github.requests('PUT /repos/{o}/{r}/contents/{path}')} contents PUTs for ${sizes.chains} commits`);
+    say(`GitHub emulator: ${github.requests('PUT /repos/{o}/{r}/contents/{path}')} contents PUTs for ${sizes.chains} commits; one commit's requests (API check + workflow): ${ghRoutes[0] ?? 'n/a'}`);
+    for (const l of await phaseReport(stack.client, 'TIL_GENERATION', tilSamples)) say(l);
+    for (const l of await phaseReport(stack.client, 'TIL_GITHUB_COMMIT', commitSamples)) say(l);
+    for (const l of await phaseReport(stack.client, 'noopWorkflow', noopSamples.slice(0, 20))) say(l);
     return [{ measure: '(e) POST /til → TIL committed to GitHub, p50', subject: ms(chain.p50), baseline: `${ms(chainB.p50)} noopWorkflow start → result`, ratio: ratio(chain.p50 / chainB.p50) }];
   },
 };

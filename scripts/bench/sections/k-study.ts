@@ -15,6 +15,7 @@ import { enqueueExtraction, pollSources } from '../../../src/services/study/enqu
 import { writeExplanation } from '../../../src/services/study/questions';
 import { startExtraction } from '../../../src/services/study/start';
 import { elapsed, say } from '../lifecycle';
+import { phaseReport, type PhaseSample } from '../phases';
 import { median, ms, percentile as pct, pool, ratio } from '../measure';
 import type { BenchSection } from '../section';
 import type { Row } from '../summary';
@@ -108,22 +109,35 @@ export const sectionK: BenchSection = {
     await ctx.noop.latencies(8, concurrency); // warm-up
     const baseline = await ctx.noop.latencies(Math.ceil(n / 2), concurrency);
     const lat: number[] = [];
+    const samples: PhaseSample[] = [];
     const codes = new Map<string, number>();
     await pool(n, concurrency, async (i) => {
       const q = questions[i]!;
       const started = performance.now();
+      const submittedAt = Date.now();
       const r = await enqueueExtraction(db, { userId, sourceKind: 'study_question', sourceId: q.id, sourceVersion: q.version });
       if (r.status !== 'enqueued') throw new Error(`(k) not enqueued: ${JSON.stringify(r)}`);
       await startExtraction(client, config, r.job);
       const result = (await client.workflow.getHandle(r.job.workflowId).result()) as { status: string; errorCode: string | null };
       lat.push(performance.now() - started);
+      samples.push({ workflowId: r.job.workflowId, submittedAt, seenAt: Date.now() });
       const key = `${result.status}${result.errorCode ? ` ${result.errorCode}` : ''}`;
       codes.set(key, (codes.get(key) ?? 0) + 1);
     });
-    baseline.push(...(await ctx.noop.latencies(Math.floor(n / 2), concurrency)));
+    const noopSamples: PhaseSample[] = [];
+    await pool(Math.floor(n / 2), concurrency, async () => {
+      const t0 = performance.now();
+      const submittedAt = Date.now();
+      const h = await ctx.noop.start();
+      await h.result();
+      baseline.push(performance.now() - t0);
+      noopSamples.push({ workflowId: h.workflowId, submittedAt, seenAt: Date.now() });
+    });
     const cards = await db.studyMemoCard.count({ where: { userId, topicId: extractTopic.id, deletedAt: null } });
     say(`extraction enqueue → result: p50 ${ms(pct(lat, 50))}, p95 ${ms(pct(lat, 95))} (n=${lat.length}, concurrency ${concurrency}; ${[...codes].map(([k, v]) => `${v} ${k}`).join(', ')}; ${cards} live cards)`);
     say(`baseline noopWorkflow start → result: p50 ${ms(pct(baseline, 50))}, p95 ${ms(pct(baseline, 95))} (n=${baseline.length}, half before and half after)`);
+    for (const l of await phaseReport(client, 'studyCardExtractWorkflow (enqueue = client submit)', samples.slice(0, 40))) say(l);
+    for (const l of await phaseReport(client, 'noopWorkflow (second half)', noopSamples.slice(0, 40))) say(l);
     rows.push({ measure: '(k) memo-card extraction enqueue → result, p50', subject: ms(pct(lat, 50)), baseline: `${ms(pct(baseline, 50))} noopWorkflow start → result`, ratio: ratio(pct(lat, 50) / pct(baseline, 50)) });
     rows.push({ measure: '(k) memo-card extraction enqueue → result, p95', subject: ms(pct(lat, 95)), baseline: `${ms(pct(baseline, 95))} noopWorkflow start → result`, ratio: ratio(pct(lat, 95) / pct(baseline, 95)) });
     return rows;

@@ -59,36 +59,71 @@ async function stateOf(db: Db | Prisma.TransactionClient, jobId: string): Promis
   return row;
 }
 
+/** The job row and, for a question, its source's version fields, read in one statement. */
+interface BeginRow {
+  status: JobState['status'];
+  attempts: number;
+  max_attempts: number;
+  error_code: string | null;
+  source_kind: StudySourceKind;
+  source_id: string;
+  source_version: Date;
+  started_at: Date | null;
+  /** True when the source is a question and its row exists. */
+  question_found: boolean;
+  ai_explanation: string | null;
+  ai_explanation_generated_at: Date | null;
+}
+
 /**
  * Begins attempt `attempt` (1-based) of job `jobId`: pending/processing → processing with
  * attempts = `attempt` (from `attempt - 1`; a repeat of the same attempt is a no-op that proceeds)
  * and started_at stamped once. First checks the source (ST-4): when it vanished, has no explanation
  * or a newer version than the job's, the job is `skipped` with `no_ready_explanation` (never
- * retried) and `proceed` is false. Returns null when there is no such job.
+ * retried) and `proceed` is false. Returns null when there is no such job. Two statements when the
+ * attempt begins (the job with a question source read at once; the guarded UPDATE … RETURNING).
  */
 export async function beginAttempt(db: Db, jobId: string, attempt: number): Promise<BeginResult | null> {
-  const job = await db.studyMemoCardJob.findUnique({ where: { id: jobId } });
+  const [job] = await db.$queryRaw<BeginRow[]>`
+    SELECT j.status, j.attempts, j.max_attempts, j.error_code, j.source_kind, j.source_id::text, j.source_version, j.started_at,
+           q.id IS NOT NULL AS question_found, q.ai_explanation, q.ai_explanation_generated_at
+    FROM study_memo_card_jobs j
+    LEFT JOIN study_questions q ON j.source_kind = 'study_question' AND q.id = j.source_id
+    WHERE j.id = ${jobId}::uuid`;
   if (!job) return null;
-  if (!STUDY_MEMO_CARD_JOB_STATES.isActive(job.status)) return { ...pick(job), proceed: false };
-  if (job.attempts >= attempt) return { ...pick(job), proceed: job.attempts === attempt && job.status === 'processing' };
-  if (attempt > job.maxAttempts) return { ...pick(job), proceed: false };
-  const source = await loadSource(db, job.sourceKind as StudySourceKind, job.sourceId);
-  const reason = notReadyReason(source, job.sourceVersion);
+  const state: JobState = { status: job.status, attempts: job.attempts, maxAttempts: job.max_attempts, errorCode: job.error_code };
+  if (!STUDY_MEMO_CARD_JOB_STATES.isActive(job.status)) return { ...state, proceed: false };
+  if (job.attempts >= attempt) return { ...state, proceed: job.attempts === attempt && job.status === 'processing' };
+  if (attempt > job.max_attempts) return { ...state, proceed: false };
+  const source = job.source_kind === 'study_question'
+    ? job.question_found ? { explanation: job.ai_explanation, version: job.ai_explanation_generated_at } : null
+    : await loadSource(db, job.source_kind, job.source_id);
+  const reason = notReadyReason(source, job.source_version);
   const now = new Date();
   if (reason) {
-    const data = { attempts: attempt, errorCode: 'no_ready_explanation', errorMessage: storableText(reason), startedAt: job.startedAt ?? now, completedAt: now };
+    const data = { attempts: attempt, errorCode: 'no_ready_explanation', errorMessage: storableText(reason), startedAt: job.started_at ?? now, completedAt: now };
     await moveJob(db, jobId, 'skipped', data, { attempts: attempt - 1 });
     const s = await stateOf(db, jobId);
     return s && { ...s, proceed: false };
   }
-  const moved = await moveJob(db, jobId, 'processing', { attempts: attempt, startedAt: job.startedAt ?? now }, { attempts: attempt - 1 });
+  let moved: JobState | undefined;
+  await guardedTransition(STUDY_MEMO_CARD_JOB_STATES, {
+    to: 'processing',
+    write: async (from) => {
+      const rows = await db.$queryRaw<{ status: JobState['status']; attempts: number; max_attempts: number; error_code: string | null }[]>`
+        UPDATE study_memo_card_jobs SET status = 'processing', attempts = ${attempt}, started_at = COALESCE(started_at, ${now})
+        WHERE id = ${jobId}::uuid AND status = ANY(${from}::"StudyMemoCardJobStatus"[]) AND attempts = ${attempt - 1}
+        RETURNING status, attempts, max_attempts, error_code`;
+      const r = rows[0];
+      if (r) moved = { status: r.status, attempts: r.attempts, maxAttempts: r.max_attempts, errorCode: r.error_code };
+      return rows;
+    },
+    read: () => statusOf(db, jobId),
+  });
+  if (moved) return { ...moved, proceed: true };
   const s = await stateOf(db, jobId);
   if (!s) return null;
-  return { ...s, proceed: moved || (s.status === 'processing' && s.attempts === attempt) };
-}
-
-function pick(job: { status: JobState['status']; attempts: number; maxAttempts: number; errorCode: string | null }): JobState {
-  return { status: job.status, attempts: job.attempts, maxAttempts: job.maxAttempts, errorCode: job.errorCode };
+  return { ...s, proceed: s.status === 'processing' && s.attempts === attempt };
 }
 
 /**

@@ -51,7 +51,7 @@ export async function loadSource(db: DbClient, kind: StudySourceKind, id: string
  * ST-4 `no_ready_explanation`: why `source` cannot be extracted at `version` (it vanished, has no
  * explanation, or has a newer one than the job's), or undefined when it can.
  */
-export function notReadyReason(source: StudySource | null, version: Date): string | undefined {
+export function notReadyReason(source: Pick<StudySource, 'explanation' | 'version'> | null, version: Date): string | undefined {
   if (!source) return 'the source no longer exists';
   if (isBlankText(source.explanation ?? '') || !source.version) return 'the source has no explanation';
   if (source.version.getTime() !== version.getTime()) {

@@ -1,11 +1,11 @@
 /** SAN-10 TIL_GITHUB_COMMIT workflow. */
-import { proxyActivities } from '@temporalio/workflow';
-import { PROJECTION_RETRY, PROVIDER_HEARTBEAT_TIMEOUT } from '../../core/activity-options';
+import { patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { localProjectionOptions, PROJECTION_RETRY, PROVIDER_HEARTBEAT_TIMEOUT } from '../../core/activity-options';
 import type { GithubActivities } from '../../activities/scraps/github';
 import type { GithubCommitActivities } from '../../activities/scraps/github-commits';
 import type { JobWorkflowInput, JobWorkflowResult } from '../../core/contracts';
 import { formatCauseChain } from '../../core/cause-chain';
-import { runJob } from '../core/job-runner';
+import { localFirstActivities, runJob } from '../core/job-runner';
 
 /** til_github_commits projection activities (`jobs` queue): idempotent, retried until the database answers. */
 function commitProjection(input: JobWorkflowInput) {
@@ -15,6 +15,13 @@ function commitProjection(input: JobWorkflowInput) {
     retry: PROJECTION_RETRY,
   });
 }
+
+/**
+ * `patched()` ID of the til_github_commits writes (begin, complete, fail) as local activities
+ * first, the `jobs`-queue activities their fallback: no task round trip per write. Histories
+ * without its marker replay on the activity branch.
+ */
+export const COMMIT_LOCAL_WRITES_PATCH = 'til-commit-local-writes';
 
 /**
  * GitHub activity options (`github` queue): heartbeats detect a dead worker within
@@ -35,9 +42,10 @@ function githubActivities(input: JobWorkflowInput) {
  * til_github_commits → PROCESSING, the contents PUT on the `github` queue (exactly one commit even
  * when retried after GitHub accepted it), then the SHA and URL recorded and both → COMPLETED; on
  * failure both → FAILED with the cause chain. Retry: GitHub up to 8 attempts, terminal errors once.
+ * The row writes run local-first ({@link COMMIT_LOCAL_WRITES_PATCH}).
  */
 export async function tilGithubCommitWorkflow(input: JobWorkflowInput): Promise<JobWorkflowResult> {
-  const commits = commitProjection(input);
+  const commits = localFirstActivities(patched(COMMIT_LOCAL_WRITES_PATCH), proxyLocalActivities<GithubCommitActivities>(localProjectionOptions()), commitProjection(input));
   const commitId = input.targetId;
   return runJob(input, async () => {
     try {

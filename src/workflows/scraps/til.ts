@@ -1,9 +1,9 @@
 /** TIL_GENERATION (SAN-9): the daily TIL of a summary, then its automatic recall quizzes (SAN-11). */
-import { proxyActivities } from '@temporalio/workflow';
-import { PROJECTION_RETRY } from '../../core/activity-options';
+import { patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { localProjectionOptions, PROJECTION_RETRY } from '../../core/activity-options';
 import type { TilActivities } from '../../activities/scraps/til';
 import type { JobWorkflowInput, JobWorkflowResult } from '../../core/contracts';
-import { runJob } from '../core/job-runner';
+import { localFirstActivities, runJob } from '../core/job-runner';
 import { aiActivities } from './proxies';
 
 /** `jobs`-queue TIL/quiz projection activities: idempotent, retried until the database answers. */
@@ -14,6 +14,14 @@ export function tilProjectionActivities(input: JobWorkflowInput) {
     retry: PROJECTION_RETRY,
   });
 }
+
+/**
+ * `patched()` ID of TIL_GENERATION's own writes (collect, store, the quiz job's start) as local
+ * activities first, the `jobs`-queue activities their fallback: no task round trip per write,
+ * and the TIL (with its embedding) in the history once, as the AI result, not again as
+ * storeTil's input. Histories without its marker replay on the activity branch.
+ */
+export const TIL_LOCAL_WRITES_PATCH = 'til-local-writes';
 
 /** `ai`-queue generation activities: a whole day of cards may take a model a while (5 min per attempt). */
 export function generationActivities(input: JobWorkflowInput) {
@@ -27,8 +35,9 @@ export function generationActivities(input: JobWorkflowInput) {
  * id), then starts that job's workflow (idempotent by workflow ID). Retry: AI up to 4 attempts.
  */
 export async function tilGenerationWorkflow(input: JobWorkflowInput): Promise<JobWorkflowResult> {
+  const localWrites = patched(TIL_LOCAL_WRITES_PATCH);
   return runJob(input, async () => {
-    const til = tilProjectionActivities(input);
+    const til = localFirstActivities(localWrites, proxyLocalActivities<TilActivities>(localProjectionOptions()), tilProjectionActivities(input));
     const { targetDate, cardIds } = await til.collectTilCards({ summaryId: input.targetId });
     const result = await generationActivities(input).generateTil({ targetDate, cardIds });
     const quizJob = await til.storeTil({

@@ -11,16 +11,19 @@
  * limited) is waited out and the same attempt repeated, not charged (bounded). A worker killed
  * mid-call is noticed by the heartbeat timeout (an `unknown` attempt); the supersede is one
  * transaction, so a kill there rolls back and the retried write makes one set of live cards.
+ * The row's writes run as local activities first, the same writes on the queue as their fallback
+ * ({@link EXTRACT_LOCAL_WRITES_PATCH}).
  * The attempts run on the core attempt ledger (src/core/attempts.ts) with this family's hooks and
  * codes ({@link EXTRACTION_FAILURES}).
  */
-import { CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { CancellationScope, isCancellation, patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { StudyCardActivities } from '../../activities/study/cards';
-import { projectionOptions } from '../../core/activity-options';
+import { localProjectionOptions, projectionOptions } from '../../core/activity-options';
 import { classifyAttemptFailure, runAttempts, type AttemptFailure, type FailedAttempt, type FailureVocabulary } from '../../core/attempts';
 import { failure } from '../../core/failures';
 import { EXTRACTION_ERROR_CODES, extractionCodeOf, extractionOutcome, ST_FAILURES, type ExtractionErrorCode } from '../../domain/study/errors';
 import type { StudyCardExtractInput, StudyCardExtractResult } from '../../domain/study/contracts';
+import { localFirstActivities } from '../core/job-runner';
 
 /**
  * ST-4 codes of a failed `extractStudyCards` call: a Temporal timeout, the activity's own
@@ -44,6 +47,14 @@ export const EXTRACTION_FAILURES: FailureVocabulary<ExtractionErrorCode> = {
   },
 };
 
+/**
+ * `patched()` ID of the job row's writes (begin, store, fail, skip, abandon) as local activities
+ * first ({@link localFirstActivities}): no `study-cards` task round trip per write, and the
+ * extracted cards are in the history once (the extraction's result), not again as the store's
+ * input. Histories without its marker schedule those writes as activities and replay on that branch.
+ */
+export const EXTRACT_LOCAL_WRITES_PATCH = 'study-extract-local-writes';
+
 /** Most outage waits of one job (30 s apart at most: about a quarter of an hour), then an outage is charged. */
 const MAX_OUTAGE_WAITS = 30;
 
@@ -58,7 +69,11 @@ export function classifyExtractionFailure(err: unknown): AttemptFailure<Extracti
  * `ExecutionStatus="Failed"`. A cancellation closes the job `failed` (`unknown`, cancelled).
  */
 export async function studyCardExtractWorkflow(input: StudyCardExtractInput): Promise<StudyCardExtractResult> {
-  const book = proxyActivities<StudyCardActivities>(projectionOptions(input.queues.studyCards));
+  const book = localFirstActivities(
+    patched(EXTRACT_LOCAL_WRITES_PATCH),
+    proxyLocalActivities<StudyCardActivities>(localProjectionOptions()),
+    proxyActivities<StudyCardActivities>(projectionOptions(input.queues.studyCards)),
+  );
   const work = proxyActivities<StudyCardActivities>({
     taskQueue: input.queues.studyCards,
     startToCloseTimeout: input.policy.callTimeoutMs,

@@ -4,7 +4,7 @@ import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { ActivityFailure, ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure as CommonFailure } from '@temporalio/common';
 import type { JobType } from '../../../src/core/contracts';
-import { blockUntilCancelled, bundle, createTimeSkippingEnv, localActivities, runJobWorkflow, scheduledActivities } from '../harness';
+import { blockUntilCancelled, bundle, createTimeSkippingEnv, historyPayloadTexts, localActivities, runJobWorkflow, scheduledActivities } from '../harness';
 import { fakeActivities, type FakeActivities, QUIZ_JOB, QUIZZES, retryableAiFailure, TIL, TIL_CARD_IDS } from '../fakes';
 
 let env: TestWorkflowEnvironment;
@@ -32,15 +32,23 @@ describe('tilGenerationWorkflow', () => {
     expect(acts.jobs.startCommittedJob).toHaveBeenCalledWith(QUIZ_JOB);
     expect(acts.jobs.storeTil.mock.invocationCallOrder[0]!).toBeLessThan(acts.jobs.startCommittedJob.mock.invocationCallOrder[0]!);
     expect(acts.jobs.failJob).not.toHaveBeenCalled();
-    const { jobs, ai } = input.queues;
-    // beginJob is a local activity of the shared job runner.
-    expect((await localActivities(env, input)).map((a) => a.activity)).toEqual(['beginJob']);
-    expect(await scheduledActivities(env, input)).toEqual([
-      { activity: 'collectTilCards', taskQueue: jobs },
-      { activity: 'generateTil', taskQueue: ai },
-      { activity: 'storeTil', taskQueue: jobs },
-      { activity: 'startCommittedJob', taskQueue: jobs },
-    ]);
+    // The projection steps are local activities; only the generation goes through a task queue.
+    expect((await localActivities(env, input)).map((a) => a.activity)).toEqual(['beginJob', 'collectTilCards', 'storeTil', 'startCommittedJob']);
+    expect(await scheduledActivities(env, input)).toEqual([{ activity: 'generateTil', taskQueue: input.queues.ai }]);
+    // The TIL is in the history once: as the generation's result, not again as storeTil's input.
+    const tilTexts = (await historyPayloadTexts(env, input)).filter((t) => t.includes('B-tree indexes'));
+    expect(tilTexts).toHaveLength(1);
+  });
+
+  it('a storeTil whose local attempts fail transiently falls back to the jobs queue and completes once', async () => {
+    const acts = fakeActivities();
+    const transient = new Error('Connection terminated unexpectedly');
+    acts.jobs.storeTil.mockRejectedValueOnce(transient).mockRejectedValueOnce(transient).mockRejectedValueOnce(transient).mockRejectedValueOnce(transient);
+    const { input, result } = await run('tilGenerationWorkflow', 'TIL_GENERATION', acts);
+    expect(result).toEqual({ jobId: input.jobId, status: 'COMPLETED' });
+    expect(acts.jobs.storeTil).toHaveBeenCalledTimes(5); // LOCAL_PROJECTION_RETRY's 4 attempts, then the activity
+    expect((await scheduledActivities(env, input)).map((a) => a.activity)).toEqual(['generateTil', 'storeTil']);
+    expect(acts.jobs.startCommittedJob).toHaveBeenCalledWith(QUIZ_JOB);
   });
 
   it('starts nothing when the summary already had its automatic quiz job started (storeTil returns null)', async () => {

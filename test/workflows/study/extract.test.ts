@@ -25,19 +25,42 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-async function run(steps: ExtractStep[], opts: { ready?: boolean; cancelAfterStart?: boolean } = {}) {
+async function run(steps: ExtractStep[], opts: { ready?: boolean; cancelAfterStart?: boolean; storeFailures?: number } = {}) {
   const queue = `st-${randomUUID()}`;
   const fakes = fakeStudyCardActivities(steps, { ready: opts.ready });
+  const store = fakes.acts.storeStudyCards;
+  let storeFailures = opts.storeFailures ?? 0;
+  fakes.acts.storeStudyCards = async (a) => {
+    if (storeFailures-- > 0) {
+      fakes.log.push('storeStudyCards failed');
+      throw new Error('Connection terminated unexpectedly'); // a transient database failure: retryable
+    }
+    return store(a);
+  };
   const worker = await Worker.create({ connection: env.nativeConnection, taskQueue: queue, workflowBundle, activities: fakes.acts, dataConverter: testDataConverter() });
+  const workflowId = `wf-${randomUUID()}`;
   const outcome = await worker.runUntil(async () => {
-    const handle = await env.client.workflow.start('studyCardExtractWorkflow', { taskQueue: queue, workflowId: `wf-${randomUUID()}`, args: [extractInput(queue)] });
+    const handle = await env.client.workflow.start('studyCardExtractWorkflow', { taskQueue: queue, workflowId, args: [extractInput(queue)] });
     if (opts.cancelAfterStart) {
       await pollUntil(() => fakes.log.includes('extractStudyCards'), Boolean, { describe: 'the extraction activity to start', maxIntervalMs: 100 });
       await handle.cancel();
     }
     return handle.result().then((r: unknown) => r, (err: unknown) => err);
   });
-  return { outcome, ...fakes };
+  return { outcome, workflowId, ...fakes };
+}
+
+/** The activity types a run scheduled on a task queue, and those it ran as local activities (markers). */
+async function activityKinds(workflowId: string): Promise<{ scheduled: string[]; local: string[] }> {
+  const events = (await env.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  const scheduled = events.flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes.activityType?.name ?? ''] : []));
+  const local = events.flatMap((e) => {
+    const m = e.markerRecordedEventAttributes;
+    if (m?.markerName !== 'core_local_activity') return [];
+    const data = m.details?.data?.payloads?.[0]?.data;
+    return [data ? (JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string }).activity_type ?? '' : ''];
+  });
+  return { scheduled, local };
 }
 
 const aiFailure = (type: string): ExtractStep => ({ type });
@@ -46,6 +69,17 @@ test('a clean run: one attempt, the cards stored', async () => {
   const r = await run(['ok']);
   expect(r.outcome).toEqual({ jobId: expect.any(String), status: 'completed', errorCode: null, attempts: 1 });
   expect(r.log).toEqual(['beginStudyCardAttempt', 'extractStudyCards', 'storeStudyCards']);
+  // The row's writes are local activities: only the extraction call goes through the queue.
+  expect(await activityKinds(r.workflowId)).toEqual({ scheduled: ['extractStudyCards'], local: ['beginStudyCardAttempt', 'storeStudyCards'] });
+});
+
+test('a store whose local attempts fail transiently falls back to the study-cards queue and completes once', async () => {
+  const r = await run(['ok'], { storeFailures: 4 });
+  expect(r.outcome).toEqual({ jobId: expect.any(String), status: 'completed', errorCode: null, attempts: 1 });
+  expect(r.log.filter((n) => n === 'storeStudyCards failed')).toHaveLength(4); // LOCAL_PROJECTION_RETRY's attempts
+  expect(r.log.filter((n) => n === 'storeStudyCards')).toHaveLength(1);
+  expect((await activityKinds(r.workflowId)).scheduled).toEqual(['extractStudyCards', 'storeStudyCards']);
+  expect(r.calls()).toBe(1);
 });
 
 test('parse_fail (AI_MALFORMED_OUTPUT) is retried once, then completes at attempt 2', async () => {
