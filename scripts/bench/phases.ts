@@ -17,6 +17,11 @@ export interface PhaseSample {
   submittedAt?: number;
   /** When the client saw the job done (GET /async-jobs said COMPLETED, handle.result() returned). */
   seenAt?: number;
+  /**
+   * Other moments of the run (epoch ms) by name, e.g. a projection row's timestamps: merged into
+   * the timeline of a {@link timelineReport} in time order.
+   */
+  moments?: Record<string, number>;
 }
 
 const EVENT = {
@@ -29,6 +34,7 @@ const EVENT = {
   actStarted: 11,
   actCompleted: 12,
   marker: 18,
+  signaled: 26,
 } as const;
 
 function eventMs(e: HistoryEvent): number {
@@ -66,6 +72,66 @@ function phasesOf(events: HistoryEvent[], s: PhaseSample): [string, number][] {
   return out;
 }
 
+
+/**
+ * The named moments of one history in time order: activities by their type (`scrapePortal
+ * scheduled/started/completed`), signals by their name, workflow tasks numbered, plus the sample's
+ * client times and `moments`.
+ */
+function timelineOf(events: HistoryEvent[], s: PhaseSample): [string, number][] {
+  const points: [string, number][] = [['WorkflowExecutionStarted', eventMs(events[0]!)]];
+  if (s.submittedAt !== undefined) points.push(['client submit', s.submittedAt]);
+  const typeOf = new Map<string, string>();
+  let wft = 0;
+  for (const e of events.slice(1)) {
+    const type = Number(e.eventType);
+    let name: string | undefined;
+    if (type === EVENT.wftStarted) name = `WFT${++wft} started`;
+    else if (type === EVENT.wftCompleted) name = `WFT${wft} completed`;
+    else if (type === EVENT.actScheduled) {
+      const t = e.activityTaskScheduledEventAttributes?.activityType?.name ?? 'activity';
+      typeOf.set(String(e.eventId), t);
+      name = `${t} scheduled`;
+    } else if (type === EVENT.actStarted) name = `${typeOf.get(String(e.activityTaskStartedEventAttributes?.scheduledEventId)) ?? 'activity'} started`;
+    else if (type === EVENT.actCompleted) name = `${typeOf.get(String(e.activityTaskCompletedEventAttributes?.scheduledEventId)) ?? 'activity'} completed`;
+    else if (type === EVENT.signaled) name = `signal ${e.workflowExecutionSignaledEventAttributes?.signalName ?? ''} received`;
+    else if (type === EVENT.completed) name = 'workflow completed';
+    if (name) points.push([name, eventMs(e)]);
+  }
+  for (const [k, v] of Object.entries(s.moments ?? {})) points.push([k, v]);
+  if (s.seenAt !== undefined) points.push(['client saw it done', s.seenAt]);
+  // Stable sort: moments at the same ms keep their insertion order (history first).
+  return points.filter(([, t]) => Number.isFinite(t)).sort((a, b) => a[1] - b[1]);
+}
+
+/**
+ * Report lines of one workflow type's latency as a timeline: the median of each step between
+ * consecutive named moments ({@link timelineOf}) over `samples`, the total, and the events per
+ * history. A run whose moments fall in another order has other step names; each step's median is
+ * over the runs that have it, their count in brackets.
+ */
+export async function timelineReport(client: Client, title: string, samples: PhaseSample[]): Promise<string[]> {
+  const bySteps = new Map<string, number[]>();
+  let read = 0;
+  for (const s of samples) {
+    let events: HistoryEvent[];
+    try {
+      events = ((await client.workflow.getHandle(s.workflowId).fetchHistory()).events ?? []) as HistoryEvent[];
+    } catch {
+      continue;
+    }
+    if (events.length === 0) continue;
+    read++;
+    const points = timelineOf(events, s);
+    const add = (k: string, v: number) => bySteps.set(k, [...(bySteps.get(k) ?? []), v]);
+    for (let i = 1; i < points.length; i++) add(`${points[i - 1]![0]} → ${points[i]![0]}`, points[i]![1] - points[i - 1]![1]);
+    add('total (first → last moment)', points[points.length - 1]![1] - points[0]![1]);
+    add('events in history', events.length);
+  }
+  const lines = [`${title}: median per step over ${read} runs (ms; server event times, projection and client times)`];
+  for (const [k, v] of bySteps) lines.push(`  ${k}: ${median(v).toFixed(0)}${v.length === read ? '' : ` [${v.length}]`}`);
+  return lines;
+}
 
 /**
  * Report lines: the median of each phase over `samples` (histories fetched one by one; a run

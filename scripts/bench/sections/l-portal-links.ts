@@ -12,9 +12,13 @@ import { portalResultKey } from '../../../src/domain/portal/contracts';
 import { SEED_STUDENTS } from '../../../test/support/portal-seed';
 import { elapsed, say } from '../lifecycle';
 import { compareWithHealth } from '../load';
-import { ms, pcts, pollStatus, pool, rate, ratio } from '../measure';
+import { median, ms, pcts, pollStatus, pool, rate, ratio } from '../measure';
 import { POLL_MS, READ_CONNECTIONS } from '../options';
-import type { BenchSection } from '../section';
+import { timelineReport, type PhaseSample } from '../phases';
+import { portalAdapters } from '../../../src/services/portal/adapters/registry';
+import { createS3ObjectStore } from '../../../src/storage/s3';
+import { snakeizeKeys } from '../../../src/domain/portal/result';
+import type { BenchSection, StackContext } from '../section';
 
 /** Section (l); the stack starts the portal emulator, the object store and the portal worker for it. */
 export const sectionL: BenchSection = {
@@ -34,24 +38,30 @@ export const sectionL: BenchSection = {
     const baseLat = await noop.latencies(jobsN / 2, sizes.latencyConcurrency);
     const linkLat: number[] = [];
     const jobIds: string[] = [];
+    const clientTimes = new Map<string, { submittedAt: number; seenAt: number; i: number }>();
     let failedJobs = 0;
     await pool(jobsN, sizes.latencyConcurrency, async (i) => {
       const student = students[i % students.length]!;
       const auth = { authorization: `Bearer ${users[i]!.token}`, 'content-type': 'application/json' };
       const t = performance.now();
+      const submittedAt = Date.now();
       const res = await fetch(`${apiUrl}/portal/link`, { method: 'POST', headers: { ...auth, 'idempotency-key': randomUUID() }, body: JSON.stringify({ portalType: 'suwon', studentId: student.studentId, password: student.password }) });
       const json = (await res.json()) as { jobId?: string };
       if (res.status !== 202 || !json.jobId) throw new Error(`POST /portal/link → ${res.status} ${JSON.stringify(json)}`);
       jobIds.push(json.jobId);
       const status = await pollStatus(`${apiUrl}/portal/link/jobs/${json.jobId}`, auth, ['SUCCEEDED', 'FAILED'], `(l) portal link job ${json.jobId}`);
       if (status === 'FAILED') failedJobs++;
-      else linkLat.push(performance.now() - t);
+      else {
+        linkLat.push(performance.now() - t);
+        clientTimes.set(json.jobId, { submittedAt, seenAt: Date.now(), i });
+      }
     });
     baseLat.push(...(await noop.latencies(jobsN / 2, sizes.latencyConcurrency)));
     const linkP = pcts(linkLat);
     const baseP = pcts(baseLat);
     say(`POST /portal/link → SUCCEEDED: p50 ${ms(linkP.p50)}, p95 ${ms(linkP.p95)} (n=${linkP.n}${failedJobs ? `, ${failedJobs} FAILED` : ''})`);
     say(`baseline noopWorkflow start → result: p50 ${ms(baseP.p50)}, p95 ${ms(baseP.p95)} (n=${baseP.n}, half before and half after); ratio p50 ${ratio(linkP.p50 / baseP.p50)}, p95 ${ratio(linkP.p95 / baseP.p95)}`);
+    for (const l of await portalPhases(ctx, clientTimes)) say(l);
     const rows = [
       { measure: '(l) POST /portal/link → SUCCEEDED, p50', subject: ms(linkP.p50), baseline: `${ms(baseP.p50)} noopWorkflow start → result`, ratio: ratio(linkP.p50 / baseP.p50) },
       { measure: '(l) POST /portal/link → SUCCEEDED, p95', subject: ms(linkP.p95), baseline: `${ms(baseP.p95)} noopWorkflow start → result`, ratio: ratio(linkP.p95 / baseP.p95) },
@@ -72,3 +82,66 @@ export const sectionL: BenchSection = {
     return rows;
   },
 };
+
+/**
+ * Where a link job's time goes: the timeline of the middle half of the jobs (history events, the
+ * job row's and the first callback row's timestamps, the client's submit and seen moments), then
+ * the scrape's own parts alone at concurrency 1 (login, data pages, object put), which with the
+ * noop round trip bound the latency from below.
+ */
+async function portalPhases(ctx: StackContext, clientTimes: Map<string, { submittedAt: number; seenAt: number; i: number }>): Promise<string[]> {
+  const { stack, noop } = ctx;
+  const { db, config, client } = stack;
+  const ordered = [...clientTimes.entries()].sort((a, b) => a[1].i - b[1].i);
+  const mid = ordered.slice(Math.floor(ordered.length / 4), Math.ceil((ordered.length * 3) / 4)).slice(0, 40);
+  const jobRows = await db.portalLinkJob.findMany({
+    where: { id: { in: mid.map(([id]) => id) } },
+    select: { id: true, workflowId: true, createdAt: true, startedAt: true, postProcessingAt: true, finishedAt: true, callbacks: { select: { receivedAt: true, attempt: true } } },
+  });
+  const byId = new Map(jobRows.map((r) => [r.id, r]));
+  const samples: PhaseSample[] = [];
+  for (const [id, t] of mid) {
+    const r = byId.get(id);
+    if (!r) continue;
+    const moments: Record<string, number> = { 'row created (QUEUED)': r.createdAt.getTime() };
+    if (r.startedAt) moments['row RUNNING'] = r.startedAt.getTime();
+    const cb = r.callbacks.find((c) => c.attempt === 1) ?? r.callbacks[0];
+    if (cb) moments['callback row inserted'] = cb.receivedAt.getTime();
+    if (r.postProcessingAt) moments['row POST_PROCESSING'] = r.postProcessingAt.getTime();
+    if (r.finishedAt) moments['row SUCCEEDED'] = r.finishedAt.getTime();
+    samples.push({ workflowId: r.workflowId, submittedAt: t.submittedAt, seenAt: t.seenAt, moments });
+  }
+  const lines = await timelineReport(client, 'portalLinkWorkflow', samples);
+
+  // The scrape's parts alone, one at a time: what the emulator and the object store cost without contention.
+  const adapter = portalAdapters(config.portal)['suwon'];
+  const store = createS3ObjectStore(config.objectStore, { requestTimeoutMs: config.portal.requestTimeoutMs });
+  const students = Object.values(SEED_STUDENTS);
+  const login: number[] = [];
+  const pages: number[] = [];
+  const put: number[] = [];
+  const rounds = ctx.quick ? 4 : 12;
+  try {
+    for (let i = 0; i < rounds && adapter; i++) {
+      const s = students[i % students.length]!;
+      const t0 = performance.now();
+      let loggedIn = Number.NaN;
+      const result = await adapter.scrape(
+        { studentId: s.studentId, password: s.password },
+        { heartbeat: (p) => { if (p.pages === 2 && Number.isNaN(loggedIn)) loggedIn = performance.now(); } },
+      );
+      const t1 = performance.now();
+      login.push(loggedIn - t0);
+      pages.push(t1 - loggedIn);
+      const bytes = Buffer.from(JSON.stringify(snakeizeKeys(result)), 'utf8');
+      const t2 = performance.now();
+      await store.put(`${config.objectStore.prefix}bench-phases/${ctx.runId}-${i}.json`, bytes, 'application/json');
+      put.push(performance.now() - t2);
+    }
+  } finally {
+    store.close();
+  }
+  const noopAlone = await noop.latencies(rounds, 1);
+  lines.push(`scrape parts alone (concurrency 1, ${rounds} rounds, medians): login ${ms(median(login))}, data pages ${ms(median(pages))}, object put ${ms(median(put))}; noop start → result alone ${ms(median(noopAlone))}`);
+  return lines;
+}
