@@ -9,14 +9,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Connection, type Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { buildApp } from '../../src/api/app';
 import { taskQueues, type TaskQueues } from '../../src/core/contracts';
-import { fairnessInterceptor } from '../../src/core/priority';
-import { temporalDataConverter } from '../../src/crypto/payload-codec';
+import { temporalClient } from '../../src/core/connections';
 import { createPrisma, type Db } from '../../src/db/client';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../src/db/embedded';
 import { migrateDeploy } from '../../src/db/migrate';
@@ -155,12 +154,7 @@ export async function startStack(opts: StackOptions): Promise<BenchStack> {
   started('Prisma (PostgreSQL 15)', () => db.$disconnect());
   const connection = await Connection.connect({ address: temporal.address });
   started('Temporal client', () => connection.close());
-  const client = new Client({
-    connection,
-    namespace: config.temporal.namespace,
-    dataConverter: temporalDataConverter(config.temporal.payloadCodec),
-    interceptors: { workflow: [fairnessInterceptor(config.temporal.fairness)] },
-  });
+  const client = temporalClient(connection, config.temporal);
   if (external.temporalAddress) await ensureSearchAttributes(connection, config.temporal.namespace); // the dev server registers them at start
   const queues = taskQueues(config.temporal.taskQueuePrefix);
   const similarity = await createCardSimilarity(db, config.similarity.vectorSearch);

@@ -22,6 +22,7 @@ import { CORE_ERRORS } from '../core/errors';
 import { DomainError } from '../core/domain-error';
 import type { CoreConfig } from '../config';
 import type { HotPath } from './hot-path';
+import { ProblemSchema } from './problem';
 import { ifNoneMatchIsWildcard, ifNoneMatchMatches, preferredWaitSeconds } from './conditional';
 
 /** One pollable resource as a route sees it for one request. */
@@ -71,6 +72,24 @@ export const NotModifiedSchema = z.null().meta({
   description: 'Not Modified: the resource is still in the state of If-None-Match (at once, or at the end of the wait).',
   headers: { ETag: ETAG_HEADER, 'Preference-Applied': PREFERENCE_APPLIED, Vary: VARY },
 });
+
+/** The problem statuses a pollable GET may declare (401 unauthenticated, 404 not visible, 503 waiter bound, 400 bad input). */
+export type LongPollProblemStatus = 400 | 401 | 404 | 503;
+
+/**
+ * The OpenAPI `response` block of a pollable GET: `ok` as the 200 with {@link LONG_POLL_200_HEADERS}
+ * (a zod schema gets them as metadata, a response object as its `headers`), the 304
+ * {@link NotModifiedSchema}, and {@link ProblemSchema} for each of `problems` (default 401, 404, 503).
+ */
+export function longPollResponses<O extends object, P extends LongPollProblemStatus = 401 | 404 | 503>(
+  ok: O,
+  problems: readonly P[] = [401, 404, 503] as P[],
+): { 200: O extends z.ZodType ? O : O & { headers: typeof LONG_POLL_200_HEADERS }; 304: typeof NotModifiedSchema } & Record<P, typeof ProblemSchema> {
+  const okWithHeaders = ok instanceof z.ZodType ? ok.meta({ headers: LONG_POLL_200_HEADERS }) : { ...ok, headers: LONG_POLL_200_HEADERS };
+  const out: Record<number, unknown> = { 200: okWithHeaders, 304: NotModifiedSchema };
+  for (const status of problems) out[status] = ProblemSchema;
+  return out as never;
+}
 
 /** The description sentence every pollable GET's OpenAPI operation ends with. */
 export const LONG_POLL_DESCRIPTION =

@@ -10,8 +10,17 @@
  *   as the client cancels a call on it (an HTTP/2 RST_STREAM frame: its deadline fired) and forwards
  *   again, so the client's next call (a describe) gets through on a fresh connection.
  * `callsForwarded` counts the calls (HTTP/2 HEADERS frames) that reached the server.
+ * {@link startFaultyApi} puts a proxy in front of a test stack's Temporal server and builds a
+ * client and an API app on it.
  */
 import net from 'node:net';
+import { Connection, type Client } from '@temporalio/client';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { buildApp } from '../../src/api/app';
+import { temporalClient } from '../../src/core/connections';
+import { createJobStarter, FAMILY_API } from '../../src/families';
+import type { Stack } from './stack';
 
 /** What a swallowing proxy does; see the module comment. */
 export interface SwallowOptions {
@@ -159,4 +168,42 @@ export async function startGrpcFaultProxy(target: string): Promise<GrpcFaultProx
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A fault proxy in front of a stack's Temporal server, with a client and an API app that reach Temporal only through it. */
+export interface FaultyApi {
+  proxy: GrpcFaultProxy;
+  /** The project's Temporal client (src/core/connections.ts) over the proxy. */
+  client: Client;
+  /** The API app (ready) whose job starter and Temporal calls use {@link client}. */
+  app: FastifyInstance;
+  /** Closes the app, the connection and the proxy (the stack stays up). */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a {@link GrpcFaultProxy} in front of `stack`'s Temporal frontend and builds the project's
+ * Temporal client (per-call deadline `callTimeoutMs`, default the stack's config) and an API app on
+ * it, sharing the stack's config, database and queues. The proxy starts forwarding.
+ */
+export async function startFaultyApi(stack: Stack, opts: { callTimeoutMs?: number } = {}): Promise<FaultyApi> {
+  const proxy = await startGrpcFaultProxy(stack.config.temporal.address);
+  let connection: Connection | undefined;
+  let app: FastifyInstance | undefined;
+  const close = async () => {
+    await app?.close();
+    await connection?.close();
+    await proxy.close();
+  };
+  try {
+    connection = await Connection.connect({ address: proxy.address });
+    const temporal = opts.callTimeoutMs === undefined ? stack.config.temporal : { ...stack.config.temporal, callTimeoutMs: opts.callTimeoutMs };
+    const client = temporalClient(connection, temporal);
+    app = await buildApp({ ...FAMILY_API, config: stack.config, db: stack.db, starter: createJobStarter(client, stack.queues), temporal: client, logger: pino({ level: 'silent' }) });
+    await app.ready();
+    return { proxy, client, app, close };
+  } catch (err) {
+    await close().catch(() => undefined);
+    throw err;
+  }
 }

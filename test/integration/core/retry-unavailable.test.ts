@@ -10,41 +10,33 @@
  * pass leaves it alone.
  */
 import { randomUUID } from 'node:crypto';
-import { Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
-import { buildApp } from '../../../src/api/app';
-import { temporalClient } from '../../../src/core/connections';
 import { maintenanceTaskQueue } from '../../../src/core/contracts';
-import { createJobStarter, FAMILY_API } from '../../../src/families';
 import { inputBoxFromConfig } from '../../../src/services/ai-runs/input-box';
 import { retryAiRun } from '../../../src/services/ai-runs/runs';
 import { createTemporalAiRunStarter } from '../../../src/services/ai-runs/starter';
 import type { AiRunReconcileReport } from '../../../src/activities/ai-runs/reconcile';
-import { startGrpcFaultProxy, type GrpcFaultProxy } from '../../support/grpc-fault-proxy';
+import { startFaultyApi, type FaultyApi, type GrpcFaultProxy } from '../../support/grpc-fault-proxy';
 import { startStack, waitForJob, type Stack } from '../../support/stack';
 import { testObjectStoreEnv } from '../../support/object-store';
 import { companyWithMembers, postRun, waitForRun } from '../ai-runs/support';
 
 let stack: Stack;
+let faultyApi: FaultyApi;
 let proxy: GrpcFaultProxy;
-let connection: Connection;
 let faulty: FastifyInstance;
-let proxied: ReturnType<typeof temporalClient>;
+let proxied: Client;
 
 beforeAll(async () => {
   stack = await startStack({ env: { ...testObjectStoreEnv(), AI_RUNTIME_REJECT_FIRST_MARKER: '[reject]' } });
-  proxy = await startGrpcFaultProxy(stack.config.temporal.address);
-  connection = await Connection.connect({ address: proxy.address });
-  proxied = temporalClient(connection, stack.config.temporal);
-  faulty = await buildApp({ ...FAMILY_API, config: stack.config, db: stack.db, starter: createJobStarter(proxied, stack.queues), temporal: proxied, logger: pino({ level: 'silent' }) });
-  await faulty.ready();
+  faultyApi = await startFaultyApi(stack);
+  ({ proxy, app: faulty, client: proxied } = faultyApi);
 }, 120_000);
 afterEach(() => proxy?.forward());
 afterAll(async () => {
-  await faulty?.close();
-  await connection?.close();
-  await proxy?.close();
+  await faultyApi?.close();
   await stack?.stop();
 });
 

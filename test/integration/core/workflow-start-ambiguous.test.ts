@@ -10,15 +10,10 @@
  *   start is the reconciler's), never a 500.
  */
 import { randomUUID } from 'node:crypto';
-import { Connection } from '@temporalio/client';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import pino from 'pino';
-import { buildApp } from '../../../src/api/app';
-import { temporalClient } from '../../../src/core/connections';
 import { jobWorkflowId } from '../../../src/core/contracts';
 import { ensureCompany, setMember } from '../../../src/core/companies';
-import { createJobStarter, FAMILY_API } from '../../../src/families';
-import { startGrpcFaultProxy, type GrpcFaultProxy } from '../../support/grpc-fault-proxy';
+import { startFaultyApi, type FaultyApi, type GrpcFaultProxy } from '../../support/grpc-fault-proxy';
 import { startStack, waitForJob, type Stack } from '../../support/stack';
 import { testObjectStoreEnv } from '../../support/object-store';
 
@@ -26,23 +21,18 @@ import { testObjectStoreEnv } from '../../support/object-store';
 const CALL_TIMEOUT_MS = 3_000;
 
 let stack: Stack;
+let faultyApi: FaultyApi;
 let proxy: GrpcFaultProxy;
-let connection: Connection;
 let faulty: FastifyInstance;
 
 beforeAll(async () => {
   stack = await startStack({ aiRunsWorker: false, env: testObjectStoreEnv() });
-  proxy = await startGrpcFaultProxy(stack.config.temporal.address);
-  connection = await Connection.connect({ address: proxy.address });
-  const client = temporalClient(connection, { ...stack.config.temporal, callTimeoutMs: CALL_TIMEOUT_MS });
-  faulty = await buildApp({ ...FAMILY_API, config: stack.config, db: stack.db, starter: createJobStarter(client, stack.queues), temporal: client, logger: pino({ level: 'silent' }) });
-  await faulty.ready();
+  faultyApi = await startFaultyApi(stack, { callTimeoutMs: CALL_TIMEOUT_MS });
+  ({ proxy, app: faulty } = faultyApi);
 }, 120_000);
 afterEach(() => proxy?.forward());
 afterAll(async () => {
-  await faulty?.close();
-  await connection?.close();
-  await proxy?.close();
+  await faultyApi?.close();
   await stack?.stop();
 });
 

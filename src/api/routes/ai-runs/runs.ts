@@ -9,7 +9,7 @@ import { idempotencyKeyOf } from '../../../core/idempotency';
 import { cancelAiRun, createAiRun, readAiRun, retryAiRun, type AiRunDeps } from '../../../services/ai-runs/runs';
 import { aiRunChangeSource } from '../../../services/ai-runs/run-changes';
 import { AR_ERRORS } from '../../../domain/ai-runs/errors';
-import { answerLongPoll, LONG_POLL_200_HEADERS, LONG_POLL_DESCRIPTION, LongPollHeaders, NotModifiedSchema, type LongPollDeps } from '../../long-poll';
+import { answerLongPoll, LONG_POLL_DESCRIPTION, LongPollHeaders, longPollResponses, type LongPollDeps } from '../../long-poll';
 import { requestTraceId } from '../../observability';
 import { ProblemSchema } from '../../problem';
 import { Uuid } from '../../schemas';
@@ -86,13 +86,7 @@ export const aiRunRoutes: FastifyPluginAsyncZod<ArRunRouteDeps> = async (app, de
           'until SUCCEEDED) are separate fields. The ETag is the run version. ' + LONG_POLL_DESCRIPTION,
         params: z.object({ aiRunId: Uuid }),
         headers: LongPollHeaders,
-        response: {
-          200: { ...exampleContent(AiRunSchema, AR_EXAMPLES.run, 'The run'), headers: LONG_POLL_200_HEADERS },
-          304: NotModifiedSchema,
-          401: ProblemSchema,
-          404: ProblemSchema,
-          503: ProblemSchema,
-        },
+        response: longPollResponses(exampleContent(AiRunSchema, AR_EXAMPLES.run, 'The run')),
       },
     },
     async (req, reply) => {

@@ -7,7 +7,8 @@ import { JobType } from '@prisma/client';
 import type { ApiDeps } from '../../deps';
 import { ProblemSchema } from '../../problem';
 import { AsyncJobSchema, Uuid } from '../../schemas';
-import { answerJobPoll, JOB_POLL_200_HEADERS, jobPollSerializerCompiler, JobPollHeaders, NotModifiedSchema } from './job-poll';
+import { answerJobPoll, jobPollSerializerCompiler, JobPollHeaders } from './job-poll';
+import { longPollResponses } from '../../long-poll';
 import { CORE_ERRORS, notFound } from '../../../core/errors';
 import { statusLink } from '../../openapi';
 
@@ -39,14 +40,7 @@ export const asyncJobRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) 
           'answers at once. 503 with Retry-After when the server holds its maximum of waiting requests.',
         params: z.object({ jobId: Uuid }),
         headers: JobPollHeaders,
-        response: {
-          200: AsyncJobSchema.meta({ headers: JOB_POLL_200_HEADERS }),
-          304: NotModifiedSchema,
-          400: ProblemSchema,
-          401: ProblemSchema,
-          404: ProblemSchema,
-          503: ProblemSchema,
-        },
+        response: longPollResponses(AsyncJobSchema, [400, 401, 404, 503]),
       },
       serializerCompiler: jobPollSerializerCompiler,
     },

@@ -15,8 +15,6 @@ import type { ApiDeps } from '../../deps';
 import { notFound } from '../../../core/errors';
 import type { JobResultCode } from '../../../core/contracts';
 
-export { LONG_POLL_200_HEADERS as JOB_POLL_200_HEADERS, NotModifiedSchema } from '../../long-poll';
-
 /** Request headers of the poll (documented in OpenAPI). */
 export const JobPollHeaders = LongPollHeaders;
 

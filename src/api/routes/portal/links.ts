@@ -16,7 +16,7 @@ import {
 import { portalLinkJobChangeSource } from '../../../services/portal/job-changes';
 import { portalLinkJobEtag } from '../../../domain/portal/etag';
 import { PO_ERRORS } from '../../../domain/portal/errors';
-import { answerLongPoll, LONG_POLL_200_HEADERS, LONG_POLL_DESCRIPTION, LongPollHeaders, NotModifiedSchema, type LongPollDeps } from '../../long-poll';
+import { answerLongPoll, LONG_POLL_DESCRIPTION, LongPollHeaders, longPollResponses, type LongPollDeps } from '../../long-poll';
 import { ProblemSchema } from '../../problem';
 import { Uuid } from '../../schemas';
 import {
@@ -88,13 +88,7 @@ export const portalLinkRoutes: FastifyPluginAsyncZod<PortalLinkRouteDeps> = asyn
           'The ETag is the job status and updated_at. ' + LONG_POLL_DESCRIPTION,
         params: JobParams,
         headers: LongPollHeaders,
-        response: {
-          200: { ...jsonWith(PortalLinkJobSchema, 'The job', PO_EXAMPLES.job), headers: LONG_POLL_200_HEADERS },
-          304: NotModifiedSchema,
-          401: ProblemSchema,
-          404: ProblemSchema,
-          503: ProblemSchema,
-        },
+        response: longPollResponses(jsonWith(PortalLinkJobSchema, 'The job', PO_EXAMPLES.job)),
       },
     },
     async (req, reply) => {

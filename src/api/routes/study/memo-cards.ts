@@ -22,7 +22,7 @@ import { ST_ERRORS } from '../../../domain/study/errors';
 import { notFound } from '../../../core/errors';
 import { memoCardJobEtag } from '../../../domain/study/etag';
 import { memoCardJobChangeSource } from '../../../services/study/job-changes';
-import { answerLongPoll, LONG_POLL_200_HEADERS, LONG_POLL_DESCRIPTION, LongPollHeaders, NotModifiedSchema } from '../../long-poll';
+import { answerLongPoll, LONG_POLL_DESCRIPTION, LongPollHeaders, longPollResponses } from '../../long-poll';
 import { statusLink } from '../../openapi';
 
 const TAG = 'study';
@@ -96,18 +96,13 @@ export const memoCardRoutes: FastifyPluginAsyncZod<ApiDeps<StudyConfig>> = async
           'and the time of its last transition. ' + LONG_POLL_DESCRIPTION,
         params: z.object({ jobId: Uuid }),
         headers: LongPollHeaders,
-        response: {
-          200: {
+        response: longPollResponses(
+          {
             description: 'The job',
             content: { 'application/json': { schema: MemoCardJobSchema, examples: { processing: { value: MEMO_CARD_JOB_EXAMPLE } } } },
-            headers: LONG_POLL_200_HEADERS,
           },
-          304: NotModifiedSchema,
-          400: ProblemSchema,
-          401: ProblemSchema,
-          404: ProblemSchema,
-          503: ProblemSchema,
-        },
+          [400, 401, 404, 503],
+        ),
       },
     },
     async (req, reply) => {
