@@ -32,7 +32,7 @@ const workflowImportBans = {
 };
 
 module.exports = defineConfig([
-  globalIgnores(['dist/', 'node_modules/', '.tools/', '.data/', 'coverage/']),
+  globalIgnores(['dist/', 'node_modules/', '.tools/', '.data/', 'coverage/', 'clients/typescript/schema.d.ts']),
   js.configs.recommended,
   tseslint.configs.recommended,
   {
