@@ -18,6 +18,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createUserWithToken } from '../../src/auth/tokens';
+import { createApiClient } from '../lib/api-client';
 import { createStops } from '../lib/stops';
 import { keepBlock } from './keep';
 import type { DemoShared, DemoUser, PartResult } from './part';
@@ -42,18 +43,12 @@ async function main(): Promise<void> {
     const stack = await startDemoStack({ ai: values.ai, parts, stops, say });
     const { token } = await createUserWithToken(stack.db, `demo-${new Date().toISOString().replace(/[:.]/g, '-')}`);
     const auth = { authorization: `Bearer ${token}` };
-    const call: DemoUser['call'] = async (method, url, body) => {
-      const headers = body === undefined ? auth : { ...auth, 'content-type': 'application/json' };
-      const res = await fetch(`${stack.apiUrl}${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-      const json = (await res.json()) as Record<string, unknown>;
-      if (!res.ok) throw new Error(`${method} ${url} → ${res.status} ${JSON.stringify(json)}`);
-      return json;
-    };
+    const api: DemoUser['api'] = createApiClient(stack.apiUrl, token);
     const shared: DemoShared = {};
     const results: PartResult[] = [];
     for (const [i, { family, part }] of parts.entries()) {
       if (i > 0) say('');
-      const ctx = { apiUrl: stack.apiUrl, db: stack.db, config: stack.config, uiUrl: stack.uiUrl, user: { token, auth, call }, options: { files: values.files ?? [], limit }, shared, say };
+      const ctx = { apiUrl: stack.apiUrl, db: stack.db, config: stack.config, uiUrl: stack.uiUrl, user: { token, auth, api }, options: { files: values.files ?? [], limit }, shared, say };
       results.push(await part.run(ctx, stack.states.get(family)));
     }
     for (const family of without) say(`(the ${family} family has no demo part: scripts/demo/families/${family}.ts)`);

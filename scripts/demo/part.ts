@@ -5,6 +5,7 @@
  */
 import type { PrismaClient } from '@prisma/client';
 import type { Config } from '../../src/families';
+import type { ApiClient } from '../lib/api-client';
 
 /** Where the API will listen (chosen before the service's config is built). */
 export interface ApiAddress {
@@ -24,8 +25,8 @@ export interface DemoUser {
   token: string;
   /** `authorization: Bearer …`. */
   auth: Record<string, string>;
-  /** An API call as the demo user: JSON answer, throws on a non-2xx status. */
-  call: (method: string, url: string, body?: unknown) => Promise<Record<string, unknown>>;
+  /** The typed API client (scripts/lib/api-client.ts) as the demo user. */
+  api: ApiClient;
 }
 
 /** The demo's command-line options the parts read. */

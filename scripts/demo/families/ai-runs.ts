@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { PrismaClient } from '@prisma/client';
 import { createUserWithToken } from '../../../src/auth/tokens';
 import { ensureCompany, setMember } from '../../../src/core/companies';
+import { createApiClient, ok } from '../../lib/api-client';
 import { definePart } from '../part';
 
 /** Demo markers the demo's config hands the local runtime (AI_RUNTIME_FAIL_FIRST_MARKER / AI_RUNTIME_REJECT_FIRST_MARKER). */
@@ -29,6 +30,7 @@ const REQUESTS: readonly [string, string, 'ko' | 'en'][] = [
   ['leave, rejected first attempt → manual retry', `${AR_DEMO_MARKERS.rejectFirst} I would like to take annual leave from 2026-12-21 to 2026-12-24`, 'en'],
 ];
 
+/** A run as GET /api/v1/ai-runs/{aiRunId} answers it, and its ETag. */
 interface RunView {
   aiRunId: string;
   status: string;
@@ -36,6 +38,7 @@ interface RunView {
   errorCode: string | null;
   attempts: { number: number; status: string; trigger: string; errorCode: string | null }[];
   candidates: { candidateId: string; taskType: string; missingSlots: string[]; blocked: boolean; confidence: number }[];
+  etag: string;
 }
 
 /** The part: the local runtime fails or rejects the marked requests' first attempt; retries start after 0.5 s. */
@@ -50,31 +53,28 @@ async function runArDemo(apiUrl: string, db: PrismaClient, say: (line: string) =
   const companyId = await ensureCompany(db, `Demo HR Co ${stamp}`);
   const hr = await createUserWithToken(db, `demo-hr-${stamp}`);
   await setMember(db, companyId, hr.userId, 'HR_MANAGER');
-  const auth = { authorization: `Bearer ${hr.token}` };
+  const api = createApiClient(apiUrl, hr.token);
   say(`AI runs: company ${companyId}, HR manager ${hr.userId}; ${REQUESTS.length} requests …`);
 
-  const call = async (method: string, url: string, body?: unknown, key?: string) => {
-    const headers: Record<string, string> = { ...auth };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    if (key) headers['idempotency-key'] = key;
-    const res = await fetch(`${apiUrl}${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const json = (await res.json()) as Record<string, unknown>;
-    if (!res.ok) throw new Error(`${method} ${url} → ${res.status} ${JSON.stringify(json)}`);
-    return json;
-  };
+  // Long polls the run (Prefer: wait with its last ETag: the answer comes as soon as it changes, 304 after the wait).
   const waitFor = async (id: string, statuses: readonly string[]): Promise<RunView> => {
     const deadline = Date.now() + 5 * 60_000;
+    let last: RunView | undefined;
     for (;;) {
-      const run = (await call('GET', `/api/v1/ai-runs/${id}`)) as unknown as RunView;
-      if (statuses.includes(run.status) || Date.now() > deadline) return run;
-      await new Promise((r) => setTimeout(r, 300));
+      const { data, response } = await api.GET('/api/v1/ai-runs/{aiRunId}', {
+        params: { path: { aiRunId: id }, header: last ? { 'if-none-match': last.etag, prefer: 'wait=5' } : {} },
+      });
+      if (data) last = { ...data, etag: response.headers.get('etag') ?? '' };
+      else if (response.status !== 304 && response.status !== 503) throw new Error(`GET /api/v1/ai-runs/${id} → ${response.status}`);
+      if (last && (statuses.includes(last.status) || Date.now() > deadline)) return last;
+      if (response.status === 503) await new Promise((r) => setTimeout(r, 300));
     }
   };
 
   const runs: { label: string; id: string }[] = [];
   for (const [label, text, locale] of REQUESTS) {
-    const r = await call('POST', '/api/v1/ai-runs', { companyId, text, locale }, randomUUID());
-    runs.push({ label, id: r.aiRunId as string });
+    const r = await ok('POST /api/v1/ai-runs', api.POST('/api/v1/ai-runs', { params: { header: { 'idempotency-key': randomUUID() } }, body: { companyId, text, locale } }));
+    runs.push({ label, id: r.aiRunId });
   }
   const finished = new Map<string, RunView>();
   for (const r of runs) finished.set(r.id, await waitFor(r.id, ['SUCCEEDED', 'FAILED']));
@@ -85,8 +85,9 @@ async function runArDemo(apiUrl: string, db: PrismaClient, say: (line: string) =
     if (v.status !== 'FAILED') continue;
     say(`  ${r.id.slice(0, 8)} FAILED ${v.errorCode ?? ''} → manual retry`);
     const key = randomUUID();
-    const retry = await call('POST', `/api/v1/ai-runs/${r.id}/retry`, undefined, key);
-    const replay = await call('POST', `/api/v1/ai-runs/${r.id}/retry`, undefined, key); // same key: same attempt
+    const retryOnce = () => ok('POST /api/v1/ai-runs/{aiRunId}/retry', api.POST('/api/v1/ai-runs/{aiRunId}/retry', { params: { path: { aiRunId: r.id }, header: { 'idempotency-key': key } } }));
+    const retry = await retryOnce();
+    const replay = await retryOnce(); // same key: same attempt
     say(`    retry → ${String(retry.status)}, attempt ${String(retry.attemptNumber)} (same key again → attempt ${String(replay.attemptNumber)})`);
     finished.set(r.id, await waitFor(r.id, ['SUCCEEDED', 'FAILED']));
   }
@@ -96,17 +97,10 @@ async function runArDemo(apiUrl: string, db: PrismaClient, say: (line: string) =
   for (const r of runs) {
     const v = finished.get(r.id)!;
     if (v.status !== 'SUCCEEDED' || v.candidates.length === 0) continue;
-    const res = await fetch(`${apiUrl}/api/v1/ai-runs/${r.id}`, { headers: auth });
-    const etag = res.headers.get('etag') ?? '';
     const adopt = v.candidates.find((c) => !c.blocked);
-    const decisions = v.candidates.map((c) => ({ candidateId: c.candidateId, decision: c === adopt ? 'ADOPT' : 'DISCARD' }));
-    const out = await fetch(`${apiUrl}/api/v1/ai-runs/${r.id}/candidate-decisions`, {
-      method: 'POST',
-      headers: { ...auth, 'content-type': 'application/json', 'if-match': etag },
-      body: JSON.stringify({ decisions }),
-    });
-    const body = (await out.json()) as { tasks?: { taskType: string; status: string }[]; code?: string };
-    tasks.set(r.id, out.ok ? (body.tasks ?? []).map((t) => `${t.taskType}:${t.status}`) : [`(decisions → ${out.status} ${body.code ?? ''})`]);
+    const decisions = v.candidates.map((c) => ({ candidateId: c.candidateId, decision: c === adopt ? ('ADOPT' as const) : ('DISCARD' as const) }));
+    const out = await api.POST('/api/v1/ai-runs/{aiRunId}/candidate-decisions', { params: { path: { aiRunId: r.id }, header: { 'if-match': v.etag } }, body: { decisions } });
+    tasks.set(r.id, out.data ? out.data.tasks.map((t) => `${t.taskType}:${t.status}`) : [`(decisions → ${out.response.status} ${out.error?.code ?? ''})`]);
   }
 
   for (const r of runs) {

@@ -15,6 +15,7 @@ import { seedSuwonGraduationRules } from '../../../src/services/portal/suwon-gra
 import { createS3ObjectStore } from '../../../src/storage/s3';
 import { startPortalEmulator, type PortalEmulator } from '../../../test/support/portal-emulator';
 import { cloneStudent, SEEDED, type SeedStudent } from '../../../test/support/portal-seed';
+import { createApiClient, ok, type ApiClient } from '../../lib/api-client';
 import { definePart } from '../part';
 
 interface JobView {
@@ -68,40 +69,44 @@ async function runPoDemo(apiUrl: string, db: PrismaClient, emulator: PortalEmula
   const users = await Promise.all(
     [SEEDED.retakeAndCorrection, SEEDED.doubleMajorNoCertificate].map(async (student, i) => {
       const u = await createUserWithToken(db, `demo-student-${i + 1}-${stamp}`);
-      return { student, auth: { authorization: `Bearer ${u.token}` } };
+      return { student, api: createApiClient(apiUrl, u.token) };
     }),
   );
 
-  const call = async (auth: Record<string, string>, method: string, url: string, body?: unknown, key?: string) => {
-    const headers: Record<string, string> = { ...auth };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    if (key) headers['idempotency-key'] = key;
-    const res = await fetch(`${apiUrl}${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    return { status: res.status, json: (await res.json()) as Record<string, unknown> };
-  };
-
-  /** Posts a link request and follows the job, noting when each state was first seen. */
-  const link = async (auth: Record<string, string>, student: SeedStudent): Promise<JobView> => {
+  /**
+   * Posts a link request and follows the job, noting when each state was first seen; each read
+   * long-polls (Prefer: wait with the job's last ETag: answered as soon as the job changes).
+   */
+  const link = async (api: ApiClient, student: SeedStudent): Promise<JobView> => {
     const t0 = Date.now();
-    const posted = await call(auth, 'POST', '/portal/link', { portalType: 'suwon', studentId: student.studentId, password: student.password }, randomUUID());
-    if (posted.status !== 202) throw new Error(`POST /portal/link → ${posted.status} ${JSON.stringify(posted.json)}`);
-    const jobId = String(posted.json.jobId);
+    const posted = await ok(
+      'POST /portal/link',
+      api.POST('/portal/link', { params: { header: { 'idempotency-key': randomUUID() } }, body: { portalType: 'suwon', studentId: student.studentId, password: student.password } }),
+    );
+    const jobPath = { path: { jobId: posted.jobId } };
     const seen: string[] = [];
     const deadline = Date.now() + 3 * 60_000;
+    let etag: string | undefined;
+    let job: JobView | undefined;
     for (;;) {
-      const job = (await call(auth, 'GET', `/portal/link/jobs/${jobId}`)).json as unknown as JobView;
-      if (!seen.some((s) => s.startsWith(`${job.status} `))) seen.push(`${job.status} +${Date.now() - t0} ms`);
+      const { data, response } = await api.GET('/portal/link/jobs/{jobId}', { params: { ...jobPath, header: etag ? { 'if-none-match': etag, prefer: 'wait=5' } : {} } });
+      if (data) {
+        job = data;
+        etag = response.headers.get('etag') ?? undefined;
+      } else if (response.status !== 304 && response.status !== 503) throw new Error(`GET /portal/link/jobs/${posted.jobId} → ${response.status}`);
+      if (!job) continue;
+      if (!seen.some((s) => s.startsWith(`${job!.status} `))) seen.push(`${job.status} +${Date.now() - t0} ms`);
       if (job.status === 'SUCCEEDED' || job.status === 'FAILED' || Date.now() > deadline) {
-        const d = (await call(auth, 'GET', `/portal/link/jobs/${jobId}/duration`)).json;
-        say(`  ${student.profile.name} (${student.studentId}) ${job.kind} ${jobId}: ${seen.join(' → ')}; scrape ${String(d.scrapeMs)} ms, post-processing ${String(d.postProcessMs)} ms, elapsed ${String(d.elapsedMs)} ms${job.errorCode ? ` — ${job.errorCode}: ${job.errorMessage}` : ''}`);
+        const d = await ok('GET /portal/link/jobs/{jobId}/duration', api.GET('/portal/link/jobs/{jobId}/duration', { params: jobPath }));
+        say(`  ${student.profile.name} (${student.studentId}) ${job.kind} ${posted.jobId}: ${seen.join(' → ')}; scrape ${String(d.scrapeMs)} ms, post-processing ${String(d.postProcessMs)} ms, elapsed ${String(d.elapsedMs)} ms${job.errorCode ? ` — ${job.errorCode}: ${job.errorMessage}` : ''}`);
         return job;
       }
-      await new Promise((r) => setTimeout(r, 100));
+      if (response.status === 503) await new Promise((r) => setTimeout(r, 100));
     }
   };
 
   const jobs: JobView[] = [];
-  jobs.push(...(await Promise.all(users.map((u) => link(u.auth, u.student)))));
+  jobs.push(...(await Promise.all(users.map((u) => link(u.api, u.student)))));
 
   // The portal changes: the first student's latest graded course gets a corrected grade; that user refreshes.
   const changed = cloneStudent(users[0]!.student);
@@ -111,21 +116,19 @@ async function runPoDemo(apiUrl: string, db: PrismaClient, emulator: PortalEmula
   graded.grade = 'A+';
   emulator.setStudent(changed);
   say(`  the portal corrected ${changed.profile.name}'s ${graded.courseCode} grade ${String(before)} → A+; refreshing …`);
-  jobs.push(await link(users[0]!.auth, changed));
-  const summary = (await call(users[0]!.auth, 'GET', `/portal/link/jobs/${jobs[2]!.jobId}/summary`)).json;
+  jobs.push(await link(users[0]!.api, changed));
+  const summary = await ok('GET /portal/link/jobs/{jobId}/summary', users[0]!.api.GET('/portal/link/jobs/{jobId}/summary', { params: { path: { jobId: jobs[2]!.jobId } } }));
   say(`  summary after the refresh: ${JSON.stringify(summary.summary ?? summary)}`);
 
   for (const u of users) {
-    const r = await call(u.auth, 'GET', '/api/graduation/progress?portalType=suwon');
-    if (r.status !== 200) {
-      say(`  graduation progress of ${u.student.profile.name}: ${r.status} ${String(r.json.code)} — ${String(r.json.detail ?? '')}`);
+    const r = await u.api.GET('/api/graduation/progress', { params: { query: { portalType: 'suwon' } } });
+    if (!r.data) {
+      say(`  graduation progress of ${u.student.profile.name}: ${r.response.status} ${String(r.error?.code)} — ${String(r.error?.detail ?? '')}`);
       continue;
     }
-    type Requirement = { name?: string; scope?: string; met?: boolean; missing?: unknown };
-    const p = r.json as { progress?: { met?: boolean; requirements?: Requirement[] } } & Record<string, unknown>;
-    const reqs = p.progress?.requirements ?? (p.requirements as Requirement[] | undefined) ?? [];
-    say(`  graduation progress of ${u.student.profile.name}: ${p.progress?.met ?? p.met ? 'all requirements met' : 'not yet met'}`);
-    for (const q of reqs) say(`    ${q.met ? 'met    ' : 'missing'} ${q.scope ? `${q.scope.toLowerCase().replace(/_/g, ' ')}: ` : ''}${String(q.name)}${q.met ? '' : `: ${JSON.stringify(q.missing)}`}`);
+    const p = r.data;
+    say(`  graduation progress of ${u.student.profile.name}: ${p.met ? 'all requirements met' : 'not yet met'}`);
+    for (const q of p.requirements) say(`    ${q.met ? 'met    ' : 'missing'} ${q.scope.toLowerCase().replace(/_/g, ' ')}: ${q.name}${q.met ? '' : `: ${JSON.stringify(q.missing)}`}`);
   }
   const completed = jobs.filter((j) => j.status === 'SUCCEEDED').length;
   return { completed, total: jobs.length };

@@ -11,7 +11,8 @@ import { glob } from 'tinyglobby';
 import { selfServiceToken, startGithubEmulator, SELF_SERVICE_TOKEN_PREFIX, type GithubEmulator } from '../../../test/support/github-emulator';
 import { readmeDocs, spread } from '../../lib/readme-corpus';
 import { JSON_BODY, SECOND_USER, SECOND_USER_AUTH } from '../keep';
-import { definePart, type DemoUser } from '../part';
+import { ApiCallError, ok, type ApiClient } from '../../lib/api-client';
+import { definePart } from '../part';
 
 const GITHUB_LOGIN = 'demo-octocat';
 
@@ -35,30 +36,39 @@ async function userDocs(patterns: string[], limit: number, maxChars: number): Pr
     .filter((d) => d.content.trim().length > 0);
 }
 
-/** Follows async jobs until terminal, one progress line per change; keeps every job's last status. */
-function jobFollower(call: DemoUser['call'], say: (line: string) => void) {
+/**
+ * Follows async jobs until terminal, one progress line per change; keeps every job's last status.
+ * Each read long-polls (`Prefer: wait` with the job's last ETag in `If-None-Match`): it answers as
+ * soon as the job changes, 304 when it did not within the wait.
+ */
+function jobFollower(api: ApiClient, say: (line: string) => void) {
   const jobIds: string[] = [];
   const status = new Map<string, string>();
+  const etags = new Map<string, string>();
   const waitFor = async (ids: string[], label: string) => {
     jobIds.push(...ids);
     const deadline = Date.now() + 10 * 60_000;
     let last = '';
     for (;;) {
-      for (const id of ids) {
-        if (status.get(id) === 'COMPLETED' || status.get(id) === 'FAILED') continue;
-        // A 503 (the database busy on a loaded machine) is answered with "retry later": do so.
-        const job = await call('GET', `/async-jobs/${id}`).catch((err: unknown) => {
-          if (err instanceof Error && / → 503 /.test(err.message)) return undefined;
-          throw err;
+      const open = ids.filter((id) => status.get(id) !== 'COMPLETED' && status.get(id) !== 'FAILED');
+      // The first open job is waited on (up to 2 s), the others read at once: one line a change.
+      for (const [i, id] of open.entries()) {
+        const etag = etags.get(id);
+        const { data, response } = await api.GET('/async-jobs/{jobId}', {
+          params: { path: { jobId: id }, header: { ...(etag ? { 'if-none-match': etag } : {}), ...(i === 0 && etag ? { prefer: 'wait=2' } : {}) } },
         });
-        if (job) status.set(id, job.status as string);
+        // 304: unchanged; a 503 (the database busy on a loaded machine, or too many waiters) says "retry later": do so.
+        if (response.status === 304 || response.status === 503) continue;
+        if (!data) throw new ApiCallError(`GET /async-jobs/${id}`, response.status, undefined);
+        status.set(id, data.status);
+        const tag = response.headers.get('etag');
+        if (tag) etags.set(id, tag);
       }
       const count = (s: string) => ids.filter((id) => status.get(id) === s).length;
       const line = `${label}: ${count('COMPLETED')}/${ids.length} completed, ${count('FAILED')} failed, ${count('PROCESSING')} processing, ${count('PENDING')} pending`;
       if (line !== last) say(line);
       last = line;
       if (count('COMPLETED') + count('FAILED') === ids.length || Date.now() > deadline) return;
-      await new Promise((r) => setTimeout(r, 500));
     }
   };
   const completed = () => [...status.values()].filter((v) => v === 'COMPLETED').length;
@@ -78,18 +88,18 @@ export const part = definePart<{ github: GithubEmulator; token: string }>({
     return { github, token };
   },
   env: (_api, { github }) => ({ GITHUB_API_URL: github.url }),
-  async run({ apiUrl, config, uiUrl, user, options, shared, say }, { github, token: ghToken }) {
-    const { call, auth } = user;
+  async run({ config, uiUrl, user, options, shared, say }, { github, token: ghToken }) {
+    const { api } = user;
     const docs = options.files.length ? await userDocs(options.files, options.limit, config.scraps.maxContentChars) : await defaultDocs(options.limit);
     if (docs.length === 0) throw new Error('no documents found');
     say(`submitting ${docs.length} documents as scraps …`);
     const scraps: { doc: Doc; scrapId: string; jobIds: string[] }[] = [];
     for (const doc of docs) {
-      const r = await call('POST', '/scraps', { content: doc.content, ...(doc.sourceUrl ? { sourceUrl: doc.sourceUrl } : {}) });
-      scraps.push({ doc, scrapId: r.scrapId as string, jobIds: [r.analysisJobId as string, r.refineJobId as string].filter(Boolean) });
+      const r = await ok('POST /scraps', api.POST('/scraps', { body: { content: doc.content, ...(doc.sourceUrl ? { sourceUrl: doc.sourceUrl } : {}) } }));
+      scraps.push({ doc, scrapId: r.scrapId, jobIds: [r.analysisJobId, r.refineJobId].filter((id): id is string => Boolean(id)) });
     }
     shared.documents = scraps.map((s) => ({ file: s.doc.file, scrapId: s.scrapId }));
-    const jobs = jobFollower(call, say);
+    const jobs = jobFollower(api, say);
     await jobs.waitFor(scraps.flatMap((s) => s.jobIds), 'CARD_ANALYSIS + SCRAP_REFINE jobs');
 
     // Cards and their top-3 similar cards.
@@ -98,36 +108,36 @@ export const part = definePart<{ github: GithubEmulator; token: string }>({
     let withCard = 0;
     for (const s of scraps) {
       say(`• ${s.doc.file}`);
-      const card = await fetch(`${apiUrl}/cards/${s.scrapId}`, { headers: auth });
-      if (!card.ok) {
+      const { data: c } = await api.GET('/cards/{id}', { params: { path: { id: s.scrapId } } });
+      if (!c) {
         say('    (no card: analysis failed)');
         continue;
       }
-      const c = (await card.json()) as { cardId: string; title: string; category: string; tags: string[] };
       say(`    title:    ${c.title}`);
       say(`    category: ${c.category}   tags: ${c.tags.join(', ')}`);
-      const sim = (await call('GET', `/cards/${c.cardId}/similar-cards?limit=3`)) as { matchedBy: string; cards: { title: string; distance: number }[] };
+      const sim = await ok('GET /cards/{id}/similar-cards', api.GET('/cards/{id}/similar-cards', { params: { path: { id: c.cardId }, query: { limit: 3 } } }));
       const top = sim.cards.slice(0, 3).map((x) => `${x.title} (${x.distance.toFixed(3)})`);
       withCard++;
       if (sim.matchedBy === 'threshold') byThreshold++;
-      say(`    similar (${sim.matchedBy}${sim.matchedBy === 'threshold' ? ` ≤ ${String((sim as { threshold?: number }).threshold)}` : ''}): ${top.join(' | ') || '—'}`);
+      say(`    similar (${sim.matchedBy}${sim.matchedBy === 'threshold' ? ` ≤ ${String(sim.threshold)}` : ''}): ${top.join(' | ') || '—'}`);
     }
     say(`similar cards: ${byThreshold} of ${withCard} cards have related cards (matchedBy: threshold), the others show their nearest (fallback)`);
 
     // Today's TIL → recall cards → recall quiz (enqueued automatically) → commit to GitHub.
     say('');
     const today = new Date().toISOString().slice(0, 10); // the demo user's time zone is UTC
-    const til = await call('POST', '/til', { targetDate: today });
-    await jobs.waitFor([til.jobId as string], 'TIL_GENERATION');
-    const summary = await call('GET', `/til?date=${today}`);
-    say(`${String(summary.title)} (${(summary.sourceCardIds as string[]).length} cards, ${String(summary.tilMarkdown).length} chars)`);
-    const recall = (await call('GET', `/til/${String(til.summaryId)}/recall-cards`)) as { matchedBy: string; cards: { title: string; distance: number }[] };
+    const til = await ok('POST /til', api.POST('/til', { body: { targetDate: today } }));
+    await jobs.waitFor([til.jobId], 'TIL_GENERATION');
+    const summary = await ok('GET /til', api.GET('/til', { params: { query: { date: today } } }));
+    say(`${String(summary.title)} (${summary.sourceCardIds.length} cards, ${String(summary.tilMarkdown).length} chars)`);
+    const summaryId = { summaryId: til.summaryId };
+    const recall = await ok('GET /til/{summaryId}/recall-cards', api.GET('/til/{summaryId}/recall-cards', { params: { path: summaryId } }));
     say(`  recall cards (${recall.matchedBy}): ${recall.cards.slice(0, 3).map((c) => `${c.title} (${c.distance.toFixed(3)})`).join(' | ') || '— (every card is in the TIL)'}`);
-    const generations = (await call('GET', `/recall-quizzes?date=${today}`)) as { generations: { generationId: string; jobId: string | null; summaryId: string | null }[] };
+    const generations = await ok('GET /recall-quizzes', api.GET('/recall-quizzes', { params: { query: { date: today } } }));
     const auto = generations.generations.find((g) => g.summaryId === til.summaryId);
     if (auto?.jobId) {
       await jobs.waitFor([auto.jobId], 'RECALL_QUIZ_GENERATION');
-      const quiz = (await call('GET', `/recall-quizzes/${auto.generationId}`)) as { quizzes: { type: string; question: string; answer: string }[] };
+      const quiz = await ok('GET /recall-quizzes/{generationId}', api.GET('/recall-quizzes/{generationId}', { params: { path: { generationId: auto.generationId } } }));
       say(`  recall quiz: ${quiz.quizzes.length} questions, e.g.`);
       for (const type of ['OX', 'SHORT_ANSWER']) {
         const q = quiz.quizzes.find((x) => x.type === type);
@@ -136,13 +146,13 @@ export const part = definePart<{ github: GithubEmulator; token: string }>({
     } else {
       say('  recall quiz: not enqueued (see the TIL job)');
     }
-    await call('PUT', '/github/account', { accessToken: ghToken });
-    await call('PUT', '/github/repository', { owner: GITHUB_LOGIN, name: 'til', directory: 'til' });
-    const commit = await call('POST', `/til/${String(til.summaryId)}/github-commits`);
-    await jobs.waitFor([commit.jobId as string], 'TIL_GITHUB_COMMIT');
-    const commits = (await call('GET', `/til/${String(til.summaryId)}/github-commits`)) as { commits: { status: string; htmlUrl: string | null; commitSha: string | null; filePath: string }[] };
+    await ok('PUT /github/account', api.PUT('/github/account', { body: { accessToken: ghToken } }));
+    await ok('PUT /github/repository', api.PUT('/github/repository', { body: { owner: GITHUB_LOGIN, name: 'til', directory: 'til' } }));
+    const commit = await ok('POST /til/{summaryId}/github-commits', api.POST('/til/{summaryId}/github-commits', { params: { path: summaryId } }));
+    await jobs.waitFor([commit.jobId], 'TIL_GITHUB_COMMIT');
+    const commits = await ok('GET /til/{summaryId}/github-commits', api.GET('/til/{summaryId}/github-commits', { params: { path: summaryId } }));
     const done = commits.commits.find((c) => c.status === 'COMPLETED');
-    say(`  committed ${String(commit.filePath)} to the local GitHub emulator: ${done?.htmlUrl ?? '(commit failed)'}`);
+    say(`  committed ${commit.filePath} to the local GitHub emulator: ${done?.htmlUrl ?? '(commit failed)'}`);
 
     const ns = config.temporal.namespace;
     return {

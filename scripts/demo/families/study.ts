@@ -11,6 +11,7 @@
  * extraction jobs.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ok, type ApiClient } from '../../lib/api-client';
 import { definePart } from '../part';
 
 /**
@@ -19,21 +20,21 @@ import { definePart } from '../part';
  */
 export const part = definePart({
   env: () => ({ ST_POLL_INTERVAL_SECONDS: '15', ST_POLL_SOURCE_KINDS: 'study_question', ST_EXTRACT_RETRY_DELAY_MS: '500' }),
-  async run({ apiUrl, user, shared, say }) {
+  async run({ user, shared, say }) {
     // The knowledge cards of the documents the scraps part submitted, in its order.
     const cards: { title: string; file: string }[] = [];
     for (const d of shared.documents ?? []) {
-      const card = await fetch(`${apiUrl}/cards/${d.scrapId}`, { headers: user.auth });
-      if (card.ok) cards.push({ title: ((await card.json()) as { title: string }).title, file: d.file });
+      const { data: card } = await user.api.GET('/cards/{id}', { params: { path: { id: d.scrapId } } });
+      if (card) cards.push({ title: card.title, file: d.file });
     }
-    return runStDemo({ call: user.call, cards, say });
+    return runStDemo({ api: user.api, cards, say });
   },
 });
 
 /** What {@link runStDemo} needs from the demo. */
 interface StDemoOptions {
-  /** An API call as the demo user: JSON answer, throws on a non-2xx status. */
-  call: (method: string, url: string, body?: unknown) => Promise<Record<string, unknown>>;
+  /** The typed API client as the demo user. */
+  api: ApiClient;
   /** The demo user's knowledge cards: title and document of each analysed document. */
   cards: { title: string; file: string }[];
   say: (line: string) => void;
@@ -68,18 +69,20 @@ const front = (c: MemoCard): string => (c.kind === 'basic' ? `${c.cue ?? ''} →
 
 /** Runs the ST demo (see the module comment). */
 async function runStDemo(opts: StDemoOptions): Promise<{ completed: number; total: number }> {
-  const { call, say } = opts;
+  const { api, say } = opts;
   const deadline = Date.now() + (opts.timeoutMs ?? 10 * 60_000);
   const sources = opts.cards.filter((c) => c.title.trim()).slice(0, 12);
   if (sources.length < 10) say(`study: only ${sources.length} documents have a card; fewer than 10 questions`);
 
-  const topic = (await call('POST', '/study/topics', { name: 'The npm packages this demo runs on' })) as { topicId: string };
-  await call('PUT', `/study/topics/${topic.topicId}/focus`, { focused: true });
+  const topic = await ok('POST /study/topics', api.POST('/study/topics', { body: { name: 'The npm packages this demo runs on' } }));
+  const topicPath = { path: { topicId: topic.topicId } };
+  await ok('PUT /study/topics/{topicId}/focus', api.PUT('/study/topics/{topicId}/focus', { params: topicPath, body: { focused: true } }));
   const questions: { questionId: string; question: string; jobId: string }[] = [];
   for (const s of sources) {
     const question = `What is ${s.title.replace(/[.?!:]+$/u, '')} and what is it for?`;
-    const r = (await call('POST', `/study/topics/${topic.topicId}/questions`, { question })) as { questionId: string; explanationJobId: string };
-    questions.push({ questionId: r.questionId, question, jobId: r.explanationJobId });
+    const r = await ok('POST /study/topics/{topicId}/questions', api.POST('/study/topics/{topicId}/questions', { params: topicPath, body: { question } }));
+    if (r.explanationJobId) questions.push({ questionId: r.questionId, question, jobId: r.explanationJobId });
+    else say(`study: no explanation job for “${cut(question, 60)}”`);
   }
   say(`study: topic ${topic.topicId} (focused), ${questions.length} questions from the documents; STUDY_EXPLANATION jobs …`);
 
@@ -89,7 +92,7 @@ async function runStDemo(opts: StDemoOptions): Promise<{ completed: number; tota
     for (const q of questions) {
       const s = explanationStatus.get(q.jobId);
       if (s === 'COMPLETED' || s === 'FAILED') continue;
-      explanationStatus.set(q.jobId, (await call('GET', `/async-jobs/${q.jobId}`)).status as string);
+      explanationStatus.set(q.jobId, (await ok('GET /async-jobs/{jobId}', api.GET('/async-jobs/{jobId}', { params: { path: { jobId: q.jobId } } }))).status);
     }
     const done = [...explanationStatus.values()].filter((s) => s === 'COMPLETED' || s === 'FAILED').length;
     if (done === questions.length || Date.now() > deadline) break;
@@ -99,7 +102,12 @@ async function runStDemo(opts: StDemoOptions): Promise<{ completed: number; tota
   say(`study: STUDY_EXPLANATION jobs: ${explained}/${questions.length} completed`);
 
   // The poller enqueues one extraction per explained version (the topic in focus first).
-  const jobsOf = async (questionId: string) => ((await call('GET', `/study/questions/${questionId}/memo-card-jobs`)) as { jobs: MemoJob[] }).jobs;
+  const question = (questionId: string) => ({ path: { questionId } });
+  const jobsOf = async (questionId: string): Promise<MemoJob[]> =>
+    (await ok('GET /study/questions/{questionId}/memo-card-jobs', api.GET('/study/questions/{questionId}/memo-card-jobs', { params: question(questionId) }))).jobs;
+  const questionOf = (questionId: string) => ok('GET /study/questions/{questionId}', api.GET('/study/questions/{questionId}', { params: question(questionId) }));
+  const memoCardsOf = async (questionId: string, include?: 'retired'): Promise<MemoCard[]> =>
+    (await ok('GET /study/questions/{questionId}/memo-cards', api.GET('/study/questions/{questionId}/memo-cards', { params: { ...question(questionId), ...(include ? { query: { include } } : {}) } }))).cards;
   const waitExtracted = async (questionId: string, version: string): Promise<MemoJob | undefined> => {
     for (;;) {
       const job = (await jobsOf(questionId)).find((j) => j.sourceVersion === version);
@@ -109,7 +117,7 @@ async function runStDemo(opts: StDemoOptions): Promise<{ completed: number; tota
   };
   const versions = new Map<string, string>();
   for (const q of questions) {
-    const v = (await call('GET', `/study/questions/${q.questionId}`)).explanationVersion as string | null;
+    const v = (await questionOf(q.questionId)).explanationVersion;
     if (v) versions.set(q.questionId, v);
   }
   say('study: waiting for the memo-card poller (Temporal Schedule on the study-cards queue, every 15 s) …');
@@ -127,7 +135,7 @@ async function runStDemo(opts: StDemoOptions): Promise<{ completed: number; tota
   // Cards with their evidence for two questions.
   const withCards: { q: (typeof questions)[number]; cards: MemoCard[] }[] = [];
   for (const q of questions) {
-    const cards = ((await call('GET', `/study/questions/${q.questionId}/memo-cards`)) as { cards: MemoCard[] }).cards;
+    const cards = await memoCardsOf(q.questionId);
     if (cards.length > 0) withCards.push({ q, cards });
   }
   for (const { q, cards } of withCards.slice(0, 2)) {
@@ -145,21 +153,21 @@ async function runStDemo(opts: StDemoOptions): Promise<{ completed: number; tota
     const before = target.cards;
     // The old explanation without the sentence of its last card, plus a new paragraph: that card is
     // retired, the unchanged ones keep their identity (and progress), the new sentences become cards.
-    const old = String((await call('GET', `/study/questions/${target.q.questionId}`)).explanation ?? '');
+    const old = (await questionOf(target.q.questionId)).explanation ?? '';
     const dropped = before.length > 1 ? before[before.length - 1]!.evidence[0]?.quote ?? '' : '';
     const replacement = [
       dropped ? old.replace(dropped, '').trim() : old,
       'A memo card is a question and answer pair that is reviewed on a schedule. Spaced repetition is a review method that shows a card again just before it would be forgotten.',
     ].filter(Boolean).join('\n\n');
-    const put = (await call('PUT', `/study/questions/${target.q.questionId}/explanation`, { explanation: replacement })) as { explanationVersion: string };
+    const put = await ok('PUT /study/questions/{questionId}/explanation', api.PUT('/study/questions/{questionId}/explanation', { params: question(target.q.questionId), body: { explanation: replacement } }));
     say('');
     say(`study: replaced the explanation of “${cut(target.q.question, 60)}” → version ${put.explanationVersion}`);
     // A client need not wait for the poller: POST /study/memo-card-jobs extracts the version now.
-    const now = (await call('POST', '/study/memo-card-jobs', { sourceKind: 'study_question', sourceId: target.q.questionId })) as { status: string; reason?: string };
-    say(`  extraction asked for now (POST /study/memo-card-jobs): ${now.status}${now.reason ? ` (${now.reason}: the poller was first)` : ''}`);
-    const job = await waitExtracted(target.q.questionId, put.explanationVersion);
+    const now = await ok('POST /study/memo-card-jobs', api.POST('/study/memo-card-jobs', { body: { sourceKind: 'study_question', sourceId: target.q.questionId } }));
+    say(`  extraction asked for now (POST /study/memo-card-jobs): ${now.status}${now.status === 'skipped' ? ` (${now.reason}: the poller was first)` : ''}`);
+    const job = put.explanationVersion ? await waitExtracted(target.q.questionId, put.explanationVersion) : undefined;
     say(`  its memo-card job: ${job?.status ?? 'not run'} at attempt ${job?.attempts ?? 0}${job?.errorCode ? ` (${job.errorCode})` : ''}`);
-    const all = ((await call('GET', `/study/questions/${target.q.questionId}/memo-cards?include=retired`)) as { cards: MemoCard[] }).cards;
+    const all = await memoCardsOf(target.q.questionId, 'retired');
     const retired = all.filter((c) => !c.live);
     const live = all.filter((c) => c.live);
     const rows = Math.max(retired.length, live.length);
@@ -172,11 +180,11 @@ async function runStDemo(opts: StDemoOptions): Promise<{ completed: number; tota
   }
 
   // A few reviews through the review loop (live cards only: the replaced question's old cards are retired).
-  const reviewable = ((await call('GET', `/study/topics/${topic.topicId}/memo-cards`)) as { cards: MemoCard[] }).cards.slice(0, 3);
+  const reviewable = (await ok('GET /study/topics/{topicId}/memo-cards', api.GET('/study/topics/{topicId}/memo-cards', { params: topicPath }))).cards.slice(0, 3);
   let reviewed = 0;
   for (const [i, c] of reviewable.entries()) {
     try {
-      await call('POST', `/study/memo-cards/${c.cardId}/reviews`, { rating: i === 0 ? 'again' : 'good' });
+      await ok('POST /study/memo-cards/{cardId}/reviews', api.POST('/study/memo-cards/{cardId}/reviews', { params: { path: { cardId: c.cardId } }, body: { rating: i === 0 ? 'again' : 'good' } }));
       reviewed += 1;
     } catch (err) {
       if (reviewed === 0 && i === 0) say(`study: reviews not available (${cut(String(err), 200)})`);
@@ -184,7 +192,7 @@ async function runStDemo(opts: StDemoOptions): Promise<{ completed: number; tota
     }
   }
   if (reviewed > 0) {
-    const due = (await call('GET', '/study/memo-cards/due')) as { dueCount: number };
+    const due = await ok('GET /study/memo-cards/due', api.GET('/study/memo-cards/due'));
     say(`study: ${reviewed} reviews recorded (ts-fsrs); ${due.dueCount} cards due now`);
   }
 
