@@ -1,14 +1,13 @@
 /**
  * SAN-10 GitHub activities on the `github` task queue (DC-2): decrypt the stored token, then write
- * the TIL file with the contents API. The PUT is made harmless to repeat: it carries no sha, so
- * GitHub refuses it when the path already holds a file; the file is then read, and when it holds
- * exactly our bytes (an earlier attempt's PUT was accepted before its worker died) the existing
- * commit is returned instead of a second one.
+ * the TIL file with the contents API. The PUT is made harmless to repeat: the file's current
+ * content is read first, and when it already holds exactly our bytes (an earlier attempt's PUT was
+ * accepted before its worker died) the existing commit is returned instead of a second one.
  */
 import { log as activityLog } from '@temporalio/activity';
 import type { PrismaClient } from '@prisma/client';
 import type { TokenBox } from '../../crypto/token-box';
-import { isRequestError, type GithubClientFactory } from '../../github/client';
+import type { GithubClientFactory } from '../../github/client';
 import { toGithubFailure } from '../../github/failures';
 import { withHeartbeat as heartbeating } from '../../core/heartbeat';
 import { isoDate, tilCommitMessage, tilFileContent } from '../../domain/scraps/til-paths';
@@ -69,20 +68,8 @@ export function createGithubActivities({ db, tokens, github }: GithubActivityDep
 
       return withHeartbeat(async (signal) => {
         const client = await github(token, signal);
-        // One request when the path is free (the common case): a PUT without a sha creates the
-        // file and is refused (409/422) when the path already holds a file; only then is it read.
-        try {
-          const put = await client.putFile({
-            owner, repo, path, branch,
-            message: tilCommitMessage(isoDate(summary.targetDate), summary.title),
-            content,
-          });
-          activityLog.info('TIL committed to GitHub', { commitId: row.id, commitSha: put.commitSha });
-          return { commitSha: put.commitSha, htmlUrl: put.commitHtmlUrl, reused: false };
-        } catch (err) {
-          if (!isRequestError(err) || (err.status !== 409 && err.status !== 422)) throw err;
-          const current = await client.getFile(owner, repo, path, branch);
-          if (!current) throw err;
+        const current = await client.getFile(owner, repo, path, branch);
+        if (current) {
           if (current.content !== content) {
             throw failure(SAN_FAILURES, 'PATH_TAKEN', `${owner}/${repo}:${branch}/${path} already exists with other content`);
           }
@@ -91,6 +78,13 @@ export function createGithubActivities({ db, tokens, github }: GithubActivityDep
           activityLog.info('TIL already on GitHub; reusing its commit', { commitId: row.id, commitSha: last.sha });
           return { commitSha: last.sha, htmlUrl: last.htmlUrl, reused: true };
         }
+        const put = await client.putFile({
+          owner, repo, path, branch,
+          message: tilCommitMessage(isoDate(summary.targetDate), summary.title),
+          content,
+        });
+        activityLog.info('TIL committed to GitHub', { commitId: row.id, commitSha: put.commitSha });
+        return { commitSha: put.commitSha, htmlUrl: put.commitHtmlUrl, reused: false };
       });
     },
   };
