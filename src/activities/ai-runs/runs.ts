@@ -10,8 +10,6 @@ import { storableText } from '../../core/cause-chain';
 import { maskDeep } from '../../domain/ai-runs/masking';
 import type { AnswerValidator } from '../../services/ai-runs/answer-validation';
 import { failActiveRun, moveAttempt, moveRun, stateOf, type RunState } from '../../services/ai-runs/run-projection';
-import { transitionGuard } from '../../core/guarded-transition';
-import { AI_ATTEMPT_STATES, AI_RUN_STATES } from '../../domain/ai-runs/run-state';
 
 export type { RunState } from '../../services/ai-runs/run-projection';
 import type { AttemptTrigger, AttemptVersions, RuntimeCallResult } from '../../domain/ai-runs/contracts';
@@ -65,26 +63,6 @@ export function createAiRunActivities({ db, validate }: AiRunActivityDeps) {
      * and proceeds with it. Key: (runId, number). Retry: PROJECTION_RETRY.
      */
     async beginAttempt(args: { runId: string; number: number; trigger: AttemptTrigger }): Promise<BeginAttemptResult> {
-      // The usual case in ONE statement: the guarded run move and the attempt row together.
-      const now = new Date();
-      const attemptId = randomUUID();
-      const fresh = randomUUID();
-      const begun = await db.$queryRaw<{ attempt_id: string | null }[]>`
-        WITH moved AS (
-          UPDATE ai_runs SET status = 'RUNNING', attempt_count = ${args.number}, next_attempt_at = NULL, version = version + 1,
-            started_at = COALESCE(started_at, ${now}), updated_at = ${now}
-          WHERE id = ${args.runId}::uuid AND status::text = ANY(${transitionGuard(AI_RUN_STATES, 'RUNNING')}::text[])
-            AND attempt_count = ${args.number - 1}
-            AND NOT EXISTS (SELECT 1 FROM ai_attempts WHERE run_id = ${args.runId}::uuid AND number = ${args.number})
-          RETURNING id
-        ), attempt AS (
-          INSERT INTO ai_attempts (id, run_id, number, trigger, status, request_id, started_at)
-          SELECT ${attemptId}::uuid, moved.id, ${args.number}, ${args.trigger}::"AiAttemptTrigger", 'RUNNING', ${fresh}, ${now} FROM moved
-          RETURNING id
-        )
-        SELECT (SELECT id::text FROM attempt) AS attempt_id`;
-      if (begun[0]?.attempt_id) return { status: 'RUNNING' as const, errorCode: null, proceed: true, attemptId: begun[0].attempt_id, requestId: fresh };
-      // Not movable: a repeat after commit (the attempt exists) or a run that cannot begin it.
       return db.$transaction(async (tx) => {
         const existing = await tx.aiAttempt.findUnique({ where: { runId_number: { runId: args.runId, number: args.number } } });
         if (existing) {
@@ -114,59 +92,42 @@ export function createAiRunActivities({ db, validate }: AiRunActivityDeps) {
     async recordAnswer(args: { runId: string; attemptId: string; requestId: string; text: string; referenceTime: string; call: RuntimeCallResult }): Promise<RunState> {
       const checked = validate(args.call.answer, { text: args.text, referenceTime: args.referenceTime, requestId: args.requestId });
       const versions = versionColumns(checked.versions ?? args.call.versions);
-      if (checked.ok) {
-        // Valid answer in ONE statement: attempt SUCCEEDED, run SUCCEEDED (only after the attempt
-        // moved), candidates (only after the run moved); both guarded as moveAttempt/moveRun are.
-        const now = new Date();
-        const candidates = checked.candidates.map((c, i) => ({
-          id: randomUUID(),
-          ordinal: i + 1,
-          task_type: c.taskType,
-          title: storableText(c.title, 300),
-          slots: c.slots,
-          missing_slots: c.missingSlots,
-          confidence: c.confidence,
-          validation_errors: c.validationErrors,
-          blocked: c.blocked,
-        }));
-        const rows = await db.$queryRaw<{ attempt_moved: boolean; run_moved: boolean }[]>`
-          WITH attempt AS (
-            UPDATE ai_attempts SET status = 'SUCCEEDED', latency_ms = ${args.call.latencyMs}, trace_id = ${traceIdOf(args.call)}, finished_at = ${now},
-              backend_version = ${versions.backendVersion}, agent_version = ${versions.agentVersion}, model_version = ${versions.modelVersion},
-              prompt_version = ${versions.promptVersion}, context_pack_version = ${versions.contextPackVersion},
-              workflow_catalog_version = ${versions.workflowCatalogVersion}, contract_version = ${versions.contractVersion}, knowledge_version = ${versions.knowledgeVersion}
-            WHERE id = ${args.attemptId}::uuid AND run_id = ${args.runId}::uuid AND status::text = ANY(${transitionGuard(AI_ATTEMPT_STATES, 'SUCCEEDED')}::text[])
-            RETURNING id
-          ), run AS (
-            UPDATE ai_runs SET status = 'SUCCEEDED', analysis_outcome = ${checked.outcome}::"AiRunOutcome", error_code = NULL, error_message = NULL,
-              finished_at = ${now}, next_attempt_at = NULL, version = version + 1, updated_at = ${now}
-            WHERE id = ${args.runId}::uuid AND status::text = ANY(${transitionGuard(AI_RUN_STATES, 'SUCCEEDED')}::text[]) AND EXISTS (SELECT 1 FROM attempt)
-            RETURNING id
-          ), candidate AS (
-            INSERT INTO ai_candidates (id, run_id, attempt_id, ordinal, task_type, title, slots, missing_slots, confidence, validation_errors, blocked)
-            SELECT c.id, run.id, ${args.attemptId}::uuid, c.ordinal, c.task_type, c.title, c.slots, c.missing_slots, c.confidence, c.validation_errors, c.blocked
-            FROM run, jsonb_to_recordset(${JSON.stringify(candidates)}::jsonb)
-              AS c(id uuid, ordinal int, task_type text, title text, slots jsonb, missing_slots text[], confidence float8, validation_errors jsonb, blocked boolean)
-            ON CONFLICT DO NOTHING
-            RETURNING id
-          )
-          SELECT EXISTS (SELECT 1 FROM attempt) AS attempt_moved, EXISTS (SELECT 1 FROM run) AS run_moved`;
-        if (rows[0]?.run_moved) return { status: 'SUCCEEDED', errorCode: null };
-        return stateOf(db, args.runId);
-      }
-      // Invalid answer: attempt FAILED with its validation errors, run FAILED (terminal).
       return db.$transaction(async (tx) => {
         const now = new Date();
-        const ended = await moveAttempt(tx, args.runId, args.attemptId, 'FAILED', {
-          errorCode: checked.code,
-          errorMessage: 'the runtime answer failed re-validation',
-          validationErrors: checked.issues as unknown as Prisma.InputJsonValue,
-          latencyMs: args.call.latencyMs,
-          traceId: traceIdOf(args.call),
-          finishedAt: now,
-          ...versions,
-        });
-        if (ended) await moveRun(tx, args.runId, 'FAILED', { errorCode: checked.code, errorMessage: 'the runtime answer failed re-validation', finishedAt: now, nextAttemptAt: null });
+        const ended = checked.ok
+          ? await moveAttempt(tx, args.runId, args.attemptId, 'SUCCEEDED', { latencyMs: args.call.latencyMs, traceId: traceIdOf(args.call), finishedAt: now, ...versions })
+          : await moveAttempt(tx, args.runId, args.attemptId, 'FAILED', {
+              errorCode: checked.code,
+              errorMessage: 'the runtime answer failed re-validation',
+              validationErrors: checked.issues as unknown as Prisma.InputJsonValue,
+              latencyMs: args.call.latencyMs,
+              traceId: traceIdOf(args.call),
+              finishedAt: now,
+              ...versions,
+            });
+        if (!ended) return stateOf(tx, args.runId);
+        if (!checked.ok) {
+          await moveRun(tx, args.runId, 'FAILED', { errorCode: checked.code, errorMessage: 'the runtime answer failed re-validation', finishedAt: now, nextAttemptAt: null });
+          return stateOf(tx, args.runId);
+        }
+        const moved = await moveRun(tx, args.runId, 'SUCCEEDED', { analysisOutcome: checked.outcome, errorCode: null, errorMessage: null, finishedAt: now, nextAttemptAt: null });
+        if (moved) {
+          await tx.aiCandidate.createMany({
+            data: checked.candidates.map((c, i) => ({
+              runId: args.runId,
+              attemptId: args.attemptId,
+              ordinal: i + 1,
+              taskType: c.taskType,
+              title: storableText(c.title, 300),
+              slots: c.slots as Prisma.InputJsonValue,
+              missingSlots: c.missingSlots,
+              confidence: c.confidence,
+              validationErrors: c.validationErrors as unknown as Prisma.InputJsonValue,
+              blocked: c.blocked,
+            })),
+            skipDuplicates: true,
+          });
+        }
         return stateOf(tx, args.runId);
       });
     },
