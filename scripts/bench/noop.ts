@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import type { TaskQueues } from '../../src/core/contracts';
 import type { noopWorkflow } from '../../src/workflows/core/maintenance';
 import { cpuDiff, cpuSnapshot, type CpuSnapshot } from './cpu';
+import type { PhaseSample } from './phases';
 import { pool } from './measure';
 import { POST_CLIENTS } from './options';
 
@@ -15,8 +16,8 @@ import { POST_CLIENTS } from './options';
 export interface NoopBaseline {
   /** One start (not awaited to its end). */
   start(): Promise<WorkflowHandle<typeof noopWorkflow>>;
-  /** `n` start → result round trips at `concurrency`; their latencies in ms. */
-  latencies(n: number, concurrency: number): Promise<number[]>;
+  /** `n` start → result round trips at `concurrency`; their latencies in ms (each run also pushed to `samples` when given, for a phase report). */
+  latencies(n: number, concurrency: number, samples?: PhaseSample[]): Promise<number[]>;
   /** `n` bare starts by POST_CLIENTS callers: how long they took (s) and the CPU spent meanwhile. */
   starts(n: number): Promise<{ n: number; seconds: number; cpu: CpuSnapshot }>;
 }
@@ -27,12 +28,15 @@ export function noopBaseline(client: Client, queues: TaskQueues, runId: string):
   const start = () => client.workflow.start<typeof noopWorkflow>('noopWorkflow', { taskQueue: queues.jobs, workflowId: `bench-noop-${runId}-${seq++}` });
   return {
     start,
-    async latencies(n, concurrency) {
+    async latencies(n, concurrency, samples) {
       const lat: number[] = [];
       await pool(n, concurrency, async () => {
         const t = performance.now();
-        await (await start()).result();
+        const submittedAt = Date.now();
+        const h = await start();
+        await h.result();
         lat.push(performance.now() - t);
+        samples?.push({ workflowId: h.workflowId, submittedAt, seenAt: Date.now() });
       });
       return lat;
     },

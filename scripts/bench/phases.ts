@@ -104,6 +104,19 @@ function timelineOf(events: HistoryEvent[], s: PhaseSample): [string, number][] 
   return points.filter(([, t]) => Number.isFinite(t)).sort((a, b) => a[1] - b[1]);
 }
 
+/** The samples' histories, fetched one by one; a run whose history cannot be read (or is empty) is left out. */
+async function* histories(client: Client, samples: PhaseSample[]): AsyncGenerator<{ s: PhaseSample; events: HistoryEvent[] }> {
+  for (const s of samples) {
+    let events: HistoryEvent[];
+    try {
+      events = ((await client.workflow.getHandle(s.workflowId).fetchHistory()).events ?? []) as HistoryEvent[];
+    } catch {
+      continue;
+    }
+    if (events.length > 0) yield { s, events };
+  }
+}
+
 /**
  * Report lines of one workflow type's latency as a timeline: the median of each step between
  * consecutive named moments ({@link timelineOf}) over `samples`, the total, and the events per
@@ -113,14 +126,7 @@ function timelineOf(events: HistoryEvent[], s: PhaseSample): [string, number][] 
 export async function timelineReport(client: Client, title: string, samples: PhaseSample[]): Promise<string[]> {
   const bySteps = new Map<string, number[]>();
   let read = 0;
-  for (const s of samples) {
-    let events: HistoryEvent[];
-    try {
-      events = ((await client.workflow.getHandle(s.workflowId).fetchHistory()).events ?? []) as HistoryEvent[];
-    } catch {
-      continue;
-    }
-    if (events.length === 0) continue;
+  for await (const { s, events } of histories(client, samples)) {
     read++;
     const points = timelineOf(events, s);
     const add = (k: string, v: number) => bySteps.set(k, [...(bySteps.get(k) ?? []), v]);
@@ -141,14 +147,7 @@ export async function timelineReport(client: Client, title: string, samples: Pha
 export async function phaseReport(client: Client, title: string, samples: PhaseSample[]): Promise<string[]> {
   const byPhase = new Map<string, number[]>();
   let read = 0;
-  for (const s of samples) {
-    let events: HistoryEvent[];
-    try {
-      events = ((await client.workflow.getHandle(s.workflowId).fetchHistory()).events ?? []) as HistoryEvent[];
-    } catch {
-      continue;
-    }
-    if (events.length === 0) continue;
+  for await (const { s, events } of histories(client, samples)) {
     read++;
     for (const [k, v] of phasesOf(events, s)) byPhase.set(k, [...(byPhase.get(k) ?? []), v]);
   }

@@ -3,12 +3,11 @@
  * `noopWorkflow` start → result (half before, half after); with the CPU per scrap and the median
  * of each phase of sampled runs' histories.
  */
-import { performance } from 'node:perf_hooks';
 import { Worker as Thread } from 'node:worker_threads';
 import { jobWorkflowId } from '../../../src/core/contracts';
 import { cpuDiff, cpuReport, cpuSnapshot, sumCpu } from '../cpu';
 import { assertWorkersAlive, elapsed, say, trackThread } from '../lifecycle';
-import { fmt, ms, pcts, pool, ratio } from '../measure';
+import { fmt, ms, pcts, ratio } from '../measure';
 import { JOB_TIMEOUT_MS, LONG_POLL_WAIT_S } from '../options';
 import { phaseReport, type PhaseSample } from '../phases';
 import type { BenchSection } from '../section';
@@ -132,14 +131,7 @@ export const sectionB: BenchSection = {
     cBase = cpuSnapshot();
     const noopSamples: PhaseSample[] = [];
     const noopN = Math.max(8, Math.round(submitted / 2));
-    await pool(noopN, sizes.latencyConcurrency, async () => {
-      const t = performance.now();
-      const submittedAt = Date.now();
-      const h = await noop.start();
-      await h.result();
-      baseLat.push(performance.now() - t);
-      noopSamples.push({ workflowId: h.workflowId, submittedAt, seenAt: Date.now() });
-    });
+    baseLat.push(...(await noop.latencies(noopN, sizes.latencyConcurrency, noopSamples)));
     baseCpu = sumCpu(baseCpu, cpuDiff(cBase, cpuSnapshot()));
     const analysis = pcts(analysisLat);
     const both = pcts(bothLat);

@@ -72,14 +72,7 @@ export const sectionI: BenchSection = {
       seen.push({ id, submittedAt, seenAt: Date.now() });
     });
     const noopSamples: PhaseSample[] = [];
-    await pool(Math.max(1, Math.round(runsN / 2)), sizes.latencyConcurrency, async () => {
-      const t = performance.now();
-      const submittedAt = Date.now();
-      const h = await noop.start();
-      await h.result();
-      baseLat.push(performance.now() - t);
-      noopSamples.push({ workflowId: h.workflowId, submittedAt, seenAt: Date.now() });
-    });
+    baseLat.push(...(await noop.latencies(Math.max(1, Math.round(runsN / 2)), sizes.latencyConcurrency, noopSamples)));
     const runP = pcts(runLat);
     const baseP = pcts(baseLat);
     say(`POST → SUCCEEDED: p50 ${ms(runP.p50)}, p95 ${ms(runP.p95)} (n=${runP.n}${failedRuns ? `, ${failedRuns} FAILED` : ''})`);

@@ -125,14 +125,7 @@ export const sectionK: BenchSection = {
       codes.set(key, (codes.get(key) ?? 0) + 1);
     });
     const noopSamples: PhaseSample[] = [];
-    await pool(Math.floor(n / 2), concurrency, async () => {
-      const t0 = performance.now();
-      const submittedAt = Date.now();
-      const h = await ctx.noop.start();
-      await h.result();
-      baseline.push(performance.now() - t0);
-      noopSamples.push({ workflowId: h.workflowId, submittedAt, seenAt: Date.now() });
-    });
+    baseline.push(...(await ctx.noop.latencies(Math.floor(n / 2), concurrency, noopSamples)));
     const cards = await db.studyMemoCard.count({ where: { userId, topicId: extractTopic.id, deletedAt: null } });
     say(`extraction enqueue → result: p50 ${ms(pct(lat, 50))}, p95 ${ms(pct(lat, 95))} (n=${lat.length}, concurrency ${concurrency}; ${[...codes].map(([k, v]) => `${v} ${k}`).join(', ')}; ${cards} live cards)`);
     say(`baseline noopWorkflow start → result: p50 ${ms(pct(baseline, 50))}, p95 ${ms(pct(baseline, 95))} (n=${baseline.length}, half before and half after)`);
