@@ -30,6 +30,12 @@ export interface ClusterTopology {
   rssReport(): string[];
   /** The worker-scaling figure (1 vs 2 processes per worker process kind). */
   workerScaling(ctx: ScalingContext): Promise<Row[]>;
+  /**
+   * Stops every worker process (SIGSTOP) so that a window measures the API tier alone, as when the
+   * workers run on other machines; their tasks wait in Temporal. Returns the resume (SIGCONT), which
+   * the bench's clean-up also runs.
+   */
+  pauseWorkers(): () => void;
 }
 
 /** What {@link ClusterTopology.workerScaling} needs of the run. */
@@ -115,6 +121,26 @@ export async function startClusterTopology(say: (line: string) => void): Promise
     apiUrl: state.apiUrl,
     rssReport() {
       return ['| Process | RSS peak (MiB) |', '|---|---|', ...[...peaks].sort(([a], [b]) => a.localeCompare(b)).map(([name, v]) => `| ${name} | ${v.toFixed(0)} |`)];
+    },
+    pauseWorkers() {
+      const pids = state.processes.filter((p) => p.kind === 'worker' && p.pid).map((p) => p.pid!);
+      const signal = (sig: NodeJS.Signals) => {
+        for (const pid of pids) {
+          try {
+            process.kill(pid, sig);
+          } catch {
+            // gone: nothing to pause or resume
+          }
+        }
+      };
+      let paused = true;
+      const resume = () => {
+        if (paused) signal('SIGCONT');
+        paused = false;
+      };
+      started('paused workers', async () => resume());
+      signal('SIGSTOP');
+      return resume;
     },
     async workerScaling(ctx) {
       ctx.say();

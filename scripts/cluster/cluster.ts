@@ -13,6 +13,7 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { Client as PgClient } from 'pg';
 import { ensureSearchAttributes } from '../../src/core/search-attributes';
+import { probeConnection } from '../../src/dev/temporal-server';
 import { LOCAL_OBJECT_STORE_CREDENTIALS, startLocalObjectStore } from '../../src/dev/object-store-server';
 import { migrateDeploy } from '../../src/db/migrate';
 import { loadConfig } from '../../src/families';
@@ -196,7 +197,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
     const namespace = 'default';
     await ensureNamespace(connection, namespace);
     for (const address of nodeAddresses) {
-      const c = await Connection.connect({ address });
+      const c = await probeConnection(address, 10_000);
       try {
         // Each node caches namespaces and search attributes: retry until this one knows both.
         await waitFor(async () => (await c.workflowService.describeNamespace({ namespace }), await ensureSearchAttributes(c, namespace), true), 120_000, `namespace ${namespace} on ${address}`);

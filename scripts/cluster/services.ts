@@ -8,6 +8,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
+import { probeConnection } from '../../src/dev/temporal-server';
 import { workerProcesses } from '../../src/families';
 import { startChild, type Child, type ChildOptions } from './child';
 
@@ -60,7 +61,7 @@ export async function waitReady(child: Child, what: string, timeoutMs: number, p
 
 /** True once the frontend at `address` answers GetSystemInfo. */
 export async function frontendAnswers(address: string): Promise<boolean> {
-  const connection = await Connection.connect({ address, connectTimeout: 2_000 });
+  const connection = await probeConnection(address, 2_000);
   try {
     await connection.withDeadline(Date.now() + 3_000, () => connection.workflowService.getSystemInfo({}));
     return true;

@@ -14,6 +14,16 @@ import { getFreePort, startChildServer } from './child-server';
 export { ensureSearchAttributes } from '../core/search-attributes';
 export { getFreePort } from './child-server';
 
+/**
+ * A client connection for readiness probes that close right after their call: without the SDK's
+ * gRPC retry interceptor, whose retry timer would otherwise fire after `close()` and throw
+ * "Channel has been shut down" out of a timer (an uncaught exception that ends the process). The
+ * probe's own loop retries. `connectTimeoutMs` bounds the connect.
+ */
+export function probeConnection(address: string, connectTimeoutMs: number): Promise<Connection> {
+  return Connection.connect({ address, connectTimeout: connectTimeoutMs, interceptors: [] });
+}
+
 /** Options of {@link startTemporalDevServer}. */
 export interface TemporalDevServerOptions {
   /** Frontend gRPC port; 0 or absent picks a free port. */
@@ -158,7 +168,7 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions = {}
 }
 
 async function checkReady(address: string, namespace: string, timeoutMs: number): Promise<void> {
-  const connection = await Connection.connect({ address, connectTimeout: timeoutMs });
+  const connection = await probeConnection(address, timeoutMs);
   try {
     await connection.withDeadline(Date.now() + timeoutMs, async () => {
       await connection.workflowService.getSystemInfo({});

@@ -6,10 +6,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startChildServer } from '../../src/dev/child-server';
-import { findTemporalTestServer, startTemporalDevServer, type TemporalDevServer } from '../../src/dev/temporal-server';
+import { findTemporalTestServer, probeConnection, startTemporalDevServer, type TemporalDevServer } from '../../src/dev/temporal-server';
 import type { DataConverter } from '@temporalio/common';
 import { loadConfig } from '../../src/families';
 import { taskQueues, type TaskQueues } from '../../src/core/contracts';
@@ -112,7 +111,7 @@ async function startTimeSkippingServer(binary: string): Promise<{ address: strin
     startTimeoutMs: SERVER_START_TIMEOUT_MS,
     stopSignal: 'SIGKILL',
     ready: async ([port]) => {
-      const connection = await Connection.connect({ address: `127.0.0.1:${port}`, connectTimeout: 2000 });
+      const connection = await probeConnection(`127.0.0.1:${port}`, 2000);
       try {
         await connection.withDeadline(Date.now() + 5000, () => connection.workflowService.getSystemInfo({}));
         return true;

@@ -1,7 +1,9 @@
 /**
  * (a) POST /scraps accepted per second, 16 clients, against bare `workflow.start(noopWorkflow)` per
  * second by 16 callers (half before, half after), with the CPU per item of both windows. While
- * (a)'s jobs drain, (d)'s cards are seeded (nothing is measured then).
+ * (a)'s jobs drain, (d)'s cards are seeded (nothing is measured then). On the cluster topology a
+ * second window measures the API tier alone: the worker processes are paused (SIGSTOP) while the
+ * POSTs run, as when they run on other machines, and their jobs drain after.
  */
 import { cpuDiff, cpuReport, cpuSnapshot, sumCpu } from '../cpu';
 import { elapsed, say } from '../lifecycle';
@@ -39,7 +41,7 @@ export const sectionA: BenchSection = {
     say(`ratio API/bare start: ${ratio(posts.rate / startRate)}`);
     // Profile: CPU spent while the POSTs ran (the scraps' background work included) vs while the bare starts ran.
     for (const l of cpuReport({ cpu: postsCpu, items: posts.ok, name: 'POST /scraps window' }, { cpu: sumCpu(b1.cpu, b2.cpu), items: b1.n + b2.n, name: 'bare start window' })) say(l);
-    return [
+    const rows = [
       {
         measure: `(a) POST /scraps accepted/s, ${POST_CLIENTS} clients`,
         subject: rate(posts.rate),
@@ -47,5 +49,23 @@ export const sectionA: BenchSection = {
         ratio: ratio(posts.rate / startRate),
       },
     ];
+    if (stack.cluster) {
+      const resume = stack.cluster.pauseWorkers();
+      const cAlone = cpuSnapshot();
+      const alone = await runLoad({ url: apiUrl, method: 'POST', paths: ['/scraps'], headers, connections: POST_CLIENTS, amount: sizes.posts, docs, tag: `bench ${runId} a-alone` });
+      const aloneCpu = cpuDiff(cAlone, cpuSnapshot());
+      resume();
+      say(`POST /scraps, worker processes paused (the API tier alone): ${describeLoad(alone)} = ${rate(alone.rate)} accepted; ratio API/bare start: ${ratio(alone.rate / startRate)}`);
+      for (const l of cpuReport({ cpu: aloneCpu, items: alone.ok, name: 'POST /scraps window, workers paused' }, { cpu: sumCpu(b1.cpu, b2.cpu), items: b1.n + b2.n, name: 'bare start window' })) say(l);
+      const drainedAlone = await drain(db, '(a), workers paused');
+      say(`pipeline: the ${2 * alone.ok} jobs were all terminal ${fmt(drainedAlone / 1000, 1)} s after the workers resumed`);
+      rows.push({
+        measure: `(a) POST /scraps accepted/s, ${POST_CLIENTS} clients, worker processes paused (API tier alone)`,
+        subject: rate(alone.rate),
+        baseline: `${rate(startRate)} bare workflow.start(noopWorkflow)`,
+        ratio: ratio(alone.rate / startRate),
+      });
+    }
+    return rows;
   },
 };
