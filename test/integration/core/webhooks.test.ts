@@ -190,6 +190,40 @@ describe('delivery', () => {
     expect(got!.headers['webhook-id']).toBe(d.eventId);
   });
 
+  it('POSTs a signed event for each terminal status of a study extraction job, none for the others', async () => {
+    const ep = (await register(alice.auth, `${base}/study`)).json();
+    const jobs: Record<string, string> = {};
+    for (const to of ['completed', 'failed', 'skipped'] as const) {
+      const jobId = randomUUID();
+      await stack.db.$executeRaw`INSERT INTO study_memo_card_jobs (id, user_id, source_kind, source_id, source_version, status, workflow_id)
+        VALUES (${jobId}::uuid, ${alice.userId}::uuid, 'study_question', ${randomUUID()}::uuid, now(), 'pending', ${`study-memo-card-job:${jobId}`})`;
+      await stack.db.studyMemoCardJob.update({ where: { id: jobId }, data: { status: 'processing', attempts: 1, startedAt: new Date() } });
+      await stack.db.studyMemoCardJob.update({
+        where: { id: jobId },
+        data: { status: to, completedAt: new Date(), ...(to === 'failed' ? { errorCode: 'llm_timeout' } : {}) },
+      });
+      jobs[to] = jobId;
+    }
+    for (const [to, jobId] of Object.entries(jobs)) {
+      const d = await deliveryOf(ep.id, jobId);
+      expect(d.eventType).toBe(`study_memo_card_job.${to}`);
+    }
+    // pending → processing is not terminal: one delivery per job, no more.
+    expect(await stack.db.webhookDelivery.count({ where: { endpointId: ep.id } })).toBe(3);
+    await relay();
+    const failed = await deliveryOf(ep.id, jobs.failed!);
+    expect((await settled(failed.id, alice.auth)).status).toBe('SUCCEEDED');
+    const got = rx.received.find((r) => r.path === '/study' && r.body.includes(jobs.failed!));
+    expect(got).toBeDefined();
+    const event = new Webhook(ep.secret).verify(got!.body, got!.headers as Record<string, string>);
+    expect(event).toMatchObject({
+      type: 'study_memo_card_job.failed',
+      data: { id: jobs.failed, status: 'failed', kind: 'card_extract', sourceKind: 'study_question', attempts: 1, errorCode: 'llm_timeout' },
+    });
+    // Bob has no endpoint for Alice's jobs: nothing reached him.
+    expect(await stack.db.webhookDelivery.count({ where: { endpoint: { userId: bob.userId }, payload: { path: ['data', 'id'], equals: jobs.completed! } } })).toBe(0);
+  });
+
   it('retries a failing receiver with backoff and records every attempt', async () => {
     rx.behaviour.set('/flaky', (n) => (n <= 3 ? 500 : 200));
     const ep = (await register(alice.auth, `${base}/flaky`)).json();
@@ -224,7 +258,7 @@ describe('delivery', () => {
     const d = await deliveryOf(ep.id, jobId);
     await stack.client.workflow.start('webhookDeliveryWorkflow', {
       taskQueue: stack.queues.jobs, workflowId: webhookDeliveryWorkflowId(d.id),
-      args: [{ deliveryId: d.id, budgetSeconds: 1, initialSeconds: 0.2, maxIntervalSeconds: 0.3 }],
+      args: [{ deliveryId: d.id, budgetSeconds: 5, initialSeconds: 0.2, maxIntervalSeconds: 0.3 }],
     });
     const done = await settled(d.id, alice.auth);
     expect(done.status).toBe('FAILED');

@@ -42,7 +42,8 @@ const DeliverySchema = z.object({
   id: z.uuid(),
   endpointId: z.uuid(),
   eventId: z.uuid().describe('the `webhook-id` header (the same for a redelivery)'),
-  eventType: z.string().describe('`<source>.<status>`, e.g. `async_job.completed`, `ai_run.failed`'),
+  eventType: z.string().describe('`<source>.<status>`: `async_job.completed` / `.failed`, `ai_run.succeeded` / `.failed`, ' +
+    '`portal_link_job.succeeded` / `.failed`, `study_memo_card_job.completed` / `.failed` / `.skipped`'),
   status: z.enum(['PENDING', 'DELIVERING', 'SUCCEEDED', 'FAILED']),
   attemptCount: z.number().int(),
   lastError: z.string().nullable(),
