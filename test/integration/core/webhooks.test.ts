@@ -5,7 +5,7 @@
  * receiver cut by the timeout, the retry budget, redelivery and secret rotation. Nothing measures
  * time: every wait polls for a condition with generous bounds.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
@@ -14,6 +14,7 @@ import { ensureCompany, setMember } from '../../../src/core/companies';
 import { maintenanceTaskQueue } from '../../../src/core/contracts';
 import { transitionJob } from '../../../src/core/projection';
 import { webhookDeliveryWorkflowId } from '../../../src/core/webhook-endpoints';
+import { sealStoredSecrets, webhookSecretBoxFromConfig } from '../../../src/core/webhook-secrets';
 import { startWebhookDispatcher } from '../../../src/workers/webhook-dispatcher';
 import { pollUntil } from '../../support/poll';
 import { startStack, type Stack } from '../../support/stack';
@@ -92,6 +93,12 @@ async function relay() {
   return stack.client.workflow.execute('relayWebhookDeliveriesWorkflow', {
     taskQueue: maintenanceTaskQueue(stack.config.temporal.taskQueuePrefix), workflowId: `test-relay-${randomUUID()}`, args: [{}],
   });
+}
+
+/** What `webhook_endpoints` holds for endpoint `id`. */
+async function storedSecrets(id: string) {
+  const [row] = await stack.db.$queryRaw<{ secret: string; previous: string | null }[]>`SELECT secret, previous_secret AS previous FROM webhook_endpoints WHERE id = ${id}::uuid`;
+  return row!;
 }
 
 async function deliveryOf(endpointId: string, jobId: string) {
@@ -305,6 +312,58 @@ describe('delivery', () => {
     const headers = got.headers as Record<string, string>;
     expect(new Webhook(ep.secret).verify(got.body, headers)).toMatchObject({ data: { id: jobId } });
     expect(new Webhook(rotated.secret).verify(got.body, headers)).toMatchObject({ data: { id: jobId } });
+    // Both secrets are at rest sealed only.
+    const stored = await storedSecrets(ep.id);
+    expect(stored.previous).toMatch(/^v1\./);
+    for (const s of [ep.secret, rotated.secret]) expect(JSON.stringify(stored)).not.toContain(s.slice('whsec_'.length));
+  });
+
+  it('stores the secret sealed (never the secret itself), bound to its endpoint', async () => {
+    const ep = (await register(alice.auth, `${base}/sealed`)).json();
+    const stored = await storedSecrets(ep.id);
+    expect(stored.secret).toMatch(/^v1\.dev\./);
+    expect(stored.secret).not.toContain(ep.secret.slice('whsec_'.length));
+    expect(stored.previous).toBeNull();
+    // Another endpoint's sealed secret copied onto this row does not open (the id is bound): the attempt records it, nothing is sent.
+    const other = (await register(alice.auth, `${base}/sealed`)).json();
+    await stack.db.$executeRaw`UPDATE webhook_endpoints SET secret = ${(await storedSecrets(other.id)).secret} WHERE id = ${ep.id}::uuid`;
+    const d = await deliveryOf(ep.id, await finishJob(alice.userId, 'COMPLETED'));
+    const activities = createWebhookActivities({ config: stack.config, db: stack.db });
+    expect(await activities.attemptWebhookDelivery({ deliveryId: d.id })).toBe('retry');
+    const attempts = await stack.db.webhookAttempt.findMany({ where: { deliveryId: d.id } });
+    expect(attempts).toEqual([expect.objectContaining({ statusCode: null, error: expect.stringMatching(new RegExp(`webhook endpoint ${ep.id}: stored secret cannot be opened`)) })]);
+    expect(rx.received.some((r) => r.path === '/sealed')).toBe(false);
+  });
+
+  it('a wrong key ring fails the attempt clearly and contacts nobody', async () => {
+    const ep = (await register(alice.auth, `${base}/wrong-key`)).json();
+    const d = await deliveryOf(ep.id, await finishJob(alice.userId, 'COMPLETED'));
+    const wrong = { ...stack.config.webhooks, secretKeys: `dev:${randomBytes(32).toString('base64')}` };
+    const activities = createWebhookActivities({ config: { webhooks: wrong }, db: stack.db });
+    expect(await activities.attemptWebhookDelivery({ deliveryId: d.id })).toBe('retry');
+    const [attempt] = await stack.db.webhookAttempt.findMany({ where: { deliveryId: d.id } });
+    expect(attempt?.error).toMatch(/stored secret cannot be opened \(sealed token does not verify under key "dev"\); check WEBHOOK_SECRET_KEYS/);
+    expect(rx.received.some((r) => r.path === '/wrong-key')).toBe(false);
+  });
+
+  it('accepts a clear legacy secret, and the start-up step seals it with signatures unchanged', async () => {
+    const ep = (await register(alice.auth, `${base}/legacy`)).json();
+    await stack.db.$executeRaw`UPDATE webhook_endpoints SET secret = ${ep.secret} WHERE id = ${ep.id}::uuid`;
+    const first = await deliveryOf(ep.id, await finishJob(alice.userId, 'COMPLETED'));
+    await relay();
+    expect((await settled(first.id, alice.auth)).status).toBe('SUCCEEDED');
+    const box = webhookSecretBoxFromConfig(stack.config);
+    const report = await sealStoredSecrets(stack.db, box);
+    expect(report.sealed).toBeGreaterThanOrEqual(1);
+    const stored = await storedSecrets(ep.id);
+    expect(stored.secret).toMatch(/^v1\.dev\./);
+    expect(box.open(ep.id, stored.secret)).toBe(ep.secret);
+    const second = await deliveryOf(ep.id, await finishJob(alice.userId, 'COMPLETED'));
+    await relay();
+    expect((await settled(second.id, alice.auth)).status).toBe('SUCCEEDED');
+    const got = rx.received.filter((r) => r.path === '/legacy');
+    expect(got).toHaveLength(2);
+    for (const g of got) expect(new Webhook(ep.secret).verify(g.body, g.headers as Record<string, string>)).toHaveProperty('type', 'async_job.completed');
   });
 
   it('the dispatcher starts a delivery on the outbox notification, without a relay pass', async () => {
