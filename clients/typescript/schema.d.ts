@@ -1108,7 +1108,7 @@ export interface components {
              * @description the `webhook-id` header (the same for a redelivery)
              */
             eventId: string;
-            /** @description `<source>.<status>`, e.g. `async_job.completed`, `ai_run.failed` */
+            /** @description `<source>.<status>`: `async_job.completed` / `.failed`, `ai_run.succeeded` / `.failed`, `portal_link_job.succeeded` / `.failed`, `study_memo_card_job.completed` / `.failed` / `.skipped` */
             eventType: string;
             /** @enum {string} */
             status: "PENDING" | "DELIVERING" | "SUCCEEDED" | "FAILED";
@@ -1130,7 +1130,7 @@ export interface components {
              * @description the `webhook-id` header (the same for a redelivery)
              */
             eventId: string;
-            /** @description `<source>.<status>`, e.g. `async_job.completed`, `ai_run.failed` */
+            /** @description `<source>.<status>`: `async_job.completed` / `.failed`, `ai_run.succeeded` / `.failed`, `portal_link_job.succeeded` / `.failed`, `study_memo_card_job.completed` / `.failed` / `.skipped` */
             eventType: string;
             /** @enum {string} */
             status: "PENDING" | "DELIVERING" | "SUCCEEDED" | "FAILED";
@@ -1920,7 +1920,7 @@ export interface components {
              * @description the `webhook-id` header (the same for a redelivery)
              */
             eventId: string;
-            /** @description `<source>.<status>`, e.g. `async_job.completed`, `ai_run.failed` */
+            /** @description `<source>.<status>`: `async_job.completed` / `.failed`, `ai_run.succeeded` / `.failed`, `portal_link_job.succeeded` / `.failed`, `study_memo_card_job.completed` / `.failed` / `.skipped` */
             eventType: string;
             /** @enum {string} */
             status: "PENDING" | "DELIVERING" | "SUCCEEDED" | "FAILED";
@@ -1942,7 +1942,7 @@ export interface components {
              * @description the `webhook-id` header (the same for a redelivery)
              */
             eventId: string;
-            /** @description `<source>.<status>`, e.g. `async_job.completed`, `ai_run.failed` */
+            /** @description `<source>.<status>`: `async_job.completed` / `.failed`, `ai_run.succeeded` / `.failed`, `portal_link_job.succeeded` / `.failed`, `study_memo_card_job.completed` / `.failed` / `.skipped` */
             eventType: string;
             /** @enum {string} */
             status: "PENDING" | "DELIVERING" | "SUCCEEDED" | "FAILED";

@@ -49,6 +49,7 @@ export function buildServiceEnv(i: ServiceEnvInputs): Record<string, string> {
     CODEC_SERVER_OPERATOR_TOKEN: randomBytes(24).toString('hex'),
     AI_INPUT_HASH_KEY: randomBytes(32).toString('hex'),
     AI_RUN_INPUT_KEYS: keyRingEntry('c1'),
+    WEBHOOK_SECRET_KEYS: keyRingEntry('c1'),
     PORTAL_CALLBACK_SECRETS: randomBytes(24).toString('hex'),
     PORTAL_SUWON_BASE_URL: i.portalUrl,
     PORTAL_CALLBACK_URL: i.callbackUrl,

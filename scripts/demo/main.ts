@@ -3,7 +3,8 @@
  * families' emulators, the embedding model, workers and API), creates the demo user, runs every
  * family's part (families/<family>.ts, found by the manifests' family names) in the manifests'
  * order, and ends with `jobs: <completed>/<total> completed` over every family's jobs (exit 0 when
- * all completed).
+ * all completed and every completion webhook to the demo's own receiver, webhooks.ts, was
+ * delivered).
  *
  *   npm run demo [-- --files '<glob>' ...] [--limit N] [--keep] [--ai local]
  *
@@ -24,6 +25,7 @@ import { keepBlock } from './keep';
 import type { DemoShared, DemoUser, PartResult } from './part';
 import { loadDemoParts } from './parts';
 import { startDemoStack } from './stack';
+import { startDemoWebhooks } from './webhooks';
 
 const DATA = path.resolve(__dirname, '..', '..', '.data');
 const say = (s: string) => void process.stdout.write(`${s}\n`);
@@ -44,6 +46,9 @@ async function main(): Promise<void> {
     const { token } = await createUserWithToken(stack.db, `demo-${new Date().toISOString().replace(/[:.]/g, '-')}`);
     const auth = { authorization: `Bearer ${token}` };
     const api: DemoUser['api'] = createApiClient(stack.apiUrl, token);
+    const webhooks = await startDemoWebhooks(api);
+    stops.add('webhook receiver', () => webhooks.stop());
+    say(`webhooks: receiver ${webhooks.url} registered as endpoint ${webhooks.endpointId}`);
     const shared: DemoShared = {};
     const results: PartResult[] = [];
     for (const [i, { family, part }] of parts.entries()) {
@@ -52,6 +57,9 @@ async function main(): Promise<void> {
       results.push(await part.run(ctx, stack.states.get(family)));
     }
     for (const family of without) say(`(the ${family} family has no demo part: scripts/demo/families/${family}.ts)`);
+    say('');
+    const hooks = await webhooks.report(stack.db);
+    for (const line of hooks.lines) say(line);
 
     const ns = stack.config.temporal.namespace;
     say('');
@@ -66,7 +74,7 @@ async function main(): Promise<void> {
     const completed = results.reduce((n, r) => n + r.completed, 0);
     const total = results.reduce((n, r) => n + r.total, 0);
     say(`jobs: ${completed}/${total} completed`);
-    process.exitCode = completed === total ? 0 : 1;
+    process.exitCode = completed === total && hooks.ok ? 0 : 1;
     if (values.keep) {
       // `on`, not `once`: one Ctrl-C arrives more than once (the terminal signals the whole group,
       // npm and tsx relay it too); a later one must not kill the process during its bounded shutdown.

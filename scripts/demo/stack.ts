@@ -28,6 +28,7 @@ import { ensureSchedules } from '../../src/workers/schedules';
 import { portFree, preferPort, redactUrl } from '../lib/net';
 import type { Stops } from '../lib/stops';
 import type { LoadedPart } from './parts';
+import { DEMO_WEBHOOK_ENV } from './webhooks';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 /** The demo's data directory: the Temporal dev server's SQLite file and log. */
@@ -114,7 +115,7 @@ export async function startDemoStack(opts: DemoStackOptions): Promise<DemoStack>
   const embeddings = await startEmbeddings(opts.ai, stops);
   say(embeddings.line);
 
-  const config = loadConfig({ ...process.env, ...embeddings.env, ...partsEnv, DATABASE_URL: dbUrl, DATABASE_POOL_MAX: String(poolMax), TEMPORAL_ADDRESS: address, TEMPORAL_UI_URL: uiUrl,
+  const config = loadConfig({ ...DEMO_WEBHOOK_ENV, ...process.env, ...embeddings.env, ...partsEnv, DATABASE_URL: dbUrl, DATABASE_POOL_MAX: String(poolMax), TEMPORAL_ADDRESS: address, TEMPORAL_UI_URL: uiUrl,
     // The codec server (Web UI and `temporal --codec-endpoint` decode payloads) needs an operator token: one per demo run.
     CODEC_SERVER_OPERATOR_TOKEN: process.env.CODEC_SERVER_OPERATOR_TOKEN ?? randomBytes(32).toString('hex') });
   const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', 'demo');

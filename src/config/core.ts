@@ -72,6 +72,8 @@ const env = {
   WEBHOOK_RETRY_MAX_INTERVAL_SECONDS: z.coerce.number().min(0.1).max(86_400).default(3_600),
   WEBHOOK_SECRET_OVERLAP_HOURS: z.coerce.number().positive().max(24 * 30).default(24),
   WEBHOOK_RELAY_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3_600).default(60),
+  WEBHOOK_SECRET_KEYS: z.string().optional(),
+  WEBHOOK_SECRET_ACTIVE_KEY_ID: z.string().optional(),
 
   IDEMPOTENCY_KEY_TTL_HOURS: z.coerce.number().positive().max(24 * 366).default(24),
   IDEMPOTENCY_PURGE_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(60),
@@ -239,7 +241,9 @@ export const CORE_CONFIG = configSection(
      * Completion webhooks (src/core/webhooks): `allowPrivateUrls` (dev/test only) admits http URLs
      * and private, loopback and link-local addresses; the timeout of one POST (ms); the retry
      * budget of a delivery (s, from its first attempt) and its backoff (initial, doubling up to the
-     * maximum, s); how long a rotated-out secret still signs (ms); the relay's interval (s).
+     * maximum, s); how long a rotated-out secret still signs (ms); the relay's interval (s); the
+     * key ring sealing endpoint secrets at rest (src/core/webhook-secrets.ts; the development ring
+     * outside production, as for GITHUB_TOKEN_KEYS) and its active key id.
      */
     webhooks: {
       allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS,
@@ -249,6 +253,8 @@ export const CORE_CONFIG = configSection(
       retryMaxIntervalSeconds: e.WEBHOOK_RETRY_MAX_INTERVAL_SECONDS,
       secretOverlapMs: Math.round(e.WEBHOOK_SECRET_OVERLAP_HOURS * 3_600_000),
       relayIntervalSeconds: e.WEBHOOK_RELAY_INTERVAL_SECONDS,
+      secretKeys: e.WEBHOOK_SECRET_KEYS ?? (e.NODE_ENV === 'production' ? undefined : devKeyRingSpec()),
+      secretActiveKeyId: e.WEBHOOK_SECRET_KEYS ? e.WEBHOOK_SECRET_ACTIVE_KEY_ID : undefined,
     },
     ai: {
       provider: e.AI_PROVIDER,
@@ -352,6 +358,12 @@ export const CORE_CONFIG = configSection(
       invalid('JOB_WAIT_MAX_SECONDS', 'must stay below API_CONNECTION_TIMEOUT_MS (an idle socket is closed mid-wait)');
     }
     if (cfg.webhooks.allowPrivateUrls && cfg.env === 'production') invalid('WEBHOOK_ALLOW_PRIVATE_URLS', 'must be false when NODE_ENV=production');
+    if (!cfg.webhooks.secretKeys) invalid('WEBHOOK_SECRET_KEYS', 'required when NODE_ENV=production');
+    try {
+      parseKeyRing(cfg.webhooks.secretKeys, cfg.webhooks.secretActiveKeyId);
+    } catch (err) {
+      invalid('WEBHOOK_SECRET_KEYS / WEBHOOK_SECRET_ACTIVE_KEY_ID', (err as Error).message);
+    }
     if (cfg.ai.provider === 'openai' && !cfg.ai.openai.apiKey) invalid('OPENAI_API_KEY', 'required when AI_PROVIDER=openai');
   },
 );

@@ -4,9 +4,11 @@
  * the company's OWNERs only). Anyone else learns nothing: 404, never 403, for a resource of
  * another tenant; a member without the role gets 403 on create.
  */
+import { randomUUID } from 'node:crypto';
 import type { CompanyRole, Prisma, PrismaClient, WebhookDelivery, WebhookEndpoint } from '@prisma/client';
 import { CORE_ERRORS, notFound } from './errors';
 import { checkDestination, DestinationRefusedError, type DestinationPolicy } from './webhook-destination';
+import type { WebhookSecretBox } from './webhook-secrets';
 import { newWebhookSecret } from './webhook-signing';
 
 /** Roles that may manage a company's endpoints. */
@@ -25,13 +27,15 @@ export async function visibleEndpoints(db: PrismaClient, userId: string): Promis
 
 /**
  * Registers an endpoint for `userId` (or for `companyId`, which needs an OWNER): checks `url`
- * ({@link checkDestination}) and returns the row with its secret (shown once).
+ * ({@link checkDestination}), stores the secret sealed by `box` and returns the row with its secret
+ * in clear (shown once).
  * @throws DomainError 400 WEBHOOK_URL_REFUSED; 404 NOT_FOUND (not a member of `companyId`); 403 FORBIDDEN (a member without the role).
  */
 export async function createEndpoint(
   db: PrismaClient,
   policy: DestinationPolicy,
   input: { userId: string; url: string; companyId?: string; description?: string },
+  box: WebhookSecretBox,
 ): Promise<WebhookEndpoint> {
   if (input.companyId) {
     const member = await db.companyMember.findUnique({ where: { companyId_userId: { companyId: input.companyId, userId: input.userId } } });
@@ -39,9 +43,12 @@ export async function createEndpoint(
     if (!WEBHOOK_COMPANY_ROLES.includes(member.role)) throw CORE_ERRORS.problem('FORBIDDEN', `company webhooks need the role ${WEBHOOK_COMPANY_ROLES.join(' or ')}`);
   }
   await assertDestination(input.url, policy);
-  return db.webhookEndpoint.create({
-    data: { userId: input.userId, companyId: input.companyId ?? null, url: input.url, description: input.description ?? null, secret: newWebhookSecret() },
+  const id = randomUUID();
+  const secret = newWebhookSecret();
+  const row = await db.webhookEndpoint.create({
+    data: { id, userId: input.userId, companyId: input.companyId ?? null, url: input.url, description: input.description ?? null, secret: box.seal(id, secret) },
   });
+  return { ...row, secret };
 }
 
 /** @throws DomainError 400 WEBHOOK_URL_REFUSED when `url` fails {@link checkDestination}. */
@@ -63,18 +70,28 @@ export async function endpointFor(db: PrismaClient, userId: string, id: string):
 
 /**
  * Rotates endpoint `id`'s secret: a fresh secret signs from now on, and the one it replaces keeps
- * signing for `overlapMs` (so at most two are valid at a time). Returns the row with the new secret.
+ * signing for `overlapMs` (so at most two are valid at a time). Both are stored sealed by `box`
+ * (the previous one is kept as stored, or sealed now if it was a clear legacy value). Returns the
+ * row with the new secret in clear (the previous one stays sealed).
  * @throws DomainError 404 NOT_FOUND as {@link endpointFor}.
  */
-export async function rotateSecret(db: PrismaClient, userId: string, id: string, overlapMs: number, now = new Date()): Promise<WebhookEndpoint> {
+export async function rotateSecret(
+  db: PrismaClient, userId: string, id: string, overlapMs: number, box: WebhookSecretBox, now = new Date(),
+): Promise<WebhookEndpoint> {
   const row = await endpointFor(db, userId, id);
-  return db.webhookEndpoint.update({
+  const secret = newWebhookSecret();
+  const previous = box.sealIfClear(row.id, row.secret);
+  const updated = await db.webhookEndpoint.update({
     where: { id: row.id },
-    data: { secret: newWebhookSecret(), previousSecret: row.secret, previousSecretExpiresAt: new Date(now.getTime() + overlapMs) },
+    data: { secret: box.seal(row.id, secret), previousSecret: previous, previousSecretExpiresAt: new Date(now.getTime() + overlapMs) },
   });
+  return { ...updated, secret };
 }
 
-/** The secrets that sign a delivery of `endpoint` at `now`: the current one, and the previous one during its overlap. */
+/**
+ * The secrets that sign a delivery of `endpoint` at `now`: the current one, and the previous one
+ * during its overlap, as stored (open them with src/core/webhook-secrets.ts `openEndpoint` first).
+ */
 export function signingSecrets(endpoint: Pick<WebhookEndpoint, 'secret' | 'previousSecret' | 'previousSecretExpiresAt'>, now = new Date()): string[] {
   const prev = endpoint.previousSecret && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now ? [endpoint.previousSecret] : [];
   return [endpoint.secret, ...prev];

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { createLogger, temporalLogger } from '../log';
 import { openDatabase, openTemporalClient, temporalConnectionOptions } from '../core/connections';
 import { ensureSearchAttributes } from '../core/search-attributes';
+import { sealStoredSecrets, webhookSecretBoxFromConfig } from '../core/webhook-secrets';
 import { loadConfig, processOf, queueDecl, schedulesOn, type Config } from '../families';
 import { startMetricsServer, type MetricsServer } from '../telemetry/metrics-server';
 import { installProcessTelemetry } from '../telemetry/process';
@@ -80,6 +81,11 @@ export async function runWorkerProcess(queue: string): Promise<void> {
     if (scheduleIds.length > 0) log.info({ scheduleIds }, 'schedules ready');
     const workers: Worker[] = [];
     for (const q of queues) workers.push(await createQueueWorker(q, { config, db, client, connection, telemetry: telemetry.worker }));
+    // Endpoint secrets stored in clear or under a retired key are sealed once, by the relay's process.
+    if (queues.includes('maintenance')) {
+      const report = await sealStoredSecrets(db, webhookSecretBoxFromConfig(config));
+      if (report.sealed > 0 || report.unreadable > 0) log.info(report, 'webhook endpoint secrets sealed');
+    }
     // Completion webhooks' fast path, next to the relay's queue (src/workers/webhook-dispatcher.ts).
     if (queues.includes('maintenance') && config.database.url && config.api.jobWait.feed !== 'poll') {
       dispatcher = startWebhookDispatcher({

@@ -8,6 +8,7 @@ import type { Prisma, PrismaClient } from '@prisma/client';
 import type { CoreConfig } from '../../config';
 import { checkDestination, DestinationRefusedError } from '../../core/webhook-destination';
 import { signingSecrets } from '../../core/webhook-endpoints';
+import { openEndpoint, webhookSecretBoxFromConfig, WebhookSecretError } from '../../core/webhook-secrets';
 import { postWebhook, type PostOutcome } from '../../core/webhook-post';
 import { webhookHeaders } from '../../core/webhook-signing';
 import { relayDeliveries, type RelayReport } from '../../core/webhook-start';
@@ -28,6 +29,7 @@ export interface WebhookActivityDeps {
 
 /** Builds the webhook activities. */
 export function createWebhookActivities({ config, db, client, jobsTaskQueue }: WebhookActivityDeps) {
+  const secrets = webhookSecretBoxFromConfig(config);
   return {
     /** One POST of delivery `deliveryId` (see the module comment). */
     async attemptWebhookDelivery(args: { deliveryId: string }): Promise<AttemptResult> {
@@ -38,10 +40,12 @@ export function createWebhookActivities({ config, db, client, jobsTaskQueue }: W
       let outcome: PostOutcome;
       try {
         const dest = await checkDestination(delivery.endpoint.url, { allowPrivate: config.webhooks.allowPrivateUrls });
-        const headers = webhookHeaders(signingSecrets(delivery.endpoint, now), delivery.eventId, Math.floor(now.getTime() / 1000), body);
+        const headers = webhookHeaders(signingSecrets(openEndpoint(secrets, delivery.endpoint), now), delivery.eventId, Math.floor(now.getTime() / 1000), body);
         outcome = await postWebhook(dest, headers, body, config.webhooks.requestTimeoutMs);
       } catch (err) {
-        if (!(err instanceof DestinationRefusedError)) throw err;
+        // A refused destination or a secret the key ring cannot open: recorded as a failed attempt
+        // (nothing was sent) and retried within the budget, so a fixed configuration recovers.
+        if (!(err instanceof DestinationRefusedError) && !(err instanceof WebhookSecretError)) throw err;
         outcome = { statusCode: null, durationMs: 0, error: err.message, ok: false };
       }
       const error = outcome.error === null ? null : storableText(outcome.error);

@@ -5,7 +5,7 @@
  * receiver cut by the timeout, the retry budget, redelivery and secret rotation. Nothing measures
  * time: every wait polls for a condition with generous bounds.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
@@ -14,6 +14,7 @@ import { ensureCompany, setMember } from '../../../src/core/companies';
 import { maintenanceTaskQueue } from '../../../src/core/contracts';
 import { transitionJob } from '../../../src/core/projection';
 import { webhookDeliveryWorkflowId } from '../../../src/core/webhook-endpoints';
+import { sealStoredSecrets, webhookSecretBoxFromConfig } from '../../../src/core/webhook-secrets';
 import { startWebhookDispatcher } from '../../../src/workers/webhook-dispatcher';
 import { pollUntil } from '../../support/poll';
 import { startStack, type Stack } from '../../support/stack';
@@ -92,6 +93,12 @@ async function relay() {
   return stack.client.workflow.execute('relayWebhookDeliveriesWorkflow', {
     taskQueue: maintenanceTaskQueue(stack.config.temporal.taskQueuePrefix), workflowId: `test-relay-${randomUUID()}`, args: [{}],
   });
+}
+
+/** What `webhook_endpoints` holds for endpoint `id`. */
+async function storedSecrets(id: string) {
+  const [row] = await stack.db.$queryRaw<{ secret: string; previous: string | null }[]>`SELECT secret, previous_secret AS previous FROM webhook_endpoints WHERE id = ${id}::uuid`;
+  return row!;
 }
 
 async function deliveryOf(endpointId: string, jobId: string) {
@@ -190,6 +197,40 @@ describe('delivery', () => {
     expect(got!.headers['webhook-id']).toBe(d.eventId);
   });
 
+  it('POSTs a signed event for each terminal status of a study extraction job, none for the others', async () => {
+    const ep = (await register(alice.auth, `${base}/study`)).json();
+    const jobs: Record<string, string> = {};
+    for (const to of ['completed', 'failed', 'skipped'] as const) {
+      const jobId = randomUUID();
+      await stack.db.$executeRaw`INSERT INTO study_memo_card_jobs (id, user_id, source_kind, source_id, source_version, status, workflow_id)
+        VALUES (${jobId}::uuid, ${alice.userId}::uuid, 'study_question', ${randomUUID()}::uuid, now(), 'pending', ${`study-memo-card-job:${jobId}`})`;
+      await stack.db.studyMemoCardJob.update({ where: { id: jobId }, data: { status: 'processing', attempts: 1, startedAt: new Date() } });
+      await stack.db.studyMemoCardJob.update({
+        where: { id: jobId },
+        data: { status: to, completedAt: new Date(), ...(to === 'failed' ? { errorCode: 'llm_timeout' } : {}) },
+      });
+      jobs[to] = jobId;
+    }
+    for (const [to, jobId] of Object.entries(jobs)) {
+      const d = await deliveryOf(ep.id, jobId);
+      expect(d.eventType).toBe(`study_memo_card_job.${to}`);
+    }
+    // pending → processing is not terminal: one delivery per job, no more.
+    expect(await stack.db.webhookDelivery.count({ where: { endpointId: ep.id } })).toBe(3);
+    await relay();
+    const failed = await deliveryOf(ep.id, jobs.failed!);
+    expect((await settled(failed.id, alice.auth)).status).toBe('SUCCEEDED');
+    const got = rx.received.find((r) => r.path === '/study' && r.body.includes(jobs.failed!));
+    expect(got).toBeDefined();
+    const event = new Webhook(ep.secret).verify(got!.body, got!.headers as Record<string, string>);
+    expect(event).toMatchObject({
+      type: 'study_memo_card_job.failed',
+      data: { id: jobs.failed, status: 'failed', kind: 'card_extract', sourceKind: 'study_question', attempts: 1, errorCode: 'llm_timeout' },
+    });
+    // Bob has no endpoint for Alice's jobs: nothing reached him.
+    expect(await stack.db.webhookDelivery.count({ where: { endpoint: { userId: bob.userId }, payload: { path: ['data', 'id'], equals: jobs.completed! } } })).toBe(0);
+  });
+
   it('retries a failing receiver with backoff and records every attempt', async () => {
     rx.behaviour.set('/flaky', (n) => (n <= 3 ? 500 : 200));
     const ep = (await register(alice.auth, `${base}/flaky`)).json();
@@ -224,7 +265,7 @@ describe('delivery', () => {
     const d = await deliveryOf(ep.id, jobId);
     await stack.client.workflow.start('webhookDeliveryWorkflow', {
       taskQueue: stack.queues.jobs, workflowId: webhookDeliveryWorkflowId(d.id),
-      args: [{ deliveryId: d.id, budgetSeconds: 1, initialSeconds: 0.2, maxIntervalSeconds: 0.3 }],
+      args: [{ deliveryId: d.id, budgetSeconds: 5, initialSeconds: 0.2, maxIntervalSeconds: 0.3 }],
     });
     const done = await settled(d.id, alice.auth);
     expect(done.status).toBe('FAILED');
@@ -271,6 +312,58 @@ describe('delivery', () => {
     const headers = got.headers as Record<string, string>;
     expect(new Webhook(ep.secret).verify(got.body, headers)).toMatchObject({ data: { id: jobId } });
     expect(new Webhook(rotated.secret).verify(got.body, headers)).toMatchObject({ data: { id: jobId } });
+    // Both secrets are at rest sealed only.
+    const stored = await storedSecrets(ep.id);
+    expect(stored.previous).toMatch(/^v1\./);
+    for (const s of [ep.secret, rotated.secret]) expect(JSON.stringify(stored)).not.toContain(s.slice('whsec_'.length));
+  });
+
+  it('stores the secret sealed (never the secret itself), bound to its endpoint', async () => {
+    const ep = (await register(alice.auth, `${base}/sealed`)).json();
+    const stored = await storedSecrets(ep.id);
+    expect(stored.secret).toMatch(/^v1\.dev\./);
+    expect(stored.secret).not.toContain(ep.secret.slice('whsec_'.length));
+    expect(stored.previous).toBeNull();
+    // Another endpoint's sealed secret copied onto this row does not open (the id is bound): the attempt records it, nothing is sent.
+    const other = (await register(alice.auth, `${base}/sealed`)).json();
+    await stack.db.$executeRaw`UPDATE webhook_endpoints SET secret = ${(await storedSecrets(other.id)).secret} WHERE id = ${ep.id}::uuid`;
+    const d = await deliveryOf(ep.id, await finishJob(alice.userId, 'COMPLETED'));
+    const activities = createWebhookActivities({ config: stack.config, db: stack.db });
+    expect(await activities.attemptWebhookDelivery({ deliveryId: d.id })).toBe('retry');
+    const attempts = await stack.db.webhookAttempt.findMany({ where: { deliveryId: d.id } });
+    expect(attempts).toEqual([expect.objectContaining({ statusCode: null, error: expect.stringMatching(new RegExp(`webhook endpoint ${ep.id}: stored secret cannot be opened`)) })]);
+    expect(rx.received.some((r) => r.path === '/sealed')).toBe(false);
+  });
+
+  it('a wrong key ring fails the attempt clearly and contacts nobody', async () => {
+    const ep = (await register(alice.auth, `${base}/wrong-key`)).json();
+    const d = await deliveryOf(ep.id, await finishJob(alice.userId, 'COMPLETED'));
+    const wrong = { ...stack.config.webhooks, secretKeys: `dev:${randomBytes(32).toString('base64')}` };
+    const activities = createWebhookActivities({ config: { webhooks: wrong }, db: stack.db });
+    expect(await activities.attemptWebhookDelivery({ deliveryId: d.id })).toBe('retry');
+    const [attempt] = await stack.db.webhookAttempt.findMany({ where: { deliveryId: d.id } });
+    expect(attempt?.error).toMatch(/stored secret cannot be opened \(sealed token does not verify under key "dev"\); check WEBHOOK_SECRET_KEYS/);
+    expect(rx.received.some((r) => r.path === '/wrong-key')).toBe(false);
+  });
+
+  it('accepts a clear legacy secret, and the start-up step seals it with signatures unchanged', async () => {
+    const ep = (await register(alice.auth, `${base}/legacy`)).json();
+    await stack.db.$executeRaw`UPDATE webhook_endpoints SET secret = ${ep.secret} WHERE id = ${ep.id}::uuid`;
+    const first = await deliveryOf(ep.id, await finishJob(alice.userId, 'COMPLETED'));
+    await relay();
+    expect((await settled(first.id, alice.auth)).status).toBe('SUCCEEDED');
+    const box = webhookSecretBoxFromConfig(stack.config);
+    const report = await sealStoredSecrets(stack.db, box);
+    expect(report.sealed).toBeGreaterThanOrEqual(1);
+    const stored = await storedSecrets(ep.id);
+    expect(stored.secret).toMatch(/^v1\.dev\./);
+    expect(box.open(ep.id, stored.secret)).toBe(ep.secret);
+    const second = await deliveryOf(ep.id, await finishJob(alice.userId, 'COMPLETED'));
+    await relay();
+    expect((await settled(second.id, alice.auth)).status).toBe('SUCCEEDED');
+    const got = rx.received.filter((r) => r.path === '/legacy');
+    expect(got).toHaveLength(2);
+    for (const g of got) expect(new Webhook(ep.secret).verify(g.body, g.headers as Record<string, string>)).toHaveProperty('type', 'async_job.completed');
   });
 
   it('the dispatcher starts a delivery on the outbox notification, without a relay pass', async () => {

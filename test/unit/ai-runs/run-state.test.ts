@@ -64,7 +64,7 @@ describe('AI-run config (AR-6)', () => {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { ConfigError } = require('../../../src/config') as typeof import('../../../src/config');
   const k = Buffer.alloc(32, 7).toString('base64');
-  const prod = { NODE_ENV: 'production', GITHUB_TOKEN_KEYS: `g:${k}`, PAYLOAD_CODEC_KEYS: `p:${k}`, PORTAL_CALLBACK_SECRETS: 'p'.repeat(32) };
+  const prod = { NODE_ENV: 'production', GITHUB_TOKEN_KEYS: `g:${k}`, WEBHOOK_SECRET_KEYS: `w:${k}`, PAYLOAD_CODEC_KEYS: `p:${k}`, PORTAL_CALLBACK_SECRETS: 'p'.repeat(32) };
 
   test('production fails fast without the input-hash key or the input key ring; dev keys elsewhere', () => {
     expect(() => loadConfig(prod)).toThrow(ConfigError);

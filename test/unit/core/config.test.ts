@@ -35,7 +35,7 @@ describe('config', () => {
   });
   it('PO-5 callback secrets: a dev secret outside production, required and at least 32 characters in production, comma list for rotation', () => {
     const key = Buffer.alloc(32, 3).toString('base64');
-    const prod = { NODE_ENV: 'production', GITHUB_TOKEN_KEYS: `g:${key}`, PAYLOAD_CODEC_KEYS: `p:${key}`, AI_INPUT_HASH_KEY: 'x'.repeat(32), AI_RUN_INPUT_KEYS: `r:${key}` };
+    const prod = { NODE_ENV: 'production', GITHUB_TOKEN_KEYS: `g:${key}`, WEBHOOK_SECRET_KEYS: `w:${key}`, PAYLOAD_CODEC_KEYS: `p:${key}`, AI_INPUT_HASH_KEY: 'x'.repeat(32), AI_RUN_INPUT_KEYS: `r:${key}` };
     expect(loadConfig({}).portal.callbackSecrets).toHaveLength(1);
     expect(() => loadConfig(prod)).toThrow(/PORTAL_CALLBACK_SECRETS: required/);
     expect(() => loadConfig({ ...prod, PORTAL_CALLBACK_SECRETS: 'short' })).toThrow(/at least 32 characters/);

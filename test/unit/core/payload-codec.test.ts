@@ -81,7 +81,7 @@ describe('keys from config', () => {
     const dev = loadConfig({}).temporal.payloadCodec;
     expect(dev.devKey).toBe(true);
     expect(payloadCodecFromConfig(dev).activeKeyId).toBe(DEV_PAYLOAD_KEY_ID);
-    const prod = { NODE_ENV: 'production', GITHUB_TOKEN_KEYS: `g:${key()}`, AI_INPUT_HASH_KEY: 'x'.repeat(32), AI_RUN_INPUT_KEYS: `r:${key()}`, PORTAL_CALLBACK_SECRETS: 'p'.repeat(32) };
+    const prod = { NODE_ENV: 'production', GITHUB_TOKEN_KEYS: `g:${key()}`, WEBHOOK_SECRET_KEYS: `w:${key()}`, AI_INPUT_HASH_KEY: 'x'.repeat(32), AI_RUN_INPUT_KEYS: `r:${key()}`, PORTAL_CALLBACK_SECRETS: 'p'.repeat(32) };
     expect(() => loadConfig(prod)).toThrow(/PAYLOAD_CODEC_KEYS: required/);
     expect(loadConfig({ ...prod, PAYLOAD_CODEC_KEYS: `${NEW},${OLD}` }).temporal.payloadCodec).toEqual({ keys: `${NEW},${OLD}`, devKey: false });
     expect(() => loadConfig({ PAYLOAD_CODEC_KEYS: 'bad' })).toThrow(ConfigError);

@@ -64,7 +64,7 @@ describe('token box (SAN-10)', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/GITHUB_TOKEN_KEYS/);
     expect(() => loadConfig({ NODE_ENV: 'production', GITHUB_TOKEN_KEYS: 'k1:short' })).toThrow(/GITHUB_TOKEN_KEYS/);
     // Production also needs the AI-run keys (AR-6); given here so only the GitHub keys are under test.
-    const ar = { AI_INPUT_HASH_KEY: 'x'.repeat(32), AI_RUN_INPUT_KEYS: `r:${key()}`, PORTAL_CALLBACK_SECRETS: 'p'.repeat(32) };
+    const ar = { AI_INPUT_HASH_KEY: 'x'.repeat(32), AI_RUN_INPUT_KEYS: `r:${key()}`, WEBHOOK_SECRET_KEYS: `w:${key()}`, PORTAL_CALLBACK_SECRETS: 'p'.repeat(32) };
     const c = loadConfig({ NODE_ENV: 'production', ...ar, GITHUB_TOKEN_KEYS: `a:${key()},b:${key()}`, GITHUB_TOKEN_ACTIVE_KEY_ID: 'b', PAYLOAD_CODEC_KEYS: `p:${key()}` });
     expect(tokenBoxFromConfig(c.github).activeKeyId).toBe('b');
     expect(c.github.apiUrl).toBe('https://api.github.com');

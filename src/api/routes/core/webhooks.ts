@@ -11,6 +11,7 @@ import { taskQueues } from '../../../core/contracts';
 import {
   createEndpoint, deliveryFor, endpointFor, redeliver, rotateSecret, signingSecrets, visibleEndpoints,
 } from '../../../core/webhook-endpoints';
+import { webhookSecretBoxFromConfig } from '../../../core/webhook-secrets';
 import { startDelivery } from '../../../core/webhook-start';
 import type { ApiDeps } from '../../deps';
 import { afterPosition, decodeCursor, NEWEST_FIRST, pageOf, PageQuery } from '../../pagination';
@@ -42,7 +43,8 @@ const DeliverySchema = z.object({
   id: z.uuid(),
   endpointId: z.uuid(),
   eventId: z.uuid().describe('the `webhook-id` header (the same for a redelivery)'),
-  eventType: z.string().describe('`<source>.<status>`, e.g. `async_job.completed`, `ai_run.failed`'),
+  eventType: z.string().describe('`<source>.<status>`: `async_job.completed` / `.failed`, `ai_run.succeeded` / `.failed`, ' +
+    '`portal_link_job.succeeded` / `.failed`, `study_memo_card_job.completed` / `.failed` / `.skipped`'),
   status: z.enum(['PENDING', 'DELIVERING', 'SUCCEEDED', 'FAILED']),
   attemptCount: z.number().int(),
   lastError: z.string().nullable(),
@@ -86,6 +88,7 @@ const IdParams = z.object({ id: Uuid });
 /** Registers the webhook routes. */
 export const webhookRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) => {
   const policy = { allowPrivate: deps.config.webhooks.allowPrivateUrls };
+  const secrets = webhookSecretBoxFromConfig(deps.config);
   const tags = ['webhooks'];
 
   app.post('/webhooks/endpoints', {
@@ -98,7 +101,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) =
       response: { 201: EndpointWithSecretSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
     },
   }, async (req, reply) => {
-    const row = await createEndpoint(deps.db, policy, { userId: req.userId, ...req.body });
+    const row = await createEndpoint(deps.db, policy, { userId: req.userId, ...req.body }, secrets);
     reply.code(201).header('location', `/webhooks/endpoints/${row.id}`);
     return { ...endpointView(row), secret: row.secret };
   });
@@ -142,7 +145,7 @@ export const webhookRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) =
       response: { 200: EndpointWithSecretSchema, 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema },
     },
   }, async (req) => {
-    const row = await rotateSecret(deps.db, req.userId, req.params.id, deps.config.webhooks.secretOverlapMs);
+    const row = await rotateSecret(deps.db, req.userId, req.params.id, deps.config.webhooks.secretOverlapMs, secrets);
     return { ...endpointView(row), secret: row.secret };
   });
 
