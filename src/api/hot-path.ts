@@ -1,7 +1,9 @@
 /**
  * The API's hot read path (job reads and long polling), opened once per app: the typed `pg`
  * reads that bypass Prisma (src/db/hot-reads.ts), the bounded bearer-token cache
- * (src/auth/token-cache.ts) and the job change feed the long poll waits on (src/db/job-changes.ts).
+ * (src/auth/token-cache.ts), the job change feed the long poll waits on (src/db/job-changes.ts),
+ * and the replay fast path of idempotent creates (src/core/replay-answers.ts with the membership
+ * cache of src/core/member-cache.ts).
  * Everything it opens closes with the app.
  */
 import type { FastifyInstance } from 'fastify';
@@ -10,6 +12,8 @@ import { createCachedTokenResolver, type CachedTokenResolver } from '../auth/tok
 import { pgPoolOf } from '../db/client';
 import { createHotReads, type HotReads } from '../db/hot-reads';
 import { openJobChangeFeed, type JobChangeFeed } from '../db/job-changes';
+import { createMemberCache } from '../core/member-cache';
+import { createReplayAnswers, type ReplayPath } from '../core/replay-answers';
 import type { PrismaClient } from '@prisma/client';
 import type { Logger } from 'pino';
 import type { CoreConfig as Config } from '../config';
@@ -19,6 +23,7 @@ export interface HotPath {
   reads: HotReads;
   tokens: CachedTokenResolver;
   changes: JobChangeFeed;
+  replays: ReplayPath;
   /** Closes what {@link openHotPath} opened (the change feed, an own pool); the app's onClose calls it. */
   close(): Promise<void>;
 }
@@ -46,6 +51,12 @@ export async function openHotPath(deps: { config: Config; db: PrismaClient; logg
     ttlMs: deps.config.api.tokenCache.ttlMs,
     max: deps.config.api.tokenCache.max,
   });
+  const replays: ReplayPath = {
+    answers: createReplayAnswers({ read: (scopeId, operation, keyHash) => reads.idempotencyRecord(scopeId, operation, keyHash), max: deps.config.idempotency.replayCacheMax }),
+    // Membership answers live as long as resolved tokens do (the same revocation bound).
+    members: createMemberCache({ lookup: (companyId, userId) => reads.memberRole(companyId, userId), ttlMs: deps.config.api.tokenCache.ttlMs, max: deps.config.api.tokenCache.max }),
+    reads,
+  };
   const wait = deps.config.api.jobWait;
   const log = deps.logger.child({ component: 'hot-path' });
   try {
@@ -62,6 +73,7 @@ export async function openHotPath(deps: { config: Config; db: PrismaClient; logg
       reads,
       tokens,
       changes,
+      replays,
       async close() {
         await changes.close();
         await own?.end();

@@ -77,6 +77,7 @@ const env = {
 
   IDEMPOTENCY_KEY_TTL_HOURS: z.coerce.number().positive().max(24 * 366).default(24),
   IDEMPOTENCY_PURGE_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(60),
+  IDEMPOTENCY_REPLAY_CACHE_MAX: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
 
   AI_PROVIDER: z.enum(['local', 'openai']).default('local'),
   OPENAI_BASE_URL: z.string().url().default('https://api.openai.com/v1'),
@@ -234,9 +235,14 @@ export const CORE_CONFIG = configSection(
     /**
      * AR-7 / PO-1 Idempotency-Key records (src/core/idempotency.ts): lifetime of a record in ms
      * (default 24 h, after which the key may be reused), and how often the `purge-idempotency-records`
-     * Schedule deletes expired ones (minutes).
+     * Schedule deletes expired ones (minutes); most answered records the replay fast path caches
+     * per API process (src/core/replay-answers.ts; 0 = none, every replay reads its record).
      */
-    idempotency: { ttlMs: Math.round(e.IDEMPOTENCY_KEY_TTL_HOURS * 3_600_000), purgeIntervalMinutes: e.IDEMPOTENCY_PURGE_INTERVAL_MINUTES },
+    idempotency: {
+      ttlMs: Math.round(e.IDEMPOTENCY_KEY_TTL_HOURS * 3_600_000),
+      purgeIntervalMinutes: e.IDEMPOTENCY_PURGE_INTERVAL_MINUTES,
+      replayCacheMax: e.IDEMPOTENCY_REPLAY_CACHE_MAX,
+    },
     /**
      * Completion webhooks (src/core/webhooks): `allowPrivateUrls` (dev/test only) admits http URLs
      * and private, loopback and link-local addresses; the timeout of one POST (ms); the retry

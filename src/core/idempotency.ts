@@ -308,7 +308,8 @@ export async function purgeExpiredIdempotencyRecords(db: IdempotencyDb, opts: Pu
   }
 }
 
-function conflictError(fields: readonly string[], prefix: string): DomainError {
+/** DomainError IDEMPOTENCY_KEY_CONFLICT (409) naming the differing top-level `fields` under `prefix` (never their values). */
+export function conflictError(fields: readonly string[], prefix: string): DomainError {
   const listed = fields.slice(0, MAX_LISTED_FIELDS).map(shortName);
   const more = fields.length - listed.length;
   const names = listed.join(', ') + (more > 0 ? ` and ${more} more` : '');
@@ -321,7 +322,8 @@ function conflictError(fields: readonly string[], prefix: string): DomainError {
   );
 }
 
-function asHashes(v: unknown): Record<string, string> {
+/** The stored `field_hashes` (jsonb, parsed or as text) as a name → hash map; anything else is empty. */
+export function asHashes(v: unknown): Record<string, string> {
   const parsed = typeof v === 'string' ? (JSON.parse(v) as unknown) : v;
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return {};
   return Object.fromEntries(Object.entries(parsed).filter((e): e is [string, string] => typeof e[1] === 'string'));

@@ -7,11 +7,17 @@
  * retry with the same key creates it anew (a replayed secret such as a password is never lost to a
  * start that did not happen). The family supplies the hooks: create the resource, whether a key
  * hash is taken, read a resource, start it, remove it.
+ *
+ * With `replays` (src/core/replay-answers.ts) a replay is answered before any transaction: one
+ * indexed read of the key's record (or its cached copy, answered records only), the fingerprint
+ * compared, the resource read; no transaction and no Temporal call unless the family asks for a
+ * replay's start (`onReplay`). A key without an answered, unexpired record takes the transaction.
  */
 import type { Prisma, PrismaClient } from '@prisma/client';
 import { startOrUndo, workflowStartUnavailable, type WarnLog } from './after-commit';
 import { claimIdempotencyKey, reclaimedKeyHash, recordIdempotentAnswer, withdrawIdempotencyRecord, type IdempotencyClaimInput } from './idempotency';
 import type { DomainError } from './domain-error';
+import type { ReplayAnswers } from './replay-answers';
 import type { StartOutcome } from './workflow-start';
 
 /** How {@link idempotentCreate} starts a committed resource's workflow. */
@@ -51,6 +57,10 @@ export interface IdempotentCreateSpec<R> {
   read(resourceId: string): Promise<R | null>;
   /** Starts the resource after the commit; absent when nothing is started. */
   start?: CreateStart<R>;
+  /** The replay fast path (see the module comment); absent: every request takes the transaction. */
+  replays?: ReplayAnswers;
+  /** The read of a resource replayed by the fast path (e.g. over the hot path); default `read`. */
+  readReplayed?(resourceId: string): Promise<R | null>;
 }
 
 /** Result of {@link idempotentCreate}: the resource (as stored after the start), the status code, and whether it was a replay. */
@@ -75,6 +85,8 @@ export interface IdempotentCreateResult<R> {
  *   first 503 when it is given.
  */
 export async function idempotentCreate<R>(spec: IdempotentCreateSpec<R>): Promise<IdempotentCreateResult<R>> {
+  const fast = spec.replays ? await answerReplay(spec, spec.replays) : null;
+  if (fast) return fast;
   const outcome = await spec.db.$transaction(async (tx) => {
     const claim = await claimIdempotencyKey(tx, spec.claim);
     if (claim.kind === 'replay') return { replay: true as const, resourceId: claim.resourceId, statusCode: claim.statusCode };
@@ -87,21 +99,45 @@ export async function idempotentCreate<R>(spec: IdempotentCreateSpec<R>): Promis
   if (outcome.replay) {
     const resource = await spec.read(outcome.resourceId);
     if (resource === null) throw workflowStartUnavailable(`the first request with this Idempotency-Key was undone (Temporal was unavailable); retry`);
-    const start = spec.start;
-    if (!start?.onReplay?.(resource)) return { resource, statusCode: outcome.statusCode, replay: true };
-    // The resource is the first request's: nothing is undone, the 503 alone asks for a retry.
-    await startOrUndo(start.log, [{ ids: start.ids(resource), start: () => start.run(resource) }]);
-    return { resource: (await spec.read(outcome.resourceId)) ?? resource, statusCode: outcome.statusCode, replay: true };
+    return replayOf(spec, resource, outcome.resourceId, outcome.statusCode);
   }
   const start = spec.start;
   if (!start) return { resource: outcome.resource, statusCode: spec.statusCode, replay: false };
   const created = outcome.resource;
-  await startOrUndo(start.log, [{ ids: start.ids(created), start: () => start.run(created) }], () =>
-    spec.db.$transaction(async (tx) => {
+  await startOrUndo(start.log, [{ ids: start.ids(created), start: () => start.run(created) }], async () => {
+    await spec.db.$transaction(async (tx) => {
       await start.remove(tx, created);
       await withdrawIdempotencyRecord(tx, outcome.recordId);
-    }),
+    });
+    spec.replays?.forget(spec.claim.scopeId, spec.claim.operation, spec.claim.key);
+  },
     start.problem ? { problem: start.problem } : {},
   );
   return { resource: (await spec.read(spec.idOf(created))) ?? created, statusCode: spec.statusCode, replay: false };
+}
+
+/**
+ * The fast path: the replay of an answered, unexpired record made by the same request, or null
+ * (no such record, no answer yet, or its resource is gone: the transaction decides, and a cached
+ * copy of a record withdrawn by another process is dropped).
+ * @throws DomainError IDEMPOTENCY_KEY_CONFLICT (another request under the key); what a replay's start throws.
+ */
+async function answerReplay<R>(spec: IdempotentCreateSpec<R>, replays: ReplayAnswers): Promise<IdempotentCreateResult<R> | null> {
+  const answer = await replays.lookup(spec.claim);
+  if (!answer) return null;
+  const resource = await (spec.readReplayed ?? spec.read)(answer.resourceId);
+  if (resource === null) {
+    replays.forget(spec.claim.scopeId, spec.claim.operation, spec.claim.key);
+    return null;
+  }
+  return replayOf(spec, resource, answer.resourceId, answer.statusCode);
+}
+
+/** A replay's answer: the resource as read, or, when the family asks for its start, as stored after it. */
+async function replayOf<R>(spec: IdempotentCreateSpec<R>, resource: R, resourceId: string, statusCode: number): Promise<IdempotentCreateResult<R>> {
+  const start = spec.start;
+  if (!start?.onReplay?.(resource)) return { resource, statusCode, replay: true };
+  // The resource is the first request's: nothing is undone, the 503 alone asks for a retry.
+  await startOrUndo(start.log, [{ ids: start.ids(resource), start: () => start.run(resource) }]);
+  return { resource: (await spec.read(resourceId)) ?? resource, statusCode, replay: true };
 }

@@ -28,9 +28,17 @@ export async function requireMembership(
     where: { companyId_userId: { companyId, userId } },
     select: { role: true },
   });
-  if (!member) throw CORE_ERRORS.problem('NOT_FOUND', 'company not found');
-  if (allowed && !allowed.includes(member.role)) {
+  return checkMemberRole(member?.role ?? null, allowed);
+}
+
+/**
+ * The verdict of {@link requireMembership} on a role already read (null: not a member).
+ * @throws DomainError NOT_FOUND (not a member), FORBIDDEN (role not in `allowed`).
+ */
+export function checkMemberRole(role: CompanyRole | null, allowed?: readonly CompanyRole[]): CompanyRole {
+  if (!role) throw CORE_ERRORS.problem('NOT_FOUND', 'company not found');
+  if (allowed && !allowed.includes(role)) {
     throw CORE_ERRORS.problem('FORBIDDEN', `this action needs one of the roles ${allowed.join(', ')}`);
   }
-  return member.role;
+  return role;
 }

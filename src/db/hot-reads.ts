@@ -2,9 +2,11 @@
  * The API's hot read paths over `pg` directly, bypassing Prisma.
  *
  * Where: the bearer-token lookup of every authenticated request (src/api/auth.ts, behind the token
- * cache of src/auth/token-cache.ts), the job read of `GET /async-jobs/{id}` (SAN-5) and the
- * version reads of its long poll (src/db/job-changes.ts). Nothing else: every write, every
- * transaction and every other read stays on Prisma.
+ * cache of src/auth/token-cache.ts), the job read of `GET /async-jobs/{id}` (SAN-5), the
+ * version reads of its long poll (src/db/job-changes.ts), and the replay fast path of idempotent
+ * creates: the Idempotency-Key record, the caller's company role (src/core/replay-answers.ts,
+ * src/core/member-cache.ts) and a family's point read of the replayed resource ({@link HotReads.row}).
+ * Nothing else: every write, every transaction and every other read stays on Prisma.
  * Why: these reads are the API's most frequent requests, and Prisma's query compiler and client
  * cost about 0.9 ms of CPU per query against about 0.16 ms for the same statement through `pg`
  * (under a polling load Prisma took 57 % of the API's CPU; docs/benchmarks.md). The statements
@@ -18,7 +20,7 @@
  * database needs (its wire front shares one session between connections, where names collide).
  */
 import type { QueryResultRow } from 'pg';
-import type { JobStatus, JobType } from '@prisma/client';
+import type { CompanyRole, JobStatus, JobType } from '@prisma/client';
 import { createReadBatcher } from './read-batcher';
 
 /** An `async_jobs` row as `GET /async-jobs/{id}` shows it (SAN-5; the owner is the query's filter). */
@@ -52,6 +54,28 @@ export interface HotReads {
   userIdForTokenHash(tokenHash: string): Promise<string | null>;
   /** Current versions of the given jobs (missing ones are absent from the map); at most a few thousand ids per call. */
   jobVersions(jobIds: readonly string[]): Promise<Map<string, JobVersionRow>>;
+  /** The Idempotency-Key record of (scope, operation, key hash), answered or not, expired or not; null when there is none. */
+  idempotencyRecord(scopeId: string, operation: string, keyHash: string): Promise<IdempotencyRecordRow | null>;
+  /** The role of `userId` in `companyId`, null when not a member. */
+  memberRole(companyId: string, userId: string): Promise<CompanyRole | null>;
+  /**
+   * The first row of a fixed read-only statement of a family (its replayed resource, a duplicate
+   * check), prepared under `name` when prepared statements are on; null when there is none. The
+   * statement's text must be a constant per name.
+   */
+  row<R extends QueryResultRow>(name: string, text: string, values: unknown[]): Promise<R | null>;
+}
+
+/** An `idempotency_records` row as the replay fast path reads it (src/core/idempotency.ts). */
+export interface IdempotencyRecordRow {
+  id: string;
+  requestHash: string;
+  /** Top-level field name → SHA-256 hex (jsonb, parsed by the driver). */
+  fieldHashes: unknown;
+  statusCode: number | null;
+  resourceType: string | null;
+  resourceId: string | null;
+  expiresAt: Date;
 }
 
 /** Anything that runs a parameterised query: a `pg.Pool` or `pg.Client`. */
@@ -81,6 +105,14 @@ const JOB_BATCH_MAX = 128;
 const USER_FOR_TOKEN = `SELECT user_id AS "userId" FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL`;
 
 const JOB_VERSIONS = `SELECT job_id AS "jobId", status, updated_at AS "updatedAt" FROM async_jobs WHERE job_id = ANY($1::uuid[])`;
+
+const IDEMPOTENCY_RECORD = `
+  SELECT id::text AS id, request_hash AS "requestHash", field_hashes AS "fieldHashes", status_code AS "statusCode",
+         resource_type AS "resourceType", resource_id AS "resourceId", expires_at AS "expiresAt"
+    FROM idempotency_records
+   WHERE scope_id = $1::uuid AND operation = $2 AND key_hash = $3`;
+
+const MEMBER_ROLE = `SELECT role FROM company_members WHERE company_id = $1::uuid AND user_id = $2::uuid`;
 
 /** The hot reads over `db` (a pool shared with Prisma, or a small pool of its own); `prepared`: named statements. */
 export function createHotReads(db: Queryable, opts: { prepared?: boolean } = {}): HotReads {
@@ -118,6 +150,18 @@ export function createHotReads(db: Queryable, opts: { prepared?: boolean } = {})
       if (jobIds.length === 0) return new Map();
       const { rows } = await q<JobVersionRow>('hot_job_versions', JOB_VERSIONS, [jobIds]);
       return new Map(rows.map((r) => [r.jobId, r]));
+    },
+    async idempotencyRecord(scopeId, operation, keyHash) {
+      const { rows } = await q<IdempotencyRecordRow>('hot_idempotency_record', IDEMPOTENCY_RECORD, [scopeId, operation, keyHash]);
+      return rows[0] ?? null;
+    },
+    async memberRole(companyId, userId) {
+      const { rows } = await q<{ role: CompanyRole }>('hot_member_role', MEMBER_ROLE, [companyId, userId]);
+      return rows[0]?.role ?? null;
+    },
+    async row<R extends QueryResultRow>(name: string, text: string, values: unknown[]) {
+      const { rows } = await q<R>(name, text, values);
+      return rows[0] ?? null;
     },
   };
 }

@@ -16,6 +16,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { workflowStartUnavailable, type WarnLog } from '../../core/after-commit';
 import { idempotentCreate } from '../../core/idempotent-create';
 import { requireMembership } from '../../core/tenancy';
+import type { ReplayPath } from '../../core/replay-answers';
 import { startFailureKind, WorkflowNotStartedError } from '../../core/workflow-start';
 import { failActiveRun, moveRun } from './run-projection';
 import { AR_ERRORS, RUN_ERROR_CODES } from '../../domain/ai-runs/errors';
@@ -35,6 +36,8 @@ export interface AiRunDeps {
   starter: AiRunStarter;
   box: InputBox;
   log: WarnLog;
+  /** The replay fast path (the API's hot path); absent: every create takes the claim's transaction. */
+  replays?: ReplayPath | undefined;
 }
 
 /** Body of `POST /api/v1/ai-runs`. */
@@ -53,6 +56,18 @@ export interface RequestCorrelation {
 /** Operation names of the Idempotency-Key records. */
 export const AI_RUN_OPERATIONS = { create: 'ai-runs.create', retry: (runId: string) => `ai-runs.retry:${runId}` } as const;
 
+/** Every column of `ai_runs` under the model's names: the run as `db.aiRun.findUnique` answers it. */
+const AI_RUN_ROW = `
+  SELECT id::text AS id, company_id::text AS "companyId", actor_user_id::text AS "actorUserId", status,
+         analysis_outcome AS "analysisOutcome", input_masked AS "inputMasked", input_hash AS "inputHash", locale,
+         idempotency_key_hash AS "idempotencyKeyHash", workflow_id AS "workflowId", attempt_count AS "attemptCount",
+         retry_count AS "retryCount", max_attempts AS "maxAttempts", next_attempt_at AS "nextAttemptAt",
+         deadline_at AS "deadlineAt", version, error_code AS "errorCode", error_message AS "errorMessage",
+         request_id AS "requestId", trace_id AS "traceId", created_at AS "createdAt", updated_at AS "updatedAt",
+         started_at AS "startedAt", finished_at AS "finishedAt"
+    FROM ai_runs
+   WHERE id = $1::uuid`;
+
 /** Result of {@link createAiRun}: the run (as stored now) and whether this was a replay of the key. */
 export interface CreateResult {
   run: AiRun;
@@ -69,7 +84,11 @@ export interface CreateResult {
  * @throws DomainError NOT_FOUND (not a member), FORBIDDEN (VIEWER), IDEMPOTENCY_KEY_CONFLICT, WORKFLOW_START_UNAVAILABLE.
  */
 export async function createAiRun(deps: AiRunDeps, userId: string, key: string, body: CreateAiRunBody, corr: RequestCorrelation = {}): Promise<CreateResult> {
-  await requireMembership(deps.db, userId, body.companyId, AI_RUN_WRITER_ROLES);
+  const replays = deps.replays;
+  // A replay is answered on the cached membership (at most the token cache's lifetime old); a
+  // create checks it in its transaction, uncached.
+  if (replays) await replays.members.require(userId, body.companyId, AI_RUN_WRITER_ROLES);
+  else await requireMembership(deps.db, userId, body.companyId, AI_RUN_WRITER_ROLES);
   const a = deps.config.aiRuns;
   const request = { companyId: body.companyId, text: body.text, locale: body.locale ?? null };
   const r = await idempotentCreate<AiRun>({
@@ -77,9 +96,11 @@ export async function createAiRun(deps: AiRunDeps, userId: string, key: string, 
     claim: { scopeId: body.companyId, operation: AI_RUN_OPERATIONS.create, key, request, ttlMs: deps.config.idempotency.ttlMs },
     statusCode: 202,
     resourceType: 'ai-run',
+    ...(replays ? { replays: replays.answers, readReplayed: (runId: string) => replays.reads.row<AiRun>('ai_run_replayed', AI_RUN_ROW, [runId]) } : {}),
     keyHashTaken: async (tx, keyHash) =>
       (await tx.aiRun.findUnique({ where: { companyId_idempotencyKeyHash: { companyId: body.companyId, idempotencyKeyHash: keyHash } }, select: { id: true } })) !== null,
     async create(tx, keyHash) {
+      if (replays) await requireMembership(tx, userId, body.companyId, AI_RUN_WRITER_ROLES);
       const runId = randomUUID();
       const now = new Date();
       const run = await tx.aiRun.create({

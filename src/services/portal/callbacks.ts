@@ -6,10 +6,14 @@
  * (`scrape_job_callback_duplicate_total`) and logged, and applies nothing (PO-7). A new callback is
  * recorded and handed to the job's workflow (scrapeCallbackSignal) in one step: the row commits only
  * once the signal was delivered, so a failed signal (503) can be retried by the scraper and is not a
- * duplicate. Nothing is recorded or signalled for a rejected callback.
+ * duplicate. Nothing is recorded or signalled for a rejected callback. The job and whether its
+ * attempt's callback is already recorded are one statement over the hot path, so a repeat is
+ * answered without a transaction (the first one's row is committed).
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
-import type { PrismaClient } from '@prisma/client';
+import type { PortalLinkJobStatus, PrismaClient } from '@prisma/client';
+import type { HotReads } from '../../db/hot-reads';
+import type { DomainError } from '../../core/domain-error';
 import type { PortalConfig as Config } from '../../config/portal';
 import { checkResultScope, type ScrapeCallbackBody } from '../../domain/portal/callback';
 import type { ScrapeCallback } from '../../domain/portal/contracts';
@@ -23,6 +27,8 @@ export interface CallbackDeps {
   db: PrismaClient;
   config: Config;
   starter: Pick<PortalLinkStarter, 'signalCallback'>;
+  /** The point read of the job with its attempt's recorded callback (the API's hot path). */
+  reads: Pick<HotReads, 'row'>;
   log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
@@ -43,6 +49,20 @@ export interface CallbackAnswer {
   duplicate: boolean;
 }
 
+/** The job and, when its `attempt` has a recorded callback, that callback's body hash: one indexed read. */
+const JOB_WITH_CALLBACK = `
+  SELECT j.id::text AS id, j.status, j.workflow_id AS "workflowId", c.body_sha256 AS "seenBodySha256"
+    FROM portal_link_jobs j
+    LEFT JOIN portal_scrape_callbacks c ON c.job_id = j.id AND c.attempt = $2::int
+   WHERE j.id = $1::uuid`;
+
+interface JobWithCallback {
+  id: string;
+  status: PortalLinkJobStatus;
+  workflowId: string;
+  seenBodySha256: string | null;
+}
+
 /** Longest X-Request-Id kept, in characters (it is opaque). */
 export const MAX_REQUEST_ID = 128;
 
@@ -54,42 +74,20 @@ export const MAX_REQUEST_ID = 128;
  *   could not be signalled).
  */
 export async function acceptScrapeCallback(deps: CallbackDeps, body: ScrapeCallbackBody, meta: CallbackMeta): Promise<CallbackAnswer> {
-  const job = await deps.db.portalLinkJob.findUnique({ where: { id: body.job_id }, select: { id: true, status: true, workflowId: true } });
-  if (!job) throw PO_ERRORS.problem('NOT_FOUND', `portal link job ${body.job_id} not found`);
-  let attempt: number;
-  let callback: ScrapeCallback;
+  // The body's id in PostgreSQL's spelling (a UUID, lower case): the id the job row answers.
+  const jobId = body.job_id.toLowerCase();
   const requestId = meta.requestId ? meta.requestId.slice(0, MAX_REQUEST_ID) : null;
-  if (body.status === 'SUCCEEDED') {
-    const scope = checkResultScope(deps.config.objectStore, job.id, body.result_s3_bucket, body.result_s3_key);
-    if (!scope.ok) {
-      const why = {
-        bucket: 'the result bucket is not the configured bucket',
-        prefix: 'the result key is outside the configured prefix',
-        job: "the result key is outside this job's scope",
-        shape: "the result key is not <prefix><jobId>/<attempt>.json",
-      }[scope.violation];
-      throw PO_ERRORS.problem('CALLBACK_RESULT_OUT_OF_SCOPE', why);
-    }
-    if (meta.attempt !== undefined && meta.attempt !== scope.attempt) {
-      throw PO_ERRORS.problem('CALLBACK_ATTEMPT_MISMATCH', `X-Callback-Attempt ${meta.attempt} but the result key is of attempt ${scope.attempt}`);
-    }
-    const tolerance = deps.config.portal.callbackToleranceSeconds;
-    const ahead = msBeyondClock(new Date(body.scraped_at), meta.nowSeconds * 1000, tolerance);
-    if (ahead > 0) {
-      throw PO_ERRORS.problem('CALLBACK_SCRAPED_AT_IN_FUTURE', `scraped_at ${body.scraped_at} is ahead of the server clock by more than the ${tolerance} s tolerance`);
-    }
-    attempt = scope.attempt;
-    callback = { status: 'SUCCEEDED', attempt, resultKey: body.result_s3_key, sha256: body.result_sha256, requestId };
-  } else {
-    attempt = meta.attempt ?? 1;
-    callback = { status: 'FAILED', attempt, errorCode: body.error_code, errorMessage: body.error_message, requestId };
-  }
+  const checked = checkCallback(deps, body, meta, jobId, requestId);
+  // A missing job is answered 404 before the body's own faults (422).
+  const job = await deps.reads.row<JobWithCallback>('portal_job_with_callback', JOB_WITH_CALLBACK, [jobId, 'error' in checked ? null : checked.attempt]);
+  if (!job) throw PO_ERRORS.problem('NOT_FOUND', `portal link job ${body.job_id} not found`);
+  if ('error' in checked) throw checked.error;
+  const { attempt, callback } = checked;
   const answer = (duplicate: boolean): CallbackAnswer => ({ jobId: job.id, attempt, status: 'accepted', duplicate });
 
-  // Fast path of a repeat (PO-7): the first one's row is committed, so one read answers it without a transaction.
-  const seen = await deps.db.portalScrapeCallback.findUnique({ where: { jobId_attempt: { jobId: job.id, attempt } }, select: { bodySha256: true } });
-  const outcome = seen
-    ? { duplicate: true as const, sameBody: seen.bodySha256 === meta.bodySha256 }
+  // A repeat (PO-7): the first one's row is committed, so the read above answers it without a transaction.
+  const outcome = job.seenBodySha256 !== null
+    ? { duplicate: true as const, sameBody: job.seenBodySha256 === meta.bodySha256 }
     : await deps.db.$transaction(
     async (tx) => {
       const inserted = await tx.portalScrapeCallback.createMany({
@@ -122,4 +120,32 @@ export async function acceptScrapeCallback(deps: CallbackDeps, body: ScrapeCallb
   portalMetrics.callbackDuplicate();
   deps.log.info({ portalLinkJobId: job.id, attempt, requestId, sameBody: outcome.sameBody }, 'duplicate scrape callback: answered like the first, nothing applied');
   return answer(true);
+}
+
+/** The callback a verified body and its headers make, or the 422 they earn (PO-6; pure). */
+function checkCallback(deps: CallbackDeps, body: ScrapeCallbackBody, meta: CallbackMeta, jobId: string, requestId: string | null): { attempt: number; callback: ScrapeCallback } | { error: DomainError } {
+  if (body.status !== 'SUCCEEDED') {
+    const attempt = meta.attempt ?? 1;
+    return { attempt, callback: { status: 'FAILED', attempt, errorCode: body.error_code, errorMessage: body.error_message, requestId } };
+  }
+  const scope = checkResultScope(deps.config.objectStore, jobId, body.result_s3_bucket, body.result_s3_key);
+  if (!scope.ok) {
+    const why = {
+      bucket: 'the result bucket is not the configured bucket',
+      prefix: 'the result key is outside the configured prefix',
+      job: "the result key is outside this job's scope",
+      shape: "the result key is not <prefix><jobId>/<attempt>.json",
+    }[scope.violation];
+    return { error: PO_ERRORS.problem('CALLBACK_RESULT_OUT_OF_SCOPE', why) };
+  }
+  if (meta.attempt !== undefined && meta.attempt !== scope.attempt) {
+    return { error: PO_ERRORS.problem('CALLBACK_ATTEMPT_MISMATCH', `X-Callback-Attempt ${meta.attempt} but the result key is of attempt ${scope.attempt}`) };
+  }
+  const tolerance = deps.config.portal.callbackToleranceSeconds;
+  const ahead = msBeyondClock(new Date(body.scraped_at), meta.nowSeconds * 1000, tolerance);
+  if (ahead > 0) {
+    return { error: PO_ERRORS.problem('CALLBACK_SCRAPED_AT_IN_FUTURE', `scraped_at ${body.scraped_at} is ahead of the server clock by more than the ${tolerance} s tolerance`) };
+  }
+  const attempt = scope.attempt;
+  return { attempt, callback: { status: 'SUCCEEDED', attempt, resultKey: body.result_s3_key, sha256: body.result_sha256, requestId } };
 }

@@ -19,6 +19,7 @@ import type { PortalConfig as Config } from '../../config/portal';
 import { DomainError } from '../../core/domain-error';
 import type { WarnLog } from '../../core/after-commit';
 import { idempotentCreate } from '../../core/idempotent-create';
+import type { ReplayPath } from '../../core/replay-answers';
 import { PORTAL_LINK_JOB_STATES } from '../../domain/portal/job-state';
 import { portalLinkWorkflowId, type PortalLinkKind, type PortalStudentSummary } from '../../domain/portal/contracts';
 import { startablePortalJobOf, type PortalLinkStarter } from './starter';
@@ -32,7 +33,18 @@ export interface PortalLinkDeps {
   log: WarnLog;
   /** PO-1 the portal types an adapter exists for (the API answers 400 PORTAL_TYPE_UNSUPPORTED for others). */
   isPortalType: (type: string) => boolean;
+  /** The replay fast path (the API's hot path); absent: every request takes the claim's transaction. */
+  replays?: Pick<ReplayPath, 'answers' | 'reads'> | undefined;
 }
+
+/** Every column of `portal_link_jobs` under the model's names: the job as `db.portalLinkJob.findUnique` answers it. */
+const PORTAL_LINK_JOB_ROW = `
+  SELECT id::text AS id, user_id::text AS "userId", portal_type AS "portalType", student_id AS "studentId", kind, status,
+         error_code AS "errorCode", error_message AS "errorMessage", workflow_id AS "workflowId", result_key AS "resultKey",
+         result_sha256 AS "resultSha256", summary, result_code AS "resultCode", created_at AS "createdAt",
+         started_at AS "startedAt", post_processing_at AS "postProcessingAt", finished_at AS "finishedAt", updated_at AS "updatedAt"
+    FROM portal_link_jobs
+   WHERE id = $1::uuid`;
 
 /** Body of `POST /portal/link`. */
 export interface PortalLinkBody {
@@ -90,12 +102,14 @@ export async function requestPortalLink(deps: PortalLinkDeps, userId: string, ke
   }
   // The password stays out of the fingerprint (see the module comment).
   const request = { portalType: body.portalType, studentId: body.studentId };
+  const replays = deps.replays;
   try {
     const r = await idempotentCreate<PortalLinkJob>({
       db: deps.db,
       claim: { scopeId: userId, operation: PORTAL_LINK_OPERATION, key, request, ttlMs: deps.config.idempotency.ttlMs },
       statusCode: 202,
       resourceType: 'portal-link-job',
+      ...(replays ? { replays: replays.answers, readReplayed: (jobId: string) => replays.reads.row<PortalLinkJob>('portal_link_job_replayed', PORTAL_LINK_JOB_ROW, [jobId]) } : {}),
       keyHashTaken: async (tx, keyHash) =>
         (await tx.portalLinkJob.findUnique({ where: { workflowId: portalLinkWorkflowId(userId, keyHash) }, select: { id: true } })) !== null,
       async create(tx, keyHash) {

@@ -3,7 +3,7 @@
  * (the scripted scraper writes the result object but does not call back), and the test posts
  * callbacks itself. Tampered body, other key order or whitespace, stale or future timestamp, wrong
  * secret, missing headers → 401 and nothing applied; a key outside the prefix or of another job, or
- * a scraped_at ahead of the server clock beyond the tolerance → 422; a replay is answered like the first, counted and applied once; the second secret of a
+ * a scraped_at ahead of the server clock beyond the tolerance → 422; a replay is answered like the first (without a transaction), counted and applied once, and a replay with a bad signature is still 401; the second secret of a
  * rotation verifies; a checksum mismatch ends the job C16.
  */
 import { randomUUID } from 'node:crypto';
@@ -98,7 +98,14 @@ test('a replayed callback is answered like the first, counted, logged and applie
   expect((await waitForJob(stack, j.u.auth, j.jobId)).status).toBe('SUCCEEDED');
   const third = await postCallback(stack, raw, { attempt: 1 });
   expect(third.statusCode).toBe(202);
+  expect(third.json()).toEqual(first.json());
   expect(await callbackRows(j.jobId)).toBe(1);
+  // A repeat of a recorded callback is verified like any: a bad signature is refused, not answered as a duplicate.
+  const counted = await portalMetrics.callbackDuplicates();
+  const forged = await postCallback(stack, raw, { attempt: 1, secret: 'not-a-configured-secret-0123456789ab' });
+  const tampered = await postCallback(stack, raw, { attempt: 1, sendBody: raw.replace('"SUCCEEDED"', '"FAILED"') });
+  expect([forged.statusCode, forged.json().code, tampered.statusCode, tampered.json().code]).toEqual([401, 'CALLBACK_SIGNATURE_INVALID', 401, 'CALLBACK_SIGNATURE_INVALID']);
+  expect(await portalMetrics.callbackDuplicates()).toBe(counted);
   const metrics = await stack.app.inject({ method: 'GET', url: '/metrics' });
   expect(metrics.body).toMatch(/^scrape_job_callback_duplicate_total \d+$/m);
   // A new attempt's callback for a finished job applies nothing either.

@@ -32,7 +32,7 @@ export const arRoutes: FastifyPluginAsync<ApiDeps<AiRunsConfig>> = async (app, d
     route.config = { ...(route.config as object), limits };
   });
   const starter = deps.temporal ? createTemporalAiRunStarter(deps.temporal, deps.config) : noTemporal;
-  await app.register(aiRunRoutes, { config: deps.config, db: deps.db, hot: deps.hot, starter, box: inputBoxFromConfig(deps.config) });
+  await app.register(aiRunRoutes, { config: deps.config, db: deps.db, hot: deps.hot, replays: deps.hot.replays, starter, box: inputBoxFromConfig(deps.config) });
   await app.register(decisionRoutes, deps);
   await app.register(runListRoutes, deps);
   await app.register(taskRoutes, deps);

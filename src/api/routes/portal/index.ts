@@ -23,7 +23,7 @@ const noTemporal: PortalLinkStarter = {
 /** Registers every PO route on `app`. */
 export const poRoutes: FastifyPluginAsync<ApiDeps<PortalConfig>> = async (app, deps) => {
   const starter = deps.temporal ? createTemporalPortalLinkStarter(deps.temporal, deps.config) : noTemporal;
-  await app.register(portalLinkRoutes, { config: deps.config, db: deps.db, hot: deps.hot, starter, isPortalType });
-  await app.register(scrapeCallbackRoutes, { config: deps.config, db: deps.db, starter, verify: verifyCallbackSignature(deps.config) });
+  await app.register(portalLinkRoutes, { config: deps.config, db: deps.db, hot: deps.hot, replays: deps.hot.replays, starter, isPortalType });
+  await app.register(scrapeCallbackRoutes, { config: deps.config, db: deps.db, reads: deps.hot.reads, starter, verify: verifyCallbackSignature(deps.config) });
   await app.register(academicRoutes, { db: deps.db, isPortalType });
 };
