@@ -61,14 +61,17 @@ export function githubProblem(err: unknown, what: string): DomainError {
  */
 export async function requestTilCommit(deps: TilCommitDeps, userId: string, summaryId: string): Promise<TilCommitAccepted> {
   const { db } = deps;
-  const summary = await db.dailySummary.findFirst({ where: { id: summaryId, userId } });
+  // Three independent reads at once; the checks still answer in their order.
+  const [summary, account, repo] = await Promise.all([
+    db.dailySummary.findFirst({ where: { id: summaryId, userId } }),
+    db.githubAccount.findUnique({ where: { userId } }),
+    db.githubRepository.findUnique({ where: { userId } }),
+  ]);
   if (!summary) throw SAN_ERRORS.problem('NOT_FOUND', `daily summary ${summaryId} not found`);
   if (!summary.generatedAt || summary.tilMarkdown === null) {
     throw SAN_ERRORS.problem('TIL_NOT_READY', `the TIL of summary ${summaryId} has not been generated yet`);
   }
-  const account = await db.githubAccount.findUnique({ where: { userId } });
   if (!account) throw SAN_ERRORS.problem('GITHUB_ACCOUNT_NOT_LINKED', 'link a GitHub account first: PUT /github/account');
-  const repo = await db.githubRepository.findUnique({ where: { userId } });
   if (!repo) throw SAN_ERRORS.problem('GITHUB_REPOSITORY_NOT_LINKED', 'link a repository first: PUT /github/repository');
 
   const content = tilFileContent(summary.tilMarkdown);
@@ -136,18 +139,17 @@ async function choosePath(
   for (let n = 1; n <= MAX_PATH_CANDIDATES; n += 1) {
     const path = tilFilePath(repo.directory, date, title, n);
     if (skip.has(path)) continue;
-    const held = await db.tilGithubCommit.findFirst({
-      where: { repoOwner: repo.owner, repoName: repo.name, branch: repo.branch, filePath: path, status: { in: [...LIVE_COMMIT_STATUSES] } },
-      select: { id: true },
-    });
+    // The row check and the GitHub read at once (both read-only); a held path ignores the read.
+    const [held, read] = await Promise.all([
+      db.tilGithubCommit.findFirst({
+        where: { repoOwner: repo.owner, repoName: repo.name, branch: repo.branch, filePath: path, status: { in: [...LIVE_COMMIT_STATUSES] } },
+        select: { id: true },
+      }),
+      client.getFile(repo.owner, repo.name, path, repo.branch).then((file) => ({ file }), (error: unknown) => ({ error })),
+    ]);
     if (held) continue;
-    let file;
-    try {
-      file = await client.getFile(repo.owner, repo.name, path, repo.branch);
-    } catch (err) {
-      throw githubProblem(err, `repository ${repo.owner}/${repo.name} (branch ${repo.branch})`);
-    }
-    if (!file || file.content === content) return path;
+    if ('error' in read) throw githubProblem(read.error, `repository ${repo.owner}/${repo.name} (branch ${repo.branch})`);
+    if (!read.file || read.file.content === content) return path;
   }
   throw SAN_ERRORS.problem('GITHUB_PATH_UNAVAILABLE', `the first ${MAX_PATH_CANDIDATES} file names for this TIL are taken in ${repo.owner}/${repo.name}`);
 }

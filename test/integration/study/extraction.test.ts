@@ -13,6 +13,8 @@ import { createStudyCardActivities } from '../../../src/activities/study/cards';
 import { enqueueExtraction, pollSources } from '../../../src/services/study/enqueue';
 import { writeExplanation } from '../../../src/services/study/questions';
 import { startExtraction } from '../../../src/services/study/start';
+import { beginAttempt } from '../../../src/services/study/jobs';
+import { supersedeCards, type CardToStore } from '../../../src/services/study/supersede';
 import { STUDY_CARDS_QUEUE, studyCardQueues } from '../../../src/domain/study/contracts';
 import { pollUntil } from '../../support/poll';
 import { addCard } from '../../support/learning';
@@ -244,6 +246,62 @@ describe('ST-5 supersede', () => {
       expect.objectContaining({ status: 'completed', attempts: 1, sourceVersion: v2version!.toISOString(), cards: { added: v2.length - 1, kept: 1, retired: v1.length - 1 } }),
       expect.objectContaining({ status: 'completed', attempts: 1, sourceVersion: q.version.toISOString() }),
     ]);
+  });
+});
+
+describe('ST-5 the supersede write', () => {
+  /** A job of version `version` of question `id`, begun at attempt 1 (as the workflow's begin leaves it). */
+  async function begunJob(id: string, version: Date): Promise<string> {
+    const { userId } = await stack.db.studyQuestion.findUniqueOrThrow({ where: { id }, select: { userId: true } });
+    const r = await enqueueExtraction(stack.db, { userId, sourceKind: 'study_question', sourceId: id, sourceVersion: version });
+    if (r.status !== 'enqueued') throw new Error(`not enqueued: ${JSON.stringify(r)}`);
+    expect(await beginAttempt(stack.db, r.job.jobId, 1)).toMatchObject({ proceed: true, attempts: 1 });
+    return r.job.jobId;
+  }
+  const card = (key: string, quotes: { ref: string; quote: string }[]): CardToStore => ({ kind: 'basic', cue: `cue ${key}`, answer: `answer ${key}`, clozeText: null, normalizedKey: key, evidence: quotes });
+
+  test('a card whose key went live on another source is dropped duplicate_of_live; kept cards get this version\'s evidence; a repeat writes nothing', async () => {
+    const q = await explained('What is a heap page?');
+    const other = await stack.db.studyQuestion.create({ data: { userId: q.owner.userId, topicId: (await stack.db.studyQuestion.findUniqueOrThrow({ where: { id: q.id } })).topicId, question: 'Other' } });
+    const job1 = await begunJob(q.id, q.version);
+    // Live on the other question after the extraction's guards read the user's live keys.
+    await stack.db.studyMemoCard.create({
+      data: { userId: q.owner.userId, sourceKind: 'study_question', sourceId: other.id, sourceVersion: q.version, kind: 'basic', cue: 'c', answer: 'a', normalizedKey: 'dup', jobId: job1 },
+    });
+    const first = await supersedeCards(stack.db, {
+      jobId: job1, attempt: 1, returned: 3, dropped: { answer_leak: 1 }, needsReview: null, contextRefs: [],
+      cards: [card('dup', [{ ref: 'explanation', quote: 'q0' }]), card('a', [{ ref: 'explanation', quote: 'a0' }, { ref: `study_question:${other.id}`, quote: 'a1' }]), card('b', [{ ref: 'explanation', quote: 'b0' }])],
+    });
+    expect(first).toEqual({ status: 'completed', errorCode: null, added: 2, kept: 0, retired: 0, dropped: { answer_leak: 1, duplicate_of_live: 1 } });
+    const v1 = await liveCards(q.id);
+    expect(v1.map((c) => c.normalizedKey).sort()).toEqual(['a', 'b']);
+    const a = v1.find((c) => c.normalizedKey === 'a')!;
+    expect(a).toMatchObject({ userId: q.owner.userId, jobId: job1, sourceVersion: q.version, cue: 'cue a', answer: 'answer a', kind: 'basic' });
+    expect([...a.evidence].sort((x, y) => x.ordinal - y.ordinal).map((e) => [e.ordinal, e.sourceKind, e.sourceId, e.quote])).toEqual([
+      [0, 'study_question', q.id, 'a0'],
+      [1, 'study_question', other.id, 'a1'],
+    ]);
+    expect(await stack.db.studyMemoCardProgress.count({ where: { cardId: { in: v1.map((c) => c.id) } } })).toBe(2);
+    expect(await stack.db.studyMemoCard.count({ where: { normalizedKey: 'dup', userId: q.owner.userId } })).toBe(1);
+    // A repeat of the committed write (a retried activity) returns the stored result and writes nothing.
+    expect(await supersedeCards(stack.db, { jobId: job1, attempt: 1, returned: 3, dropped: {}, needsReview: null, contextRefs: [], cards: [card('c', [])] })).toEqual(first);
+    expect((await liveCards(q.id)).length).toBe(2);
+
+    const v2 = await writeExplanation(stack.db, q.id, EXPLANATION_V2, 'manual');
+    const job2 = await begunJob(q.id, v2!);
+    const second = await supersedeCards(stack.db, {
+      jobId: job2, attempt: 1, returned: 2, dropped: {}, needsReview: null, contextRefs: [],
+      cards: [card('a', [{ ref: 'explanation', quote: 'a-new' }]), card('c', [{ ref: 'explanation', quote: 'c0' }]), card('c', [{ ref: 'explanation', quote: 'c-again' }])],
+    });
+    expect(second).toEqual({ status: 'completed', errorCode: null, added: 1, kept: 1, retired: 1, dropped: {} });
+    const live = await liveCards(q.id);
+    expect(live.map((c) => c.normalizedKey).sort()).toEqual(['a', 'c']);
+    const keptA = live.find((c) => c.normalizedKey === 'a')!;
+    expect(keptA).toMatchObject({ id: a.id, sourceVersion: v2, jobId: job1 });
+    expect(keptA.evidence.map((e) => [e.ordinal, e.quote])).toEqual([[0, 'a-new']]);
+    expect(live.find((c) => c.normalizedKey === 'c')!.evidence.map((e) => e.quote)).toEqual(['c0']);
+    expect(await stack.db.studyMemoCard.findFirstOrThrow({ where: { sourceId: q.id, normalizedKey: 'b' } })).toMatchObject({ retiredByJobId: job2, deletedAt: expect.any(Date) });
+    expect(await stack.db.studyMemoCardJob.findUniqueOrThrow({ where: { id: job2 } })).toMatchObject({ status: 'completed', errorCode: null });
   });
 });
 
