@@ -13,14 +13,19 @@ export const PORTAL_CONFIG = configSection(
     PORTAL_CALLBACK_DEADLINE_SECONDS: z.coerce.number().int().min(1).default(900),
     PORTAL_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(20_000),
     PORTAL_SCRAPE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(300),
-    PORTAL_ACTIVITY_CONCURRENCY: z.coerce.number().int().min(1).default(4),
+    PORTAL_ACTIVITY_CONCURRENCY: z.coerce.number().int().min(1).default(16),
+    PORTAL_PAGE_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(4),
+    PORTAL_MAX_REQUESTS_IN_FLIGHT: z.coerce.number().int().min(1).default(16),
   },
   (e, nodeEnv) => ({
     /**
      * Each portal type's base URL, where the scraper posts its signed callback, the HMAC secrets
      * (comma-separated; the first signs, all verify — two during a rotation), the timestamp
      * tolerance in both directions (s), how long a job waits for its callback before it FAILS (s),
-     * per-request and whole-scrape timeouts, and the `portal` worker's pool.
+     * per-request and whole-scrape timeouts, the `portal` worker's pool (a scrape waits on HTTP and
+     * the object store, so slots are cheap), the data pages one scrape reads at once, and the
+     * requests in flight to one portal from one worker process over all its scrapes (the
+     * politeness bound, whatever the pool).
      */
     portal: {
       baseUrls: { suwon: e.PORTAL_SUWON_BASE_URL.replace(/\/+$/, '') } as Readonly<Record<string, string>>,
@@ -34,6 +39,8 @@ export const PORTAL_CONFIG = configSection(
       requestTimeoutMs: e.PORTAL_REQUEST_TIMEOUT_MS,
       scrapeTimeoutMs: e.PORTAL_SCRAPE_TIMEOUT_SECONDS * 1000,
       activityConcurrency: e.PORTAL_ACTIVITY_CONCURRENCY,
+      pageConcurrency: e.PORTAL_PAGE_CONCURRENCY,
+      maxRequestsInFlight: e.PORTAL_MAX_REQUESTS_IN_FLIGHT,
     },
   }),
   ({ portal }) => {

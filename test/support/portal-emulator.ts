@@ -44,6 +44,9 @@ export interface PortalStats {
   maintenanceAnswers: number;
   /** Requests held by a slow-page fault right now (not yet answered). */
   held: number;
+  /** Portal requests (not the admin API) being answered right now, and the most at once since {@link PortalEmulator.resetPeak}. */
+  inFlight: number;
+  peakInFlight: number;
 }
 
 /** The running emulator. */
@@ -61,6 +64,8 @@ export interface PortalEmulator {
   /** Ends every session (of one student): their next data page answers the login form. */
   expireSessions(studentId?: string): void;
   stats(): PortalStats;
+  /** Restarts `peakInFlight` from the requests in flight now. */
+  resetPeak(): void;
   close(): Promise<void>;
 }
 
@@ -316,7 +321,7 @@ export async function startPortalEmulator(opts: PortalEmulatorOptions = {}): Pro
   const sessions = new Map<string, Session>();
   let global: FaultState = { faults: {}, counted: 0, failedInRow: 0 };
   const perStudent = new Map<string, FaultState>();
-  const stats: PortalStats = { logins: 0, failedLogins: 0, pages: 0, expiredAnswers: 0, faultAnswers: 0, maintenanceAnswers: 0, held: 0 };
+  const stats: PortalStats = { logins: 0, failedLogins: 0, pages: 0, expiredAnswers: 0, faultAnswers: 0, maintenanceAnswers: 0, held: 0, inFlight: 0, peakInFlight: 0 };
   const defaultMaxRequests = opts.sessionMaxRequests ?? 200;
   const defaultTtlMs = opts.sessionTtlMs ?? 30 * 60_000;
 
@@ -494,6 +499,12 @@ export async function startPortalEmulator(opts: PortalEmulatorOptions = {}): Pro
   };
 
   const server = createServer((req, res) => {
+    const counted = !(req.url ?? '').startsWith(PORTAL_ADMIN_PREFIX);
+    if (counted) {
+      stats.inFlight++;
+      stats.peakInFlight = Math.max(stats.peakInFlight, stats.inFlight);
+      res.once('close', () => stats.inFlight--);
+    }
     handle(req, res).catch((err: unknown) => {
       if (!res.headersSent) send(res, 500, page('오류', `<h1>500</h1><pre>${esc(String(err))}</pre>`));
       else res.destroy();
@@ -528,6 +539,9 @@ export async function startPortalEmulator(opts: PortalEmulatorOptions = {}): Pro
       for (const [id, s] of sessions) if (s.studentId !== null && (studentId === undefined || s.studentId === studentId)) sessions.delete(id);
     },
     stats: () => ({ ...stats }),
+    resetPeak: () => {
+      stats.peakInFlight = stats.inFlight;
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();

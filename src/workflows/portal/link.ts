@@ -13,6 +13,12 @@
  * up to the deadline and never retried forever; wrong credentials and unexpected markup fail at once.
  * The password is in the input only (encrypted by the payload codec, AR-6 codec); a start recovered
  * without it (null) fails PORTAL_CREDENTIALS_REQUIRED.
+ *
+ * With {@link PORTAL_LINK_LOCAL_WRITES_PATCH} the moves after the callback (POST_PROCESSING,
+ * SUCCEEDED) and the post-processing itself run as local activities first ({@link localFirst}):
+ * no `jobs` task round trip between the callback and SUCCEEDED, and the summary is in the history
+ * once (as the workflow's result); a write whose local attempts are exhausted runs on the `jobs`
+ * queue with the full retry budget.
  */
 import {
   ActivityFailure,
@@ -21,14 +27,15 @@ import {
   TimeoutFailure,
   condition,
   isCancellation,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
 } from '@temporalio/workflow';
 import type { PortalLinkJobActivities, PortalJobState } from '../../activities/portal/jobs';
-import { localProjectionOptions, projectionOptions, PROJECTION_RETRY } from '../../core/activity-options';
+import { LOCAL_PROJECTION_RETRY, localProjectionOptions, projectionOptions, PROJECTION_RETRY } from '../../core/activity-options';
 import { PORTAL_JOB_ERROR_CODES } from '../../domain/portal/errors';
-import { localFirst } from '../core/job-runner';
+import { localFirst, localFirstActivities } from '../core/job-runner';
 import {
   scrapeCallbackSignal,
   type ApplyScrapeResultOutput,
@@ -45,6 +52,22 @@ export const SCRAPE_HEARTBEAT_TIMEOUT_MS = 30_000;
 
 /** Post-processing bound per attempt; its database outages are retried with PROJECTION_RETRY. */
 export const POST_PROCESS_TIMEOUT_MS = 5 * 60_000;
+
+/**
+ * Post-processing bound per local attempt (it holds its workflow task open meanwhile): a slower
+ * one is retried locally, then on the `jobs` queue with {@link POST_PROCESS_TIMEOUT_MS}.
+ */
+export const LOCAL_POST_PROCESS_TIMEOUT_MS = 60_000;
+
+/**
+ * `patched()` ID of the POST_PROCESSING and SUCCEEDED moves and of the post-processing as local
+ * activities first. Histories without its marker schedule them on the `jobs` queue and replay on
+ * that branch. Remove (with `deprecatePatch` first) once no such run can be open.
+ */
+export const PORTAL_LINK_LOCAL_WRITES_PATCH = 'portal-link-local-writes';
+
+/** Longest wait for the scrape activity's completion once its job SUCCEEDED (a lost completion never holds the workflow open longer). */
+export const SCRAPE_SETTLE_TIMEOUT_MS = 10_000;
 
 const KNOWN_CODES: ReadonlySet<string> = new Set(Object.values(PORTAL_JOB_ERROR_CODES));
 
@@ -77,6 +100,14 @@ export async function portalLinkWorkflow(input: PortalLinkWorkflowInput): Promis
     startToCloseTimeout: POST_PROCESS_TIMEOUT_MS,
     retry: PROJECTION_RETRY,
   });
+  // Asked in the first workflow task: a history without the marker replays every later write remote.
+  const localWrites = patched(PORTAL_LINK_LOCAL_WRITES_PATCH);
+  const after = localFirstActivities<PortalLinkJobActivities>(localWrites, localJobs, jobs);
+  const localPost = localFirstActivities<PortalPostProcessActivities>(
+    localWrites,
+    proxyLocalActivities<PortalPostProcessActivities>({ startToCloseTimeout: LOCAL_POST_PROCESS_TIMEOUT_MS, retry: LOCAL_PROJECTION_RETRY }),
+    post,
+  );
   const scraper = proxyActivities<PortalScrapeActivities>({
     taskQueue: input.queues.portal,
     startToCloseTimeout: input.policy.scrapeTimeoutMs,
@@ -151,11 +182,11 @@ export async function portalLinkWorkflow(input: PortalLinkWorkflowInput): Promis
       return fail(cb.errorCode || PORTAL_JOB_ERROR_CODES.SCRAPE_FAILED, cb.errorMessage);
     }
 
-    const pp = await jobs.markPortalJobPostProcessing({ jobId: input.jobId, resultKey: cb.resultKey, sha256: cb.sha256 });
+    const pp = await after.markPortalJobPostProcessing({ jobId: input.jobId, resultKey: cb.resultKey, sha256: cb.sha256 });
     if (!pp.moved && pp.status !== 'POST_PROCESSING') return result(pp);
     let applied: ApplyScrapeResultOutput;
     try {
-      applied = await post.applyScrapeResult({
+      applied = await localPost.applyScrapeResult({
         jobId: input.jobId,
         userId: input.userId,
         portalType: input.portalType,
@@ -168,7 +199,13 @@ export async function portalLinkWorkflow(input: PortalLinkWorkflowInput): Promis
       const f = failureCode(err, PORTAL_JOB_ERROR_CODES.C18);
       return fail(f.code, f.message);
     }
-    const done = await jobs.completePortalJob({ jobId: input.jobId, summary: applied.summary });
+    const done = await after.completePortalJob({ jobId: input.jobId, summary: applied.summary });
+    // The scrape's own completion follows its callback closely; a workflow completion sent while
+    // it is pending would be refused (its task replayed, the local writes run again), so the
+    // local-first branch waits for it, bounded: the row is SUCCEEDED already.
+    if (localWrites && scraped === undefined && scrapeError === undefined) {
+      await condition(() => scraped !== undefined || scrapeError !== undefined, SCRAPE_SETTLE_TIMEOUT_MS);
+    }
     return result(done);
   } catch (err) {
     if (isCancellation(err)) {

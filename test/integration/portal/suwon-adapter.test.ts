@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../../src/families';
 import { parseScrapeResult, snakeizeKeys } from '../../../src/domain/portal/result';
 import { getFreePort } from '../../../src/dev/temporal-server';
-import { createSuwonAdapter } from '../../../src/services/portal/adapters/suwon/adapter';
+import { createSuwonAdapter, DEFAULT_PAGE_CONCURRENCY } from '../../../src/services/portal/adapters/suwon/adapter';
 import { isPortalType, PORTAL_TYPES, portalAdapterFor } from '../../../src/services/portal/adapters/registry';
 import {
   PortalCredentialsInvalidError,
@@ -73,10 +73,74 @@ describe('suwon adapter against the portal emulator', () => {
     const before = portal.stats();
     const result = await adapter().scrape(creds(s));
     const after = portal.stats();
+    // one fresh login, however many of the pages in flight saw the session end
     expect(after.logins - before.logins).toBe(2);
-    expect(after.expiredAnswers - before.expiredAnswers).toBe(1);
+    expect(after.expiredAnswers - before.expiredAnswers).toBeGreaterThanOrEqual(1);
+    expect(after.expiredAnswers - before.expiredAnswers).toBeLessThanOrEqual(DEFAULT_PAGE_CONCURRENCY);
     const { scrapedAt: _ignored, ...rest } = result;
     expect(rest).toEqual(expectedScrape(s));
+  });
+
+  it('a session that ends under several pages in flight is logged into once; a refused fresh login is one failure', async () => {
+    const s = SEEDED.retakeAndCorrection;
+    // The fresh login posts a wrong password (as if it had been changed meanwhile).
+    const sent = { loginForms: 0, loginPosts: 0 };
+    const changedPassword: typeof fetch = async (input, init) => {
+      const url = String(input instanceof Request ? input.url : input);
+      if (url.endsWith('/login') && init?.method === 'POST') {
+        if (++sent.loginPosts > 1) init = { ...init, body: String(init.body).replace(/userPw=[^&]*/, 'userPw=changed') };
+      } else if (url.endsWith('/login')) sent.loginForms++;
+      return fetch(input, init);
+    };
+    // The session ends after /main and two data pages: the other pages in flight answer the login form.
+    portal.setFaults({ sessionMaxRequests: 3, slowMs: 200, slowPaths: ['/student/'] }, s.studentId);
+    const before = portal.stats();
+    const err = await createSuwonAdapter({ baseUrl: portal.url, requestTimeoutMs: 5_000, fetch: changedPassword }).scrape(creds(s)).catch((e: unknown) => e);
+    const after = portal.stats();
+    expect(err).toBeInstanceOf(PortalCredentialsInvalidError);
+    expect(after.expiredAnswers - before.expiredAnswers).toBeGreaterThanOrEqual(2);
+    expect(after.failedLogins - before.failedLogins).toBe(1);
+    expect(sent).toEqual({ loginForms: 2, loginPosts: 2 });
+  });
+
+  it('reads the data pages together, at most pageConcurrency of one scrape and maxRequestsInFlight of the adapter\'s scrapes at once', async () => {
+    const s = SEEDED.retakeAndCorrection;
+    const strip = (r: { scrapedAt: string }) => ({ ...r, scrapedAt: undefined });
+    portal.setFaults({ slowMs: 1_000, slowPaths: ['/student/'] });
+    portal.resetPeak();
+    const three = await createSuwonAdapter({ baseUrl: portal.url, requestTimeoutMs: 5_000, pageConcurrency: 3 }).scrape(creds(s));
+    expect(strip(three)).toEqual({ ...expectedScrape(s), scrapedAt: undefined });
+    expect(portal.stats().peakInFlight).toBe(3);
+
+    portal.resetPeak();
+    const shared = createSuwonAdapter({ baseUrl: portal.url, requestTimeoutMs: 5_000, pageConcurrency: 4, maxRequestsInFlight: 5 });
+    const both = await Promise.all([shared.scrape(creds(SEEDED.freshman)), shared.scrape(creds(SEEDED.doubleMajorNoCertificate))]);
+    expect(both.map((r) => r.profile.studentId)).toEqual([SEEDED.freshman.studentId, SEEDED.doubleMajorNoCertificate.studentId]);
+    expect(portal.stats().peakInFlight).toBe(5);
+
+    portal.clearFaults();
+    portal.resetPeak();
+    const one = await createSuwonAdapter({ baseUrl: portal.url, requestTimeoutMs: 5_000, pageConcurrency: 1 }).scrape(creds(s));
+    expect(strip(one)).toEqual({ ...expectedScrape(s), scrapedAt: undefined });
+    expect(portal.stats().peakInFlight).toBe(1);
+  }, 60_000);
+
+  it('the first failing page stops the others: a 503 is one outage, and no page is sent after it', async () => {
+    const s = SEEDED.retakeAndCorrection;
+    const sent: string[] = [];
+    const counting: typeof fetch = async (input, init) => {
+      const url = new URL(String(input instanceof Request ? input.url : input));
+      if (url.pathname.startsWith('/student/')) sent.push(url.pathname);
+      return fetch(input, init);
+    };
+    // The 4th request (after /login, POST /login, /main) answers 503 at once; the other page in flight is held, then cut short.
+    portal.setFaults({ failNth: { nth: 4 }, slowMs: 1_000, slowPaths: ['/student/'] });
+    const err = (await createSuwonAdapter({ baseUrl: portal.url, requestTimeoutMs: 5_000, pageConcurrency: 2, fetch: counting })
+      .scrape(creds(s))
+      .catch((e: unknown) => e)) as PortalUnavailableError;
+    expect(err).toBeInstanceOf(PortalUnavailableError);
+    expect(err.details).toMatchObject({ status: 503 });
+    expect(sent).toHaveLength(2);
   });
 
   it('a session that keeps expiring is PortalSessionExpiredError, never a student with zero courses', async () => {

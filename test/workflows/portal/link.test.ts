@@ -43,10 +43,11 @@ async function run(steps: ScrapeStep[], opts: RunOptions = {}) {
         taskQueue: queues.jobs,
         args: [linkInput(queues, id, { password: opts.password, policy: opts.policy })],
       });
-      return (await handle.result()) as PortalLinkWorkflowResult;
+      const result = (await handle.result()) as PortalLinkWorkflowResult;
+      return { result, history: await handle.fetchHistory() };
     }),
   );
-  return { ...fakes, result };
+  return { ...fakes, ...result };
 }
 
 test('a success walks QUEUED → RUNNING → POST_PROCESSING → SUCCEEDED with the summary', async () => {
@@ -57,6 +58,17 @@ test('a success walks QUEUED → RUNNING → POST_PROCESSING → SUCCEEDED with 
   expect(r.applies).toHaveLength(1);
   expect(r.applies[0]).toMatchObject({ resultKey: r.job.resultKey, sha256: 'a'.repeat(64), jobCreatedAt: '2026-12-01T15:00:00.000Z' });
   expect(r.scrapes[0]).toMatchObject({ password: 'hunter2-portal', studentId: '20231234', callbackUrl: expect.stringContaining('/internal/scrape-results') });
+});
+
+test('the moves after the callback and the post-processing run local-first: the scrape is the only activity task', async () => {
+  const r = await run([{ ok: true }]);
+  expect(r.result.status).toBe('SUCCEEDED');
+  const events = r.history.events ?? [];
+  const scheduled = events.flatMap((e) => (e.activityTaskScheduledEventAttributes?.activityType?.name ? [e.activityTaskScheduledEventAttributes.activityType.name] : []));
+  expect(scheduled).toEqual(['scrapePortal']);
+  const markers = events.flatMap((e) => (e.markerRecordedEventAttributes?.markerName ? [e.markerRecordedEventAttributes.markerName] : []));
+  expect(markers.filter((m) => m === 'core_local_activity')).toHaveLength(4);
+  expect(r.transitions).toEqual(['RUNNING', 'POST_PROCESSING', 'SUCCEEDED']);
 });
 
 test('PO-7: a callback delivered three times is applied once', async () => {

@@ -2,6 +2,9 @@
  * Regenerates the portal-link family's histories in test/histories (run after an intentional
  * workflow change, then commit): `npx tsx test/workflows/portal/record-histories.ts`. Time-skipping
  * test server, in-memory activities (./fakes.ts); the scripted scraper calls back by signal.
+ * `portal-link-succeeded.json` (its moves after the callback and the post-processing on the `jobs`
+ * queue, no `patched('portal-link-local-writes')` marker) stays checked in, unrecorded, for as long
+ * as such runs can be open; `portal-link-local-succeeded.json` is the local-first branch.
  */
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -30,7 +33,7 @@ async function main(): Promise<void> {
         await handle.result();
         writeFileSync(join(__dirname, '..', '..', 'histories', file), `${JSON.stringify(JSON.parse(historyToJSON(await handle.fetchHistory())), null, 1)}\n`);
       };
-      await record('portal-link-succeeded.json', 'portalLinkWorkflow', [linkInput({ jobs: TQ, portal: TQ }, randomUUID())]);
+      await record('portal-link-local-succeeded.json', 'portalLinkWorkflow', [linkInput({ jobs: TQ, portal: TQ }, randomUUID())]);
       await record('reconcile-portal-link-jobs.json', 'reconcilePortalLinkJobsWorkflow', [{ queues: { jobs: TQ, ai: TQ, github: TQ }, graceSeconds: 30 }]);
     });
   } finally {

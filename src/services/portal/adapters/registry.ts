@@ -17,8 +17,8 @@ export function isPortalType(type: string): type is PortalType {
 }
 
 /**
- * The adapter of `type` configured from `portal` (base URL per type, request timeout), or
- * undefined for an unknown type or one without a configured base URL.
+ * The adapter of `type` configured from `portal` (base URL per type, request timeout, page and
+ * in-flight caps), or undefined for an unknown type or one without a configured base URL.
  */
 export function portalAdapterFor(type: string, portal: Config['portal']): PortalAdapter | undefined {
   if (!isPortalType(type)) return undefined;
@@ -26,7 +26,7 @@ export function portalAdapterFor(type: string, portal: Config['portal']): Portal
   if (!baseUrl) return undefined;
   switch (type) {
     case 'suwon':
-      return createSuwonAdapter({ baseUrl, requestTimeoutMs: portal.requestTimeoutMs });
+      return createSuwonAdapter({ baseUrl, requestTimeoutMs: portal.requestTimeoutMs, pageConcurrency: portal.pageConcurrency, maxRequestsInFlight: portal.maxRequestsInFlight });
   }
 }
 

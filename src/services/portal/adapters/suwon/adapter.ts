@@ -3,9 +3,14 @@
  * kept by fetch-cookie + tough-cookie, which plain `fetch` with redirect "follow" would drop), then
  * the profile, academic record, semester list, each semester's courses, designated courses and
  * course evaluations, parsed from HTML tables with cheerio by header text (column order may change).
+ * After the login the data pages go out together, at most `pageConcurrency` of one scrape and
+ * `maxRequestsInFlight` of all this adapter's scrapes at once (the portal's politeness bound); the
+ * first failure of any page stops the others (a {@link PageGroup}), so an outage or a markup error
+ * costs one failure, not one per page.
  * A data page that answers the login form (the portal's silent session expiry) triggers one fresh
- * login and a re-read; a second time is {@link PortalSessionExpiredError} — never a student with
- * zero courses. The result is validated against the result schema before it is returned: a page
+ * login — one for the whole scrape, however many pages saw the session end, and no page goes out
+ * while it runs — and a re-read; a page sent with the fresh session that answers the login form
+ * again is {@link PortalSessionExpiredError} — never a student with zero courses. The result is validated against the result schema before it is returned: a page
  * that parses into something invalid is unexpected markup. Written against the portal emulator
  * (test/support/portal-emulator.ts); the real portal's markup is not available here.
  */
@@ -34,6 +39,7 @@ import {
   type PortalCredentials,
   type ScrapeContext,
 } from '../types';
+import { createLimiter, PageGroup } from '../concurrency';
 import { AREA_LABELS, EVALUATION_LABELS, invert, NONE_LABEL, NO_GRADE_LABEL, NO_LABEL, TERM_LABELS, YES_LABEL } from './labels';
 
 /** Options of {@link createSuwonAdapter}. */
@@ -44,7 +50,16 @@ export interface SuwonAdapterOptions {
   requestTimeoutMs: number;
   /** The fetch to wrap with the cookie jar (default: the global one). */
   fetch?: typeof fetch;
+  /** Data pages one scrape reads at once after its login (config PORTAL_PAGE_CONCURRENCY; 1: one after another). */
+  pageConcurrency?: number;
+  /** Requests to the portal in flight at once over every scrape of this adapter (config PORTAL_MAX_REQUESTS_IN_FLIGHT). */
+  maxRequestsInFlight?: number;
 }
+
+/** Default of {@link SuwonAdapterOptions.pageConcurrency}. */
+export const DEFAULT_PAGE_CONCURRENCY = 4;
+/** Default of {@link SuwonAdapterOptions.maxRequestsInFlight}. */
+export const DEFAULT_MAX_REQUESTS_IN_FLIGHT = 16;
 
 const AREAS = invert<CourseArea>(AREA_LABELS);
 const TERMS = invert<Term>(TERM_LABELS);
@@ -122,10 +137,34 @@ function lookup<K>(table: ReadonlyMap<string, K>, label: string, what: string): 
   return v;
 }
 
+/** The courses table of one semester page. */
+function coursesOf($sem: CheerioAPI, page: string): TakenCourse[] {
+  return gridTable($sem, 'courses', ['과목코드', '과목명', '학점', '인정학점', '성적', '이수구분', '담당교수', '개설학과', '재수강'], page).map((c) => {
+    const gradeText = field(c, '성적', 'course');
+    if (gradeText !== NO_GRADE_LABEL && !GRADES.has(gradeText)) throw markup(`course grade "${gradeText}" unknown`);
+    const retake = field(c, '재수강', 'course');
+    if (retake !== YES_LABEL && retake !== NO_LABEL) throw markup(`retake flag "${retake}" unknown`);
+    return {
+      courseCode: field(c, '과목코드', 'course'),
+      courseName: field(c, '과목명', 'course'),
+      credits: number(field(c, '학점', 'course'), 'course credits'),
+      creditCorrection: optionalNumber(field(c, '인정학점', 'course'), 'credit correction'),
+      grade: gradeText === NO_GRADE_LABEL ? null : (gradeText as TakenCourse['grade']),
+      area: lookup(AREAS, field(c, '이수구분', 'course'), 'course area'),
+      professor: optional(field(c, '담당교수', 'course')),
+      department: optional(field(c, '개설학과', 'course')),
+      retake: retake === YES_LABEL,
+    };
+  });
+}
+
 /** Creates the `suwon` adapter. */
 export function createSuwonAdapter(opts: SuwonAdapterOptions): PortalAdapter {
   const base = opts.baseUrl.replace(/\/+$/, '');
   const baseFetch = opts.fetch ?? fetch;
+  const pageConcurrency = opts.pageConcurrency ?? DEFAULT_PAGE_CONCURRENCY;
+  // One cap for every scrape of this adapter (one per portal type and worker process).
+  const portalSlots = createLimiter(opts.maxRequestsInFlight ?? DEFAULT_MAX_REQUESTS_IN_FLIGHT);
 
   async function scrape(credentials: PortalCredentials, ctx: ScrapeContext = {}): Promise<ScrapeResultInput> {
     const scrapedAt = new Date().toISOString();
@@ -133,18 +172,30 @@ export function createSuwonAdapter(opts: SuwonAdapterOptions): PortalAdapter {
     const http = fetchCookie(baseFetch, jar);
     let pages = 0;
 
-    const request = async (path: string, init: RequestInit = {}): Promise<CheerioAPI> => {
-      ctx.signal?.throwIfAborted();
-      const timeout = AbortSignal.timeout(opts.requestTimeoutMs);
-      const signal = ctx.signal ? AbortSignal.any([ctx.signal, timeout]) : timeout;
+    const pageSlots = createLimiter(pageConcurrency);
+    const group = new PageGroup(ctx.signal);
+
+    /** One request within the portal's cap; `scope` aborts it (the caller's signal, or the page group's). */
+    const request = async (path: string, init: RequestInit = {}, scope: AbortSignal | undefined = ctx.signal): Promise<CheerioAPI> => {
+      scope?.throwIfAborted();
+      let timedOut = false;
       let res: Response;
       let body: string;
       try {
-        res = await http(`${base}${path}`, { ...init, redirect: 'follow', signal });
-        body = await res.text();
+        ({ res, body } = await portalSlots.run(async () => {
+          // The request timeout runs from the moment the request goes out, not while it waits for the cap.
+          const timeout = AbortSignal.timeout(opts.requestTimeoutMs);
+          const signal = scope ? AbortSignal.any([scope, timeout]) : timeout;
+          try {
+            const r = await http(`${base}${path}`, { ...init, redirect: 'follow', signal });
+            return { res: r, body: await r.text() };
+          } catch (err) {
+            timedOut = timeout.aborted;
+            throw err;
+          }
+        }, scope));
       } catch (err) {
-        if (ctx.signal?.aborted) throw ctx.signal.reason ?? err;
-        const timedOut = timeout.aborted;
+        if (scope?.aborted) throw scope.reason ?? err;
         throw new PortalUnavailableError(
           timedOut ? `suwon portal: ${path} took longer than ${opts.requestTimeoutMs} ms` : `suwon portal: ${path} unreachable: ${(err as Error).message}`,
           {},
@@ -168,8 +219,8 @@ export function createSuwonAdapter(opts: SuwonAdapterOptions): PortalAdapter {
       return $;
     };
 
-    const login = async (): Promise<void> => {
-      const $form = await request('/login');
+    const login = async (scope: AbortSignal | undefined): Promise<void> => {
+      const $form = await request('/login', {}, scope);
       const form = $form('form#loginForm');
       if (form.length !== 1) throw markup('login page has no form#loginForm');
       const params = new URLSearchParams();
@@ -187,7 +238,7 @@ export function createSuwonAdapter(opts: SuwonAdapterOptions): PortalAdapter {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: params.toString(),
-      });
+      }, scope);
       const error = $after('#loginError');
       if (error.length > 0) {
         if (error.attr('data-reason') === 'credentials') throw new PortalCredentialsInvalidError(`suwon portal: ${text($after, error)}`);
@@ -197,130 +248,132 @@ export function createSuwonAdapter(opts: SuwonAdapterOptions): PortalAdapter {
       if ($after('#welcome').length === 0) throw markup('no welcome page after login');
     };
 
-    const loginOnce = async (): Promise<void> => {
+    const loginOnce = async (scope: AbortSignal | undefined): Promise<void> => {
       try {
-        await login();
+        await login(scope);
       } catch (err) {
         if (!(err instanceof LoginPageAnswered)) throw err;
-        await login().catch((again: unknown) => {
+        await login(scope).catch((again: unknown) => {
           if (again instanceof LoginPageAnswered) throw new PortalSessionExpiredError(`suwon portal: ${again.message}`);
           throw again;
         });
       }
     };
 
+    let relogging: Promise<void> | undefined;
     let relogged = false;
-    /** A data page; the login form instead → one fresh login and a re-read, then PortalSessionExpiredError. */
-    const dataPage = async (path: string): Promise<CheerioAPI> => {
-      const $ = await request(path);
-      if (!isLoginPage($)) return $;
-      if (relogged) throw new PortalSessionExpiredError(`suwon portal: the session expired again at ${path} after a fresh login`);
-      relogged = true;
-      await loginOnce();
-      const again = await request(path);
-      if (isLoginPage(again)) throw new PortalSessionExpiredError(`suwon portal: ${path} answers the login form right after a fresh login`);
-      return again;
-    };
+    /**
+     * A data page (through the page cap); the login form instead → one fresh login shared by every
+     * page that saw the old session end, and a re-read; the login form from a page sent with the
+     * fresh session → PortalSessionExpiredError. No page goes out while the fresh login is under way.
+     */
+    const dataPage = (path: string): Promise<CheerioAPI> =>
+      pageSlots.run(() => group.guard(async () => {
+        if (relogging) await relogging;
+        const fresh = relogged;
+        const $ = await request(path, {}, group.signal);
+        if (!isLoginPage($)) return $;
+        if (fresh) throw new PortalSessionExpiredError(`suwon portal: the session expired again at ${path} after a fresh login`);
+        relogging ??= loginOnce(group.signal).then(() => {
+          relogged = true;
+        });
+        await relogging;
+        const again = await request(path, {}, group.signal);
+        if (isLoginPage(again)) throw new PortalSessionExpiredError(`suwon portal: ${path} answers the login form right after a fresh login`);
+        return again;
+      }), group.signal);
+    /** `parse` of data page `path`; a markup error stops the scrape's other pages at once. */
+    const page = <T>(path: string, parse: ($: CheerioAPI) => T | Promise<T>): Promise<T> => group.guard(async () => parse(await dataPage(path)));
 
-    await loginOnce();
+    await loginOnce(ctx.signal);
 
-    // Profile and language certificates.
-    const $profile = await dataPage('/student/profile');
-    const p = kvTable($profile, 'profile', 'profile');
-    const studentId = field(p, '학번', 'profile');
-    if (studentId !== credentials.studentId) throw markup(`profile shows student ${studentId}, logged in as ${credentials.studentId}`);
-    const languageCertificates: LanguageCertificate[] = gridTable($profile, 'languageCertificates', ['시험종류', '점수', '등급', '취득일'], 'profile').map((r) => ({
-      kind: field(r, '시험종류', 'certificates'),
-      score: optionalNumber(field(r, '점수', 'certificates'), 'certificate score'),
-      level: optional(field(r, '등급', 'certificates')),
-      acquiredOn: field(r, '취득일', 'certificates'),
-    }));
-    const profile = {
-      studentId,
-      name: field(p, '성명', 'profile'),
-      admissionYear: number(field(p, '입학년도', 'profile'), 'admission year'),
-      department: field(p, '소속학과', 'profile'),
-      major: field(p, '전공', 'profile'),
-      doubleMajor: optional(field(p, '복수전공', 'profile')),
-      enrollmentStatus: field(p, '학적상태', 'profile'),
-      gradeLevel: number(field(p, '학년', 'profile'), 'grade level'),
-      languageCertificates,
+    // Every page after the login is independent of the others but for the semester pages, which
+    // the semester list names: they go out together, at most `pageConcurrency` at once.
+    const profileOf = ($profile: CheerioAPI) => {
+      const p = kvTable($profile, 'profile', 'profile');
+      const studentId = field(p, '학번', 'profile');
+      if (studentId !== credentials.studentId) throw markup(`profile shows student ${studentId}, logged in as ${credentials.studentId}`);
+      const languageCertificates: LanguageCertificate[] = gridTable($profile, 'languageCertificates', ['시험종류', '점수', '등급', '취득일'], 'profile').map((r) => ({
+        kind: field(r, '시험종류', 'certificates'),
+        score: optionalNumber(field(r, '점수', 'certificates'), 'certificate score'),
+        level: optional(field(r, '등급', 'certificates')),
+        acquiredOn: field(r, '취득일', 'certificates'),
+      }));
+      return {
+        studentId,
+        name: field(p, '성명', 'profile'),
+        admissionYear: number(field(p, '입학년도', 'profile'), 'admission year'),
+        department: field(p, '소속학과', 'profile'),
+        major: field(p, '전공', 'profile'),
+        doubleMajor: optional(field(p, '복수전공', 'profile')),
+        enrollmentStatus: field(p, '학적상태', 'profile'),
+        gradeLevel: number(field(p, '학년', 'profile'), 'grade level'),
+        languageCertificates,
+      };
     };
 
     // Academic record totals as the portal states them.
-    const r = kvTable(await dataPage('/student/record'), 'academicRecord', 'record');
-    const academicRecord = {
-      creditsAttempted: number(field(r, '신청학점', 'record'), 'credits attempted'),
-      creditsEarned: number(field(r, '취득학점', 'record'), 'credits earned'),
-      gpa: optionalNumber(field(r, '평점평균', 'record'), 'gpa'),
+    const recordOf = ($record: CheerioAPI) => {
+      const r = kvTable($record, 'academicRecord', 'record');
+      return {
+        creditsAttempted: number(field(r, '신청학점', 'record'), 'credits attempted'),
+        creditsEarned: number(field(r, '취득학점', 'record'), 'credits earned'),
+        gpa: optionalNumber(field(r, '평점평균', 'record'), 'gpa'),
+      };
     };
 
     // Semester list, then each semester's page.
-    const $list = await dataPage('/student/semesters');
-    const listRows = gridTable($list, 'semesters', ['년도', '학기', '평점'], 'semesters');
-    const links = $list('table#semesters tbody tr:not(.empty) a[href]').map((_i, a) => $list(a).attr('href') ?? '').get();
-    if (links.length !== listRows.length) throw markup(`semester list has ${listRows.length} rows but ${links.length} links`);
-    if (listRows.length > MAX_SEMESTERS) throw markup(`semester list has ${listRows.length} rows (more than ${MAX_SEMESTERS})`);
-    const semesters: Semester[] = [];
-    for (const [i, row] of listRows.entries()) {
-      const year = number(field(row, '년도', 'semesters'), 'semester year');
-      const term = lookup(TERMS, field(row, '학기', 'semesters'), 'semester term');
-      const href = new URL(links[i]!, `${base}/student/semesters`);
-      if (href.origin !== new URL(base).origin) throw markup(`semester link ${links[i]} leaves the portal`);
-      const $sem = await dataPage(href.pathname);
-      const courses: TakenCourse[] = gridTable($sem, 'courses', ['과목코드', '과목명', '학점', '인정학점', '성적', '이수구분', '담당교수', '개설학과', '재수강'], `semester ${year}-${term}`).map(
-        (c) => {
-          const gradeText = field(c, '성적', 'course');
-          if (gradeText !== NO_GRADE_LABEL && !GRADES.has(gradeText)) throw markup(`course grade "${gradeText}" unknown`);
-          const retake = field(c, '재수강', 'course');
-          if (retake !== YES_LABEL && retake !== NO_LABEL) throw markup(`retake flag "${retake}" unknown`);
-          return {
-            courseCode: field(c, '과목코드', 'course'),
-            courseName: field(c, '과목명', 'course'),
-            credits: number(field(c, '학점', 'course'), 'course credits'),
-            creditCorrection: optionalNumber(field(c, '인정학점', 'course'), 'credit correction'),
-            grade: gradeText === NO_GRADE_LABEL ? null : (gradeText as TakenCourse['grade']),
-            area: lookup(AREAS, field(c, '이수구분', 'course'), 'course area'),
-            professor: optional(field(c, '담당교수', 'course')),
-            department: optional(field(c, '개설학과', 'course')),
-            retake: retake === YES_LABEL,
-          };
-        },
-      );
-      semesters.push({ year, term, gpa: optionalNumber(field(row, '평점', 'semesters'), 'semester gpa'), courses });
-    }
+    const semestersOf = async ($list: CheerioAPI): Promise<Semester[]> => {
+      const listRows = gridTable($list, 'semesters', ['년도', '학기', '평점'], 'semesters');
+      const links = $list('table#semesters tbody tr:not(.empty) a[href]').map((_i, a) => $list(a).attr('href') ?? '').get();
+      if (links.length !== listRows.length) throw markup(`semester list has ${listRows.length} rows but ${links.length} links`);
+      if (listRows.length > MAX_SEMESTERS) throw markup(`semester list has ${listRows.length} rows (more than ${MAX_SEMESTERS})`);
+      const heads = listRows.map((row, i) => {
+        const year = number(field(row, '년도', 'semesters'), 'semester year');
+        const term = lookup(TERMS, field(row, '학기', 'semesters'), 'semester term');
+        const href = new URL(links[i]!, `${base}/student/semesters`);
+        if (href.origin !== new URL(base).origin) throw markup(`semester link ${links[i]} leaves the portal`);
+        return { year, term, gpa: optionalNumber(field(row, '평점', 'semesters'), 'semester gpa'), path: href.pathname };
+      });
+      return group.all(heads.map(({ year, term, gpa, path }) => page(path, ($sem): Semester => ({ year, term, gpa, courses: coursesOf($sem, `semester ${year}-${term}`) }))));
+    };
 
     // Designated courses: a table (possibly empty) or a notice that the portal has none for this student.
-    const $des = await dataPage('/student/designated-courses');
-    let designatedCourses: DesignatedCourse[] | undefined;
-    if ($des('#designatedUnavailable').length > 0) designatedCourses = undefined;
-    else {
-      designatedCourses = gridTable($des, 'designatedCourses', ['과목코드', '과목명', '학점', '이수구분', '개설학과'], 'designated courses').map((d) => ({
+    const designatedOf = ($des: CheerioAPI): DesignatedCourse[] | undefined => {
+      if ($des('#designatedUnavailable').length > 0) return undefined;
+      return gridTable($des, 'designatedCourses', ['과목코드', '과목명', '학점', '이수구분', '개설학과'], 'designated courses').map((d) => ({
         courseCode: field(d, '과목코드', 'designated'),
         courseName: field(d, '과목명', 'designated'),
         credits: number(field(d, '학점', 'designated'), 'designated credits'),
         area: lookup(AREAS, field(d, '이수구분', 'designated'), 'designated area'),
         department: optional(field(d, '개설학과', 'designated')),
       }));
-    }
+    };
 
     // Course evaluations of the target semester (none outside the evaluation period).
-    const $ev = await dataPage('/student/evaluations');
-    let courseEvaluations: ScrapeResultInput['courseEvaluations'] = null;
-    if ($ev('#evaluationClosed').length === 0) {
+    const evaluationsOf = ($ev: CheerioAPI): ScrapeResultInput['courseEvaluations'] => {
+      if ($ev('#evaluationClosed').length > 0) return null;
       const target = $ev('#evaluationTarget');
       if (target.length !== 1) throw markup('evaluations: no #evaluationTarget');
       const termKey = TERM_KEYS[target.attr('data-term') ?? ''];
       if (!termKey) throw markup(`evaluations: target term "${target.attr('data-term')}" unknown`);
       const targetSemester: SemesterRef = { year: number(target.attr('data-year') ?? '', 'evaluation year'), term: termKey };
-      courseEvaluations = {
+      return {
         targetSemester,
         items: gridTable($ev, 'evaluations', ['과목코드', '평가상태'], 'evaluations').map((e) => ({
           courseCode: field(e, '과목코드', 'evaluation'),
           status: lookup(EVALUATIONS, field(e, '평가상태', 'evaluation'), 'evaluation status'),
         })),
       };
-    }
+    };
+
+    const [profile, academicRecord, semesters, designatedCourses, courseEvaluations] = await group.all([
+      page('/student/profile', profileOf),
+      page('/student/record', recordOf),
+      page('/student/semesters', semestersOf),
+      page('/student/designated-courses', designatedOf),
+      page('/student/evaluations', evaluationsOf),
+    ] as const);
 
     const result: ScrapeResultInput = {
       schemaVersion: SCRAPE_RESULT_SCHEMA_VERSION,
