@@ -180,9 +180,9 @@ export async function portalFamily(ctx: StackContext, n: number, tag: string): P
 /**
  * `n` study questions of `userId` in a new topic, each with an AI explanation (a README text of
  * `docs`, up to 3,000 characters, tagged with its index): what memo-card extraction reads. Returns
- * each question's id and explanation version.
+ * the topic's id and each question's id and explanation version.
  */
-export async function explainedQuestions(db: Db, userId: string, docs: readonly string[], n: number, topicName: string): Promise<{ id: string; version: Date }[]> {
+export async function explainedQuestions(db: Db, userId: string, docs: readonly string[], n: number, topicName: string): Promise<{ topicId: string; questions: { id: string; version: Date }[] }> {
   const topic = await db.studyTopic.create({ data: { userId, name: topicName } });
   const out: { id: string; version: Date }[] = [];
   for (let i = 0; i < n; i++) {
@@ -190,7 +190,7 @@ export async function explainedQuestions(db: Db, userId: string, docs: readonly 
     const text = docs[i % docs.length]!.slice(0, 3_000);
     out.push({ id: q.id, version: (await writeExplanation(db, q.id, `${text}\n\n(bench ${i})`, 'ai'))! });
   }
-  return out;
+  return { topicId: topic.id, questions: out };
 }
 
 /**
@@ -201,7 +201,7 @@ export async function explainedQuestions(db: Db, userId: string, docs: readonly 
 export async function memoCardFamily(ctx: StackContext, n: number, tag: string): Promise<BenchFamily> {
   const { db, apiUrl } = ctx.stack;
   const user = await createUserWithToken(db, `bench-st-${ctx.runId}-${tag}`);
-  const questions = await explainedQuestions(db, user.userId, ctx.docs, n, `bench ${tag}`);
+  const { questions } = await explainedQuestions(db, user.userId, ctx.docs, n, `bench ${tag}`);
   const api = createApiClient(apiUrl, user.token);
   return {
     name: 'memo-card jobs',
