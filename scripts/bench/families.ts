@@ -75,9 +75,12 @@ export async function statusRead(what: string, call: Promise<{ data?: { status: 
 const timestamps = (rows: readonly { id: string; at: Date | null }[]): Map<string, number> =>
   new Map(rows.flatMap((r) => (r.at ? [[r.id, r.at.getTime()] as const] : [])));
 
-/** Scraps of the bench user (ctx.api): POST /scraps makes an analysis and a refine job, read at GET /async-jobs/{jobId}. */
-export function scrapFamily(ctx: StackContext): BenchFamily {
-  const { api, docs, runId } = ctx;
+/**
+ * Scraps of the bench user (or of `api`'s user): POST /scraps makes an analysis and a refine job
+ * (analysis first), read at GET /async-jobs/{jobId}; so can any async job of that user be.
+ */
+export function scrapFamily(ctx: StackContext, api: ApiClient = ctx.api): BenchFamily {
+  const { docs, runId } = ctx;
   const { db } = ctx.stack;
   return {
     name: 'scraps',
