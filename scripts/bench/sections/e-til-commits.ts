@@ -18,7 +18,7 @@ export const sectionE: BenchSection = {
   letter: 'e',
   needs: 'stack',
   async run(ctx) {
-    const { sizes, stack, docs, runId, noop } = ctx;
+    const { sizes, stack, runId, noop } = ctx;
     const { apiUrl, db, github } = stack;
     say();
     say(`## (e) TIL → GitHub commit chain: POST /til … TIL_GENERATION COMPLETED, POST /til/{id}/github-commits … TIL_GITHUB_COMMIT COMPLETED, ${sizes.chains} users ${elapsed()}`);
