@@ -14,7 +14,7 @@
  *   (e) POST /til → TIL committed to GitHub                 vs `noopWorkflow` start → result
  *   (f) local AI pass over adversarial input               vs ordinary prose of the same length;
  *       longest event-loop stall with the runtime in worker threads vs in the event-loop thread
- *   (g) GET requests per job and completion → seen delay, long polling (`Prefer: wait`)
+ *   (g) GET requests per job and completion → seen delay per family status resource, long polling (`Prefer: wait`)
  *       vs polling every 100 ms, the same number of jobs each way, interleaved
  *   (h) RSS of the API and of each worker as separate processes (the real entry points) under the
  *       load of (a) and (c)
