@@ -14,7 +14,7 @@
  *   (e) POST /til → TIL committed to GitHub                 vs `noopWorkflow` start → result
  *   (f) local AI pass over adversarial input               vs ordinary prose of the same length;
  *       longest event-loop stall with the runtime in worker threads vs in the event-loop thread
- *   (g) GET requests per job and completion → seen delay, long polling (`Prefer: wait`)
+ *   (g) GET requests per job and completion → seen delay per family status resource, long polling (`Prefer: wait`)
  *       vs polling every 100 ms, the same number of jobs each way, interleaved
  *   (h) RSS of the API and of each worker as separate processes (the real entry points) under the
  *       load of (a) and (c)
@@ -47,6 +47,7 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { createUserWithToken } from '../../src/auth/tokens';
+import { createApiClient } from '../lib/api-client';
 import { readmeCorpus } from './corpus';
 import { say, stopAll } from './lifecycle';
 import { fmt } from './measure';
@@ -81,14 +82,8 @@ async function main(): Promise<number> {
     const stack = await startStack({ external, runId, portal: chosen.some((s) => s.needs === 'stack' && s.portal === true), ...(cluster ? { cluster } : {}) });
     const { token } = await createUserWithToken(stack.db, `bench-${runId}`);
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const call = async (method: string, url: string, body?: unknown) => {
-      const res = await fetch(`${stack.apiUrl}${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-      const json = (await res.json()) as Record<string, unknown>;
-      if (!res.ok) throw new Error(`${method} ${url} → ${res.status} ${JSON.stringify(json)}`);
-      return json;
-    };
     const docs = await readmeCorpus(40);
-    ctx = { ...base, stack, headers, call, docs, noop: noopBaseline(stack.client, stack.queues, runId), shared: { jobIds: [] } };
+    ctx = { ...base, stack, headers, api: createApiClient(stack.apiUrl, token), docs, noop: noopBaseline(stack.client, stack.queues, runId), shared: { jobIds: [] } };
   }
 
   let failed = 0;

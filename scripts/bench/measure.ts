@@ -1,8 +1,7 @@
-/** The bench's measurement helpers: latency statistics, number formats, a bounded pool, and waits on jobs. */
+/** The bench's measurement helpers: latency statistics, number formats, a bounded pool, and the drain of open jobs (following one job: follow.ts). */
 import { performance } from 'node:perf_hooks';
 import type { Db } from '../../src/db/client';
 import { assertWorkersAlive, sleep } from './lifecycle';
-import { JOB_TIMEOUT_MS, LONG_POLL_WAIT_S, POLL_MS } from './options';
 
 /** Nearest-rank percentile of `values`, p in (0, 100]; NaN when empty. */
 export function percentile(values: readonly number[], p: number): number {
@@ -53,46 +52,5 @@ export async function drain(db: Db, what: string, timeoutMs = 180_000): Promise<
     if (open === 0) return performance.now() - t;
     if (performance.now() - t > timeoutMs) throw new Error(`${what}: ${open} jobs still open after ${timeoutMs} ms`);
     await sleep(100);
-  }
-}
-
-/**
- * GETs `url` every POLL_MS until its JSON `status` is one of `done`; returns that status.
- * @throws Error when a worker failed or after JOB_TIMEOUT_MS (`what` names the job in the message).
- */
-export async function pollStatus(url: string, headers: Record<string, string>, done: readonly string[], what: string): Promise<string> {
-  const t = performance.now();
-  for (;;) {
-    const res = await fetch(url, { headers });
-    const status = ((await res.json()) as { status: string }).status;
-    if (done.includes(status)) return status;
-    assertWorkersAlive();
-    if (performance.now() - t > JOB_TIMEOUT_MS) throw new Error(`${what}: not finished after ${JOB_TIMEOUT_MS} ms`);
-    await sleep(POLL_MS);
-  }
-}
-
-/**
- * Follows the async job at `url` (`GET /async-jobs/{id}`) by long polling — the first GET, then
- * `If-None-Match` + `Prefer: wait=<waitS>` — until its JSON `status` is one of `done`; returns it.
- * The API's way to learn of a change, as the no-op baseline's `result()` is the SDK's.
- * @throws Error on a non-200/304 answer, when a worker failed, or after JOB_TIMEOUT_MS.
- */
-export async function followStatus(url: string, headers: Record<string, string>, done: readonly string[], what: string, waitS = LONG_POLL_WAIT_S): Promise<string> {
-  const t = performance.now();
-  let etag: string | undefined;
-  for (;;) {
-    const res = await fetch(url, { headers: etag ? { ...headers, 'if-none-match': etag, prefer: `wait=${waitS}` } : headers });
-    if (res.status === 304) {
-      await res.arrayBuffer();
-    } else {
-      const json = (await res.json()) as { status: string };
-      if (res.status !== 200) throw new Error(`${what}: GET ${url} → ${res.status} ${JSON.stringify(json)}`);
-      if (done.includes(json.status)) return json.status;
-      etag = res.headers.get('etag') ?? undefined;
-    }
-    assertWorkersAlive();
-    if (performance.now() - t > JOB_TIMEOUT_MS) throw new Error(`${what}: not finished after ${JOB_TIMEOUT_MS} ms`);
-    if (!etag) await sleep(POLL_MS);
   }
 }

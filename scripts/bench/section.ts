@@ -1,4 +1,5 @@
 /** What a bench section is and what the runner hands it. */
+import type { ApiClient } from '../lib/api-client';
 import type { BenchStack } from './stack';
 import type { NoopBaseline } from './noop';
 import type { SectionLetter, Sizes } from './options';
@@ -16,8 +17,8 @@ export interface StackContext extends RunContext {
   stack: BenchStack;
   /** The bench user's request headers (bearer token, JSON body). */
   headers: Record<string, string>;
-  /** An API call as the bench user: JSON answer, throws on a non-2xx status. */
-  call: (method: string, url: string, body?: unknown) => Promise<Record<string, unknown>>;
+  /** The typed API client (scripts/lib/api-client.ts) as the bench user: setup and per-job calls go through it. */
+  api: ApiClient;
   /** Scrap contents: README texts of installed packages, 40 of them. */
   docs: string[];
   noop: NoopBaseline;

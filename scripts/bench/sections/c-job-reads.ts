@@ -2,6 +2,7 @@
  * (c) GET /async-jobs/{id} requests per second, 32 connections, against GET /health on the same
  * connections. Reads the jobs of (b); without (b) it first submits scraps of its own.
  */
+import { scrapFamily } from '../families';
 import { elapsed, say } from '../lifecycle';
 import { compareWithHealth } from '../load';
 import { drain, pool, rate, ratio } from '../measure';
@@ -11,9 +12,9 @@ import type { BenchSection, StackContext } from '../section';
 /** `n` scraps submitted (concurrency 8) and drained: their 2n job ids. */
 async function seedJobs(ctx: StackContext, n: number): Promise<string[]> {
   const ids: string[] = [];
+  const scraps = scrapFamily(ctx);
   await pool(n, 8, async (i) => {
-    const r = await ctx.call('POST', '/scraps', { content: `${ctx.docs[i % ctx.docs.length]}\n\nbench ${ctx.runId} c-${i}` });
-    ids.push(r.analysisJobId as string, r.refineJobId as string);
+    ids.push(...(await scraps.create(i, 'c')));
   });
   await drain(ctx.stack.db, '(c) seed');
   return ids;

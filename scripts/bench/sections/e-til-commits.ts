@@ -7,7 +7,9 @@ import { performance } from 'node:perf_hooks';
 import { createUserWithToken } from '../../../src/auth/tokens';
 import { elapsed, say } from '../lifecycle';
 import { jobWorkflowId } from '../../../src/core/contracts';
-import { drain, followStatus, ms, pcts, pool, ratio } from '../measure';
+import { drain, ms, pcts, pool, ratio } from '../measure';
+import { createApiClient, ok } from '../../lib/api-client';
+import { follow, scrapFamily, type BenchFamily } from '../families';
 import { phaseReport, type PhaseSample } from '../phases';
 import type { BenchSection } from '../section';
 
@@ -16,21 +18,16 @@ export const sectionE: BenchSection = {
   letter: 'e',
   needs: 'stack',
   async run(ctx) {
-    const { sizes, stack, docs, runId, noop } = ctx;
+    const { sizes, stack, runId, noop } = ctx;
     const { apiUrl, db, github } = stack;
     say();
     say(`## (e) TIL → GitHub commit chain: POST /til … TIL_GENERATION COMPLETED, POST /til/{id}/github-commits … TIL_GITHUB_COMMIT COMPLETED, ${sizes.chains} users ${elapsed()}`);
     await drain(db, '(e) start');
     const today = new Date().toISOString().slice(0, 10);
-    const waitJob = async (hdrs: Record<string, string>, jobId: string) => {
-      const status = await followStatus(`${apiUrl}/async-jobs/${jobId}`, { authorization: hdrs.authorization! }, ['COMPLETED', 'FAILED'], `(e) job ${jobId}`);
+    /** Follows async job `jobId` of `jobs`' user to COMPLETED by long polling; throws when it FAILED. */
+    const waitJob = async (jobs: BenchFamily, jobId: string) => {
+      const { status } = await follow(jobs, jobId, 'long');
       if (status === 'FAILED') throw new Error(`(e) job ${jobId} FAILED`);
-    };
-    const send = async (hdrs: Record<string, string>, method: string, url: string, body?: unknown) => {
-      const res = await fetch(`${apiUrl}${url}`, { method, headers: body === undefined ? { authorization: hdrs.authorization! } : hdrs, body: body === undefined ? undefined : JSON.stringify(body) });
-      const json = (await res.json()) as Record<string, unknown>;
-      if (!res.ok) throw new Error(`(e) ${method} ${url} → ${res.status} ${JSON.stringify(json)}`);
-      return json;
     };
     const chainLat: number[] = [];
     const tilLat: number[] = [];
@@ -40,29 +37,27 @@ export const sectionE: BenchSection = {
     const ghRoutes: string[] = [];
     for (let i = 0; i < sizes.chains; i++) {
       const user = await createUserWithToken(db, `bench-til-${runId}-${i}`);
-      const hdrs = { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' };
+      const api = createApiClient(apiUrl, user.token);
+      const jobs = scrapFamily(ctx, api);
       const login = `bench-${runId}-${i}`;
       const ghToken = github.addUser(login);
       github.addRepo(login, 'til');
-      await send(hdrs, 'PUT', '/github/account', { accessToken: ghToken });
-      await send(hdrs, 'PUT', '/github/repository', { owner: login, name: 'til', directory: 'til' });
-      for (let k = 0; k < 3; k++) {
-        const r = await send(hdrs, 'POST', '/scraps', { content: `${docs[(i * 3 + k) % docs.length]}\n\nbench ${runId} e-${i}-${k}` });
-        await waitJob(hdrs, r.analysisJobId as string);
-      }
+      await ok('PUT /github/account', api.PUT('/github/account', { body: { accessToken: ghToken } }));
+      await ok('PUT /github/repository', api.PUT('/github/repository', { body: { owner: login, name: 'til', directory: 'til' } }));
+      for (let k = 0; k < 3; k++) await waitJob(jobs, (await jobs.create(i * 3 + k, `e-${i}`))[0]!);
       const t = performance.now();
       const tilAt = Date.now();
-      const til = await send(hdrs, 'POST', '/til', { targetDate: today });
-      await waitJob(hdrs, til.jobId as string);
+      const til = await ok('POST /til', api.POST('/til', { body: { targetDate: today } }));
+      await waitJob(jobs, til.jobId);
       const t1 = performance.now();
       const commitAt = Date.now();
-      tilSamples.push({ workflowId: jobWorkflowId('TIL_GENERATION', String(til.summaryId)), submittedAt: tilAt, seenAt: commitAt });
+      tilSamples.push({ workflowId: jobWorkflowId('TIL_GENERATION', til.summaryId), submittedAt: tilAt, seenAt: commitAt });
       const ghBefore = github.log.length;
-      const commit = await send(hdrs, 'POST', `/til/${String(til.summaryId)}/github-commits`);
-      await waitJob(hdrs, commit.jobId as string);
+      const commit = await ok('POST /til/{summaryId}/github-commits', api.POST('/til/{summaryId}/github-commits', { params: { path: { summaryId: til.summaryId } } }));
+      await waitJob(jobs, commit.jobId);
       const t2 = performance.now();
       ghRoutes.push(github.log.slice(ghBefore).map((r) => r.route).join(', '));
-      commitSamples.push({ workflowId: jobWorkflowId('TIL_GITHUB_COMMIT', String(commit.commitId)), submittedAt: commitAt, seenAt: Date.now() });
+      commitSamples.push({ workflowId: jobWorkflowId('TIL_GITHUB_COMMIT', commit.commitId), submittedAt: commitAt, seenAt: Date.now() });
       tilLat.push(t1 - t);
       commitLat.push(t2 - t1);
       chainLat.push(t2 - t);

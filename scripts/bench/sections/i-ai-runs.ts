@@ -7,56 +7,25 @@
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { createUserWithToken } from '../../../src/auth/tokens';
-import { ensureCompany, setMember } from '../../../src/core/companies';
+import { aiRunFamily, follow } from '../families';
 import { elapsed, say } from '../lifecycle';
 import { compareWithHealth } from '../load';
-import { assertWorkersAlive } from '../lifecycle';
 import { median, ms, pcts, pool, rate, ratio } from '../measure';
-import { JOB_TIMEOUT_MS, LONG_POLL_WAIT_S, READ_CONNECTIONS } from '../options';
+import { LONG_POLL_WAIT_S, READ_CONNECTIONS } from '../options';
 import { phaseReport, type PhaseSample } from '../phases';
 import type { BenchSection } from '../section';
-
-const TEXTS = ['I need an employment certificate for my visa by Friday', '다음 주 월요일부터 3일 연차 쓰고 싶습니다', '11월 급여가 20만원 적게 들어왔어요', 'Sick leave for 2026-12-03, I saw a doctor'];
 
 /** Section (i). */
 export const sectionI: BenchSection = {
   letter: 'i',
   needs: 'stack',
   async run(ctx) {
-    const { sizes, stack, runId, noop } = ctx;
+    const { sizes, stack, noop } = ctx;
     const { apiUrl, db } = stack;
     say();
     const runsN = Math.max(8, sizes.latencyScraps / 2);
     say(`## (i) AI runs: POST /api/v1/ai-runs → SUCCEEDED (GET long polls, Prefer: wait=${LONG_POLL_WAIT_S}), ${runsN} runs, concurrency ${sizes.latencyConcurrency}; idempotent replays vs GET /health ${elapsed()}`);
-    const companyId = await ensureCompany(db, `bench-${runId}`);
-    const hr = await createUserWithToken(db, `bench-hr-${runId}`);
-    await setMember(db, companyId, hr.userId, 'HR_MANAGER');
-    const hrHeaders = { authorization: `Bearer ${hr.token}`, 'content-type': 'application/json' };
-    const post = async (key: string, body: object) => {
-      const res = await fetch(`${apiUrl}/api/v1/ai-runs`, { method: 'POST', headers: { ...hrHeaders, 'idempotency-key': key }, body: JSON.stringify(body) });
-      const json = (await res.json()) as { aiRunId?: string };
-      if (res.status !== 202 || !json.aiRunId) throw new Error(`POST /api/v1/ai-runs → ${res.status} ${JSON.stringify(json)}`);
-      return json.aiRunId;
-    };
-    /** The run's terminal status: long polls from the ETag of the last 200. */
-    const follow = async (id: string, t: number) => {
-      let etag: string | undefined;
-      for (;;) {
-        const headers = etag ? { ...hrHeaders, 'if-none-match': etag, prefer: `wait=${LONG_POLL_WAIT_S}` } : hrHeaders;
-        const res = await fetch(`${apiUrl}/api/v1/ai-runs/${id}`, { headers });
-        if (res.status === 304) {
-          await res.arrayBuffer();
-          continue;
-        }
-        const json = (await res.json()) as { status?: string };
-        if (res.status !== 200 || !json.status) throw new Error(`GET /api/v1/ai-runs/${id} → ${res.status} ${JSON.stringify(json)}`);
-        if (json.status === 'SUCCEEDED' || json.status === 'FAILED') return json.status;
-        etag = res.headers.get('etag') ?? undefined;
-        assertWorkersAlive();
-        if (performance.now() - t > JOB_TIMEOUT_MS) throw new Error(`(i) ai run ${id}: not finished after ${JOB_TIMEOUT_MS} ms`);
-      }
-    };
+    const { family, companyId, hrHeaders, post } = await aiRunFamily(ctx, 'i');
     await noop.latencies(8, sizes.latencyConcurrency); // warm-up, not counted
     const baseLat = await noop.latencies(runsN / 2, sizes.latencyConcurrency);
     const runLat: number[] = [];
@@ -65,11 +34,11 @@ export const sectionI: BenchSection = {
     await pool(runsN, sizes.latencyConcurrency, async (i) => {
       const t = performance.now();
       const submittedAt = Date.now();
-      const id = await post(randomUUID(), { companyId, text: `${TEXTS[i % TEXTS.length]} (#${i})` });
-      const status = await follow(id, t);
+      const id = (await family.create(i, 'i'))[0]!;
+      const { status, seenAt } = await follow(family, id, 'long');
       if (status === 'FAILED') failedRuns++;
       else runLat.push(performance.now() - t);
-      seen.push({ id, submittedAt, seenAt: Date.now() });
+      seen.push({ id, submittedAt, seenAt });
     });
     const noopSamples: PhaseSample[] = [];
     baseLat.push(...(await noop.latencies(Math.max(1, Math.round(runsN / 2)), sizes.latencyConcurrency, noopSamples)));
@@ -101,8 +70,9 @@ export const sectionI: BenchSection = {
     ];
 
     const replayKey = randomUUID();
-    const replayBody = JSON.stringify({ companyId, text: 'Replay: an employment certificate for my bank loan' });
-    await post(replayKey, JSON.parse(replayBody) as object);
+    const replayText = 'Replay: an employment certificate for my bank loan';
+    const replayBody = JSON.stringify({ companyId, text: replayText });
+    await post(replayKey, replayText);
     const half = Math.max(1, Math.round(sizes.readSeconds / 2));
     const replaySpec = { url: apiUrl, method: 'POST' as const, paths: ['/api/v1/ai-runs'], headers: { ...hrHeaders, 'idempotency-key': replayKey }, connections: READ_CONNECTIONS, body: replayBody };
     const healthSpec = { url: apiUrl, method: 'GET' as const, paths: ['/health'], headers: hrHeaders, connections: READ_CONNECTIONS };

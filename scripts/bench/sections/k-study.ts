@@ -12,8 +12,8 @@
 import { performance } from 'node:perf_hooks';
 import type { Db } from '../../../src/db/client';
 import { enqueueExtraction, pollSources } from '../../../src/services/study/enqueue';
-import { writeExplanation } from '../../../src/services/study/questions';
 import { startExtraction } from '../../../src/services/study/start';
+import { explainedQuestions } from '../families';
 import { elapsed, say } from '../lifecycle';
 import { phaseReport, type PhaseSample } from '../phases';
 import { median, ms, percentile as pct, pool, ratio } from '../measure';
@@ -99,13 +99,7 @@ export const sectionK: BenchSection = {
     // Extraction latency: enqueue → workflow result (local AI, guards, supersede) vs noopWorkflow.
     const n = ctx.quick ? 12 : 60;
     const concurrency = 4;
-    const extractTopic = await db.studyTopic.create({ data: { userId, name: 'bench (k) extraction' } });
-    const questions: { id: string; version: Date }[] = [];
-    for (let i = 0; i < n; i++) {
-      const q = await db.studyQuestion.create({ data: { userId, topicId: extractTopic.id, question: `What does README ${i} describe?` } });
-      const text = ctx.docs[i % ctx.docs.length]!.slice(0, 3_000);
-      questions.push({ id: q.id, version: (await writeExplanation(db, q.id, `${text}\n\n(bench ${i})`, 'ai'))! });
-    }
+    const { topicId: extractTopicId, questions } = await explainedQuestions(db, userId, ctx.docs, n, 'bench (k) extraction');
     await ctx.noop.latencies(8, concurrency); // warm-up
     const baseline = await ctx.noop.latencies(Math.ceil(n / 2), concurrency);
     const lat: number[] = [];
@@ -126,7 +120,7 @@ export const sectionK: BenchSection = {
     });
     const noopSamples: PhaseSample[] = [];
     baseline.push(...(await ctx.noop.latencies(Math.floor(n / 2), concurrency, noopSamples)));
-    const cards = await db.studyMemoCard.count({ where: { userId, topicId: extractTopic.id, deletedAt: null } });
+    const cards = await db.studyMemoCard.count({ where: { userId, topicId: extractTopicId, deletedAt: null } });
     say(`extraction enqueue → result: p50 ${ms(pct(lat, 50))}, p95 ${ms(pct(lat, 95))} (n=${lat.length}, concurrency ${concurrency}; ${[...codes].map(([k, v]) => `${v} ${k}`).join(', ')}; ${cards} live cards)`);
     say(`baseline noopWorkflow start → result: p50 ${ms(pct(baseline, 50))}, p95 ${ms(pct(baseline, 95))} (n=${baseline.length}, half before and half after)`);
     for (const l of await phaseReport(client, 'studyCardExtractWorkflow (enqueue = client submit)', samples.slice(0, 40))) say(l);

@@ -4,15 +4,14 @@
  * half after); then signed scrape callbacks verified (and answered as duplicates, PO-7) per second
  * against GET /health.
  */
-import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { createUserWithToken } from '../../../src/auth/tokens';
 import { signedCallbackHeaders } from '../../../src/crypto/callback-signature';
 import { portalResultKey } from '../../../src/domain/portal/contracts';
 import { SEED_STUDENTS } from '../../../test/support/portal-seed';
 import { elapsed, say } from '../lifecycle';
 import { compareWithHealth } from '../load';
-import { median, ms, pcts, pollStatus, pool, rate, ratio } from '../measure';
+import { median, ms, pcts, pool, rate, ratio } from '../measure';
+import { follow, portalFamily } from '../families';
 import { POLL_MS, READ_CONNECTIONS } from '../options';
 import { timelineReport, type PhaseSample } from '../phases';
 import { portalAdapters } from '../../../src/services/portal/adapters/registry';
@@ -26,14 +25,12 @@ export const sectionL: BenchSection = {
   needs: 'stack',
   portal: true,
   async run(ctx) {
-    const { sizes, stack, runId, noop } = ctx;
+    const { sizes, stack, noop } = ctx;
     const { apiUrl, db, config } = stack;
     say();
     const jobsN = Math.max(8, sizes.latencyScraps / 2);
     say(`## (l) portal links: POST /portal/link → SUCCEEDED (GET poll every ${POLL_MS} ms), ${jobsN} jobs over ${Object.keys(SEED_STUDENTS).length} students, concurrency ${sizes.latencyConcurrency}; signed callbacks vs GET /health ${elapsed()}`);
-    const students = Object.values(SEED_STUDENTS);
-    // One active job per user and portal (PO-1): each job has its own user.
-    const users = await Promise.all(Array.from({ length: jobsN }, (_, i) => createUserWithToken(db, `bench-po-${runId}-${i}`)));
+    const family = await portalFamily(ctx, jobsN, 'l');
     await noop.latencies(8, sizes.latencyConcurrency); // warm-up, not counted
     const baseLat = await noop.latencies(jobsN / 2, sizes.latencyConcurrency);
     const linkLat: number[] = [];
@@ -41,19 +38,15 @@ export const sectionL: BenchSection = {
     const clientTimes = new Map<string, { submittedAt: number; seenAt: number; i: number }>();
     let failedJobs = 0;
     await pool(jobsN, sizes.latencyConcurrency, async (i) => {
-      const student = students[i % students.length]!;
-      const auth = { authorization: `Bearer ${users[i]!.token}`, 'content-type': 'application/json' };
       const t = performance.now();
       const submittedAt = Date.now();
-      const res = await fetch(`${apiUrl}/portal/link`, { method: 'POST', headers: { ...auth, 'idempotency-key': randomUUID() }, body: JSON.stringify({ portalType: 'suwon', studentId: student.studentId, password: student.password }) });
-      const json = (await res.json()) as { jobId?: string };
-      if (res.status !== 202 || !json.jobId) throw new Error(`POST /portal/link → ${res.status} ${JSON.stringify(json)}`);
-      jobIds.push(json.jobId);
-      const status = await pollStatus(`${apiUrl}/portal/link/jobs/${json.jobId}`, auth, ['SUCCEEDED', 'FAILED'], `(l) portal link job ${json.jobId}`);
+      const jobId = (await family.create(i, 'l'))[0]!;
+      jobIds.push(jobId);
+      const { status, seenAt } = await follow(family, jobId, 'short');
       if (status === 'FAILED') failedJobs++;
       else {
         linkLat.push(performance.now() - t);
-        clientTimes.set(json.jobId, { submittedAt, seenAt: Date.now(), i });
+        clientTimes.set(jobId, { submittedAt, seenAt, i });
       }
     });
     baseLat.push(...(await noop.latencies(jobsN / 2, sizes.latencyConcurrency)));

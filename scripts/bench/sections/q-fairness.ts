@@ -7,44 +7,30 @@
  */
 import { performance } from 'node:perf_hooks';
 import { createUserWithToken } from '../../../src/auth/tokens';
+import { createApiClient } from '../../lib/api-client';
+import { follow, scrapFamily } from '../families';
 import { drain, ms, pcts, pool, ratio } from '../measure';
 import { elapsed, say } from '../lifecycle';
-import { JOB_TIMEOUT_MS, LONG_POLL_WAIT_S, POST_CLIENTS } from '../options';
+import { JOB_TIMEOUT_MS, POST_CLIENTS } from '../options';
 import type { BenchSection, StackContext } from '../section';
 
 /** Tenant B's scraps per phase. */
 const VICTIM_SCRAPS = 20;
 
-/** A tenant of the bench: its headers and a submit-and-wait of one scrap (ms until its analysis is COMPLETED). */
+/** A tenant of the bench (its own user and typed client): a submit, and a submit-and-wait of one scrap (ms until its analysis is COMPLETED). */
 async function tenant(ctx: StackContext, name: string) {
   const { token } = await createUserWithToken(ctx.stack.db, `bench-${ctx.runId}-${name}`);
-  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  const api = ctx.stack.apiUrl;
+  const scraps = scrapFamily(ctx, createApiClient(ctx.stack.apiUrl, token));
   let seq = 0;
-  const submit = async (): Promise<string> => {
-    const res = await fetch(`${api}/scraps`, { method: 'POST', headers, body: JSON.stringify({ content: `${ctx.docs[seq % ctx.docs.length]}\n\nbench ${ctx.runId} q-${name}-${seq++}` }) });
-    const json = (await res.json()) as { analysisJobId?: string };
-    if (res.status !== 202 || !json.analysisJobId) throw new Error(`POST /scraps (${name}) → ${res.status} ${JSON.stringify(json)}`);
-    return json.analysisJobId;
-  };
-  const completed = async (jobId: string, t: number): Promise<void> => {
-    let etag: string | undefined;
-    for (;;) {
-      const res = await fetch(`${api}/async-jobs/${jobId}`, { headers: etag ? { ...headers, 'if-none-match': etag, prefer: `wait=${LONG_POLL_WAIT_S}` } : headers });
-      if (res.status === 304) {
-        await res.arrayBuffer();
-      } else {
-        const json = (await res.json()) as { status: string };
-        if (json.status === 'COMPLETED') return;
-        if (json.status === 'FAILED') throw new Error(`(q) job ${jobId} of ${name} FAILED`);
-        etag = res.headers.get('etag') ?? undefined;
-      }
-      if (performance.now() - t > JOB_TIMEOUT_MS) throw new Error(`(q) job ${jobId} of ${name} not COMPLETED after ${JOB_TIMEOUT_MS} ms`);
-    }
+  /** POST /scraps; resolves with its analysis job's id. */
+  const submit = async (): Promise<string> => (await scraps.create(seq++, `q-${name}`))[0]!;
+  const completed = async (jobId: string): Promise<void> => {
+    const { status } = await follow(scraps, jobId, 'long');
+    if (status !== 'COMPLETED') throw new Error(`(q) job ${jobId} of ${name} ${status}`);
   };
   const latency = async (): Promise<number> => {
     const t = performance.now();
-    await completed(await submit(), t);
+    await completed(await submit());
     return performance.now() - t;
   };
   return { submit, latency };
