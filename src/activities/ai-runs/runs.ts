@@ -132,6 +132,7 @@ export function createAiRunActivities({ db, validate }: AiRunActivityDeps) {
             })),
             skipDuplicates: true,
           });
+          return { status: 'SUCCEEDED' as const, errorCode: null }; // this transaction's move: no read needed
         }
         return stateOf(tx, args.runId);
       });
