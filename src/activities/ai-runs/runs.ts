@@ -60,10 +60,13 @@ export function createAiRunActivities({ db, validate }: AiRunActivityDeps) {
      * AR-2: creates attempt `number` (row before the call) and moves the run QUEUED | RETRYING →
      * RUNNING with attempt_count = number, in one transaction; only when attempt_count is
      * number − 1, so two attempts can never share a number. A retry after commit finds the attempt
-     * and proceeds with it. Key: (runId, number). Retry: PROJECTION_RETRY.
+     * and proceeds with it. Key: (runId, number). With `releaseInput` the run's sealed raw input is
+     * dropped in the same transaction, whatever the answer (as {@link releasePendingInput}: the
+     * workflow holds the input now). Retry: PROJECTION_RETRY.
      */
-    async beginAttempt(args: { runId: string; number: number; trigger: AttemptTrigger }): Promise<BeginAttemptResult> {
+    async beginAttempt(args: { runId: string; number: number; trigger: AttemptTrigger; releaseInput?: boolean }): Promise<BeginAttemptResult> {
       return db.$transaction(async (tx) => {
+        if (args.releaseInput === true) await tx.aiRunPendingInput.deleteMany({ where: { runId: args.runId } });
         const existing = await tx.aiAttempt.findUnique({ where: { runId_number: { runId: args.runId, number: args.number } } });
         if (existing) {
           const state = await stateOf(tx, args.runId);
@@ -71,10 +74,12 @@ export function createAiRunActivities({ db, validate }: AiRunActivityDeps) {
           return { ...state, proceed, attemptId: existing.id, requestId: existing.requestId };
         }
         const now = new Date();
-        const moved = await moveRun(tx, args.runId, 'RUNNING', { attemptCount: args.number, nextAttemptAt: null }, { where: { attemptCount: args.number - 1 } });
+        // The first begin (attempt_count 0 → 1) is the only one that finds started_at unset: it sets it in its move.
+        const first = args.number === 1;
+        const moved = await moveRun(tx, args.runId, 'RUNNING', { attemptCount: args.number, nextAttemptAt: null, ...(first ? { startedAt: now } : {}) }, { where: { attemptCount: args.number - 1 } });
         const requestId = randomUUID();
         if (!moved) return { ...(await stateOf(tx, args.runId)), proceed: false, requestId };
-        await tx.aiRun.updateMany({ where: { id: args.runId, startedAt: null }, data: { startedAt: now } });
+        if (!first) await tx.aiRun.updateMany({ where: { id: args.runId, startedAt: null }, data: { startedAt: now } });
         const attempt = await tx.aiAttempt.create({
           data: { runId: args.runId, number: args.number, trigger: args.trigger, status: 'RUNNING', requestId, startedAt: now },
         });
@@ -127,6 +132,7 @@ export function createAiRunActivities({ db, validate }: AiRunActivityDeps) {
             })),
             skipDuplicates: true,
           });
+          return { status: 'SUCCEEDED' as const, errorCode: null }; // this transaction's move: no read needed
         }
         return stateOf(tx, args.runId);
       });

@@ -143,7 +143,11 @@ export async function createAiRun(deps: AiRunDeps, userId: string, key: string, 
 
 /** A run the caller may see: found and in one of the caller's companies, else 404 (AR-3 tenancy). */
 async function visibleRun(db: PrismaClient, userId: string, runId: string, roles?: readonly CompanyRole[]): Promise<AiRun> {
-  const run = await db.aiRun.findUnique({ where: { id: runId } });
+  return shownTo(db, userId, runId, await db.aiRun.findUnique({ where: { id: runId } }), roles);
+}
+
+/** `run` (read as `runId`) when the caller may see it, else 404 (AR-3 tenancy); FORBIDDEN outside `roles`. */
+async function shownTo<R extends AiRun>(db: PrismaClient, userId: string, runId: string, run: R | null, roles?: readonly CompanyRole[]): Promise<R> {
   if (!run) throw AR_ERRORS.problem('NOT_FOUND', `ai run ${runId} not found`);
   try {
     await requireMembership(db, userId, run.companyId, roles);
@@ -157,16 +161,20 @@ async function visibleRun(db: PrismaClient, userId: string, runId: string, roles
 /** A run with its attempts (by number) and candidates (by attempt, ordinal). */
 export type AiRunWithDetails = AiRun & { attempts: AiAttempt[]; candidates: (AiCandidate & { attempt: { number: number } })[] };
 
-/** AR-3: the run `runId` as the caller may read it (any member role). @throws DomainError NOT_FOUND. */
+/**
+ * AR-3: the run `runId` as the caller may read it (any member role): one read of the run with its
+ * details, then the caller's membership of its company (a long poll reads it on every change).
+ * @throws DomainError NOT_FOUND.
+ */
 export async function readAiRun(db: PrismaClient, userId: string, runId: string): Promise<AiRunWithDetails> {
-  await visibleRun(db, userId, runId);
-  return db.aiRun.findUniqueOrThrow({
+  const run = await db.aiRun.findUnique({
     where: { id: runId },
     include: {
       attempts: { orderBy: { number: 'asc' } },
       candidates: { orderBy: [{ createdAt: 'asc' }, { ordinal: 'asc' }], include: { attempt: { select: { number: true } } } },
     },
   });
+  return shownTo(db, userId, runId, run);
 }
 
 /** Result of {@link retryAiRun}: the run after the retry and the attempt number the retry makes. */

@@ -36,6 +36,12 @@ import {
 export const AI_RUN_LOCAL_WRITES_PATCH = 'ai-run-local-writes';
 
 /**
+ * `patched()` ID of the first attempt's begin that also drops the sealed input (one projection
+ * write, one local activity, instead of `releasePendingInput` and then `beginAttempt`).
+ */
+export const AI_RUN_BEGIN_RELEASES_INPUT_PATCH = 'ai-run-begin-releases-input';
+
+/**
  * AR-7 codes of a failed runtime call: the activity's code travels in `details[0]`
  * (RuntimeFailureDetails, with its Retry-After and outage flag); a call thrown
  * non-retryable (AI_RUNTIME_TERMINAL) fails the run at once.
@@ -97,13 +103,16 @@ export async function aiRunWorkflow(input: AiRunWorkflowInput): Promise<AiRunWor
   const failAttempt = (f: FailedAttempt<BegunAttempt, string>, message: string, retryAt: string | null) =>
     runs.failAttempt({ runId: input.runId, attemptId: f.begun.attemptId, code: f.failure.code, message, latencyMs: f.latencyMs, retryAt });
 
-  /** One segment (the first call or a manual retry, with its automatic retries) under its deadline. */
-  const segment = (first: number, trigger: AttemptTrigger, deadlineAt: number): Promise<SegmentEnd> =>
+  /**
+   * One segment (the first call or a manual retry, with its automatic retries) under its deadline;
+   * `releaseInput`: the segment's first begin drops the sealed input too.
+   */
+  const segment = (first: number, trigger: AttemptTrigger, deadlineAt: number, releaseInput = false): Promise<SegmentEnd> =>
     runAttempts<BegunAttempt, RuntimeCallResult, SegmentEnd, string>({
       first,
       vocabulary: RUNTIME_CALL_FAILURES,
       begin: async ({ number, retry }) => {
-        const begin = await runs.beginAttempt({ runId: input.runId, number, trigger: retry ? 'AUTO_RETRY' : trigger });
+        const begin = await runs.beginAttempt({ runId: input.runId, number, trigger: retry ? 'AUTO_RETRY' : trigger, ...(releaseInput && !retry ? { releaseInput: true } : {}) });
         if (!begin.proceed || !begin.attemptId) return { end: endOf(begin) };
         lastBegun = Math.max(lastBegun, number);
         return { begun: { attemptId: begin.attemptId, requestId: begin.requestId }, budget: input.policy.maxAttempts };
@@ -141,12 +150,15 @@ export async function aiRunWorkflow(input: AiRunWorkflowInput): Promise<AiRunWor
     });
 
   try {
-    await runs.releasePendingInput({ runId: input.runId });
+    // A history without the marker released the input in a write of its own before the first begin.
+    let releaseInput = patched(AI_RUN_BEGIN_RELEASES_INPUT_PATCH);
+    if (!releaseInput) await runs.releasePendingInput({ runId: input.runId });
     let next = 1;
     let trigger: AttemptTrigger = 'INITIAL';
     let deadlineAt = Date.parse(input.deadlineAt);
     for (;;) {
-      const end = await segment(next, trigger, deadlineAt);
+      const end = await segment(next, trigger, deadlineAt, releaseInput);
+      releaseInput = false;
       if (end.status === 'SUCCEEDED') return { runId: input.runId, status: 'SUCCEEDED', attempts: end.lastNumber };
       if (end.errorCode === RUN_ERROR_CODES.CANCELLED) {
         // Cancelled through the API while its cancel request did not reach us: no retry will come.

@@ -49,6 +49,8 @@ test('QUEUED → RUNNING → RETRYING → RUNNING → SUCCEEDED, each once; repe
   const run = await newRun();
   const b1 = await acts.beginAttempt({ runId: run.id, number: 1, trigger: 'INITIAL' });
   expect(b1).toMatchObject({ proceed: true, status: 'RUNNING' });
+  const startedAt = (await row(run.id)).startedAt;
+  expect(startedAt).toBeInstanceOf(Date); // set by the first begin, kept by later ones
   const again = await acts.beginAttempt({ runId: run.id, number: 1, trigger: 'INITIAL' }); // activity retried after commit
   expect(again).toMatchObject({ proceed: true, attemptId: b1.attemptId, requestId: b1.requestId });
   expect(await acts.beginAttempt({ runId: run.id, number: 2, trigger: 'AUTO_RETRY' })).toMatchObject({ proceed: false, status: 'RUNNING' });
@@ -64,6 +66,7 @@ test('QUEUED → RUNNING → RETRYING → RUNNING → SUCCEEDED, each once; repe
   const b2 = await acts.beginAttempt({ runId: run.id, number: 2, trigger: 'AUTO_RETRY' });
   expect(b2).toMatchObject({ proceed: true, status: 'RUNNING' });
   expect((await row(run.id)).nextAttemptAt).toBeNull();
+  expect((await row(run.id)).startedAt).toEqual(startedAt);
   const rec = { runId: run.id, attemptId: b2.attemptId!, requestId: b2.requestId, text, referenceTime, call: answerFor(b2.requestId) };
   expect(await acts.recordAnswer(rec)).toMatchObject({ status: 'SUCCEEDED' });
   const done = await row(run.id);
@@ -107,4 +110,23 @@ test('deadline while RUNNING: the run and its running attempt end FAILED DEADLIN
   // The call's late answer is refused: the attempt has left RUNNING.
   expect(await acts.recordAnswer({ runId: run.id, attemptId: b.attemptId!, requestId: b.requestId, text, referenceTime, call: answerFor(b.requestId) })).toMatchObject({ status: 'FAILED' });
   expect(await db.aiCandidate.count({ where: { runId: run.id } })).toBe(0);
+});
+
+test('a begin with releaseInput drops the sealed input in its transaction, whether or not the attempt proceeds', async () => {
+  const seal = (runId: string) => db.aiRunPendingInput.create({ data: { runId, keyId: 'k', ciphertext: 'c' } });
+  const pending = (runId: string) => db.aiRunPendingInput.count({ where: { runId } });
+  const run = await newRun();
+  await seal(run.id);
+  expect(await acts.beginAttempt({ runId: run.id, number: 1, trigger: 'INITIAL', releaseInput: true })).toMatchObject({ proceed: true, status: 'RUNNING' });
+  expect(await pending(run.id)).toBe(0);
+  expect(await acts.beginAttempt({ runId: run.id, number: 1, trigger: 'INITIAL', releaseInput: true })).toMatchObject({ proceed: true }); // retried after commit
+  const cancelled = await newRun();
+  await seal(cancelled.id);
+  await acts.failRun({ runId: cancelled.id, code: 'CANCELLED', message: 'cancelled' });
+  expect(await acts.beginAttempt({ runId: cancelled.id, number: 1, trigger: 'INITIAL', releaseInput: true })).toMatchObject({ proceed: false, status: 'FAILED' });
+  expect(await pending(cancelled.id)).toBe(0);
+  const kept = await newRun();
+  await seal(kept.id);
+  await acts.beginAttempt({ runId: kept.id, number: 1, trigger: 'INITIAL' });
+  expect(await pending(kept.id)).toBe(1); // without releaseInput the begin leaves it
 });

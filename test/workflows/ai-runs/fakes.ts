@@ -17,16 +17,21 @@ export interface FakeRun {
   errorCode: string | null;
   attemptCount: number;
   attempts: { number: number; trigger: string; status: 'RUNNING' | 'SUCCEEDED' | 'FAILED'; errorCode: string | null }[];
+  /** Writes that dropped the sealed input (releasePendingInput, or a begin with releaseInput). */
+  releases: number;
 }
 
 /** The fakes of one run: the activities on each queue, the state, the runtime calls. */
 export function fakeArActivities(steps: Step[]) {
-  const run: FakeRun = { status: 'QUEUED', errorCode: null, attemptCount: 0, attempts: [] };
+  const run: FakeRun = { status: 'QUEUED', errorCode: null, attemptCount: 0, attempts: [], releases: 0 };
   const calls: number[] = [];
   const state = () => ({ status: run.status, errorCode: run.errorCode });
   const jobs = {
-    releasePendingInput: async () => undefined,
-    beginAttempt: async (a: { number: number; trigger: string }) => {
+    releasePendingInput: async () => {
+      run.releases += 1;
+    },
+    beginAttempt: async (a: { number: number; trigger: string; releaseInput?: boolean }) => {
+      if (a.releaseInput === true) run.releases += 1;
       const existing = run.attempts.find((x) => x.number === a.number);
       if (existing) return { ...state(), proceed: existing.status === 'RUNNING' && run.status === 'RUNNING', attemptId: `att-${a.number}`, requestId: `req-${a.number}` };
       if (!AI_RUN_STATES.sourcesOf('RUNNING').includes(run.status) || run.attemptCount !== a.number - 1) return { ...state(), proceed: false, requestId: 'none' };

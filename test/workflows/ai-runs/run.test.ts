@@ -62,10 +62,13 @@ async function activitiesOf(workflowId: string) {
 test('projection writes are local activities, only the runtime call goes through a task queue; an input without localWrites keeps them on the jobs queue', async () => {
   const local = await run(['ok']);
   expect(local.result).toMatchObject({ status: 'SUCCEEDED', attempts: 1 });
-  expect(await activitiesOf(local.workflowId)).toEqual({ scheduled: ['callAiRuntime'], localMarkers: 3 });
+  // The first begin drops the sealed input itself: two local writes (begin, answer), one release.
+  expect(await activitiesOf(local.workflowId)).toEqual({ scheduled: ['callAiRuntime'], localMarkers: 2 });
+  expect(local.run.releases).toBe(1);
   const older = await run(['ok'], { localWrites: false });
   expect(older.result).toMatchObject({ status: 'SUCCEEDED', attempts: 1 });
-  expect(await activitiesOf(older.workflowId)).toEqual({ scheduled: ['releasePendingInput', 'beginAttempt', 'callAiRuntime', 'recordAnswer'], localMarkers: 0 });
+  expect(await activitiesOf(older.workflowId)).toEqual({ scheduled: ['beginAttempt', 'callAiRuntime', 'recordAnswer'], localMarkers: 0 });
+  expect(older.run.releases).toBe(1);
 });
 
 test('a local projection write that keeps failing transiently goes on as the jobs-queue activity, and the run completes', async () => {
@@ -96,6 +99,7 @@ test('retryable errors: a new attempt each time (one call each), honouring Retry
   const r = await run([retryable('RUNTIME_RATE_LIMITED', { retryAfterMs: 120_000 }), retryable('RUNTIME_TIMEOUT'), 'ok']);
   expect(r.result).toMatchObject({ status: 'SUCCEEDED', attempts: 3 });
   expect(r.calls).toEqual([1, 2, 3]);
+  expect(r.run.releases).toBe(1); // only the first begin drops the sealed input
   expect(r.run.attempts.map((a) => [a.trigger, a.status, a.errorCode])).toEqual([
     ['INITIAL', 'FAILED', 'RUNTIME_RATE_LIMITED'],
     ['AUTO_RETRY', 'FAILED', 'RUNTIME_TIMEOUT'],
