@@ -7,7 +7,9 @@
 #     check, the config scripts/schemathesis/schemathesis.toml (documented exclusions: docs/decisions.md)
 #     and the hooks scripts/schemathesis/hooks.py; reports go to .data/schemathesis/.
 #  4. Stops the stack; the exit code is schemathesis's (non-zero on any failure).
-# Arguments are passed to `schemathesis run` (e.g. `-n 50`, `--seed 1`, `--include-path-regex /portal`).
+# Arguments are passed to `schemathesis run` (e.g. `-n 50`, `--seed 1`, `--include-path-regex /portal`);
+# `--install` alone only does step 1 (scripts/test.sh runs it in the background during setup and the
+# main jest suite, then the whole script with a fixed seed).
 # SCHEMATHESIS_KEEP=1 leaves the stack up after the run until Ctrl-C (prints its URL and token).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +20,9 @@ if [ "$("$venv/bin/schemathesis" --version 2>/dev/null | awk '{print $NF}')" != 
   mkdir -p .tools
   python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$version"
+  "$venv/bin/schemathesis" --version >/dev/null
 fi
+[ "${1:-}" = --install ] && exit 0
 [ -d node_modules ] || npm ci
 
 out=.data/schemathesis
