@@ -47,17 +47,19 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-for _ in $(seq 1 300); do
+for _ in $(seq 1 600); do
   [ -s "$info" ] && break
   if ! kill -0 "$stack_pid" 2>/dev/null; then cat "$log" >&2; echo "schemathesis: the stack did not start" >&2; exit 1; fi
   sleep 1
 done
-[ -s "$info" ] || { cat "$log" >&2; echo "schemathesis: the stack did not start within 300 s" >&2; exit 1; }
+[ -s "$info" ] || { cat "$log" >&2; echo "schemathesis: the stack did not start within 600 s" >&2; exit 1; }
 field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$info" "$1"; }
 api="$(field apiUrl)"
-export SCHEMATHESIS_TOKEN SCHEMATHESIS_COMPANY_ID
+export SCHEMATHESIS_TOKEN SCHEMATHESIS_COMPANY_ID SCHEMATHESIS_AI_RUN_IDS SCHEMATHESIS_TASK_IDS
 SCHEMATHESIS_TOKEN="$(field token)"
 SCHEMATHESIS_COMPANY_ID="$(field companyId)"
+SCHEMATHESIS_AI_RUN_IDS="$(field aiRunIds | tr -d "[]' ")"
+SCHEMATHESIS_TASK_IDS="$(field taskIds | tr -d "[]' ")"
 t1=$(date +%s)
 echo "schemathesis: stack up in $((t1 - t0)) s at $api"
 
