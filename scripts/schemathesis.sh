@@ -7,7 +7,9 @@
 #     check, the config scripts/schemathesis/schemathesis.toml (documented exclusions: docs/decisions.md)
 #     and the hooks scripts/schemathesis/hooks.py; reports go to .data/schemathesis/.
 #  4. Stops the stack; the exit code is schemathesis's (non-zero on any failure).
-# Arguments are passed to `schemathesis run` (e.g. `-n 50`, `--seed 1`, `--include-path-regex /portal`).
+# Arguments are passed to `schemathesis run` (e.g. `-n 50`, `--seed 1`, `--include-path-regex /portal`);
+# `--install` alone only does step 1 (scripts/test.sh runs it in the background during setup and the
+# main jest suite, then the whole script with a fixed seed).
 # SCHEMATHESIS_KEEP=1 leaves the stack up after the run until Ctrl-C (prints its URL and token).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +20,9 @@ if [ "$("$venv/bin/schemathesis" --version 2>/dev/null | awk '{print $NF}')" != 
   mkdir -p .tools
   python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$version"
+  "$venv/bin/schemathesis" --version >/dev/null
 fi
+[ "${1:-}" = --install ] && exit 0
 [ -d node_modules ] || npm ci
 
 out=.data/schemathesis
@@ -43,17 +47,19 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-for _ in $(seq 1 300); do
+for _ in $(seq 1 600); do
   [ -s "$info" ] && break
   if ! kill -0 "$stack_pid" 2>/dev/null; then cat "$log" >&2; echo "schemathesis: the stack did not start" >&2; exit 1; fi
   sleep 1
 done
-[ -s "$info" ] || { cat "$log" >&2; echo "schemathesis: the stack did not start within 300 s" >&2; exit 1; }
+[ -s "$info" ] || { cat "$log" >&2; echo "schemathesis: the stack did not start within 600 s" >&2; exit 1; }
 field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$info" "$1"; }
 api="$(field apiUrl)"
-export SCHEMATHESIS_TOKEN SCHEMATHESIS_COMPANY_ID
+export SCHEMATHESIS_TOKEN SCHEMATHESIS_COMPANY_ID SCHEMATHESIS_AI_RUN_IDS SCHEMATHESIS_TASK_IDS
 SCHEMATHESIS_TOKEN="$(field token)"
 SCHEMATHESIS_COMPANY_ID="$(field companyId)"
+SCHEMATHESIS_AI_RUN_IDS="$(field aiRunIds | tr -d "[]' ")"
+SCHEMATHESIS_TASK_IDS="$(field taskIds | tr -d "[]' ")"
 t1=$(date +%s)
 echo "schemathesis: stack up in $((t1 - t0)) s at $api"
 

@@ -3,8 +3,11 @@
 #  1. The Temporal server build for the cluster suite (scripts/cluster/install.sh: `go install` from
 #     the Go module proxy into .tools/; minutes on a fresh machine, seconds with Go's caches) starts
 #     niced in the background.
+#     Schemathesis (pip, PyPI: `scripts/schemathesis.sh --install`) installs niced in the background too.
 #  2. Bootstrap, lint, typecheck, then the main jest suite.
-#  3. Once the build is done, the cluster suite (jest.cluster.config.js, also `npm run test:cluster`),
+#  3. Schemathesis against the test stack (`npm run schemathesis`: every phase and check, seed
+#     SCHEMATHESIS_SEED, default 1), while the build may still be running; any failure fails the command.
+#  4. Once the build is done, the cluster suite (jest.cluster.config.js, also `npm run test:cluster`),
 #     which starts the production topology itself.
 # Arguments are a jest filter for the main suite: `npm test -- test/unit` runs those tests only
 # (no build, no cluster suite).
@@ -23,10 +26,15 @@ install_log="$(mktemp)"
 set -m
 nice -n 10 bash -c 't=$(date +%s); bash scripts/cluster/install.sh; echo "built in $(( $(date +%s) - t )) s"' >"$install_log" 2>&1 &
 install_pid=$!
+st_install_log="$(mktemp)"
+nice -n 10 bash scripts/schemathesis.sh --install >"$st_install_log" 2>&1 &
+st_install_pid=$!
 set +m
 cleanup() {
-  if kill -0 "$install_pid" 2>/dev/null; then kill -TERM -- "-$install_pid" 2>/dev/null || true; fi
-  rm -f "$install_log"
+  for pid in "$install_pid" "$st_install_pid"; do
+    if kill -0 "$pid" 2>/dev/null; then kill -TERM -- "-$pid" 2>/dev/null || true; fi
+  done
+  rm -f "$install_log" "$st_install_log"
 }
 trap cleanup EXIT
 
@@ -36,6 +44,18 @@ npm run --silent typecheck
 t1=$(date +%s)
 npx jest
 t2=$(date +%s)
+if ! wait "$st_install_pid"; then
+  cat "$st_install_log" >&2
+  echo "test: installing Schemathesis failed (scripts/schemathesis.sh --install)" >&2
+  exit 1
+fi
+if ! bash scripts/schemathesis.sh --seed "${SCHEMATHESIS_SEED:-1}"; then
+  echo "test: schemathesis failed (reports in .data/schemathesis/; again alone: npm run schemathesis -- --seed ${SCHEMATHESIS_SEED:-1})" >&2
+  exit 1
+fi
+t2b=$(date +%s)
+build_running=done
+if kill -0 "$install_pid" 2>/dev/null; then build_running="still building"; fi
 if ! wait "$install_pid"; then
   cat "$install_log" >&2
   echo "test: the Temporal server build for the cluster suite failed (scripts/cluster/install.sh)" >&2
@@ -44,4 +64,4 @@ fi
 t3=$(date +%s)
 npm run --silent test:cluster
 t4=$(date +%s)
-echo "test: setup, lint, typecheck $((t1 - t0)) s; main suite $((t2 - t1)) s; Temporal server build $(tail -n 1 "$install_log" | sed 's/^built in //'), waited for $((t3 - t2)) s after the main suite; cluster suite $((t4 - t3)) s; total $((t4 - t0)) s"
+echo "test: setup, lint, typecheck $((t1 - t0)) s; main suite $((t2 - t1)) s; schemathesis $((t2b - t2)) s (Temporal server build $build_running at its end); Temporal server build $(tail -n 1 "$install_log" | sed 's/^built in //'), waited for $((t3 - t2b)) s after schemathesis; cluster suite $((t4 - t3)) s; total $((t4 - t0)) s"

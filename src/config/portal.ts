@@ -6,16 +6,16 @@ import { configSection, invalid, type SectionOf } from './env';
 /** The portal section. */
 export const PORTAL_CONFIG = configSection(
   {
-    PORTAL_SUWON_BASE_URL: z.string().url().default('http://127.0.0.1:4710'),
-    PORTAL_CALLBACK_URL: z.string().url().default('http://127.0.0.1:3000/internal/scrape-results'),
-    PORTAL_CALLBACK_SECRETS: z.string().optional(),
-    PORTAL_CALLBACK_TOLERANCE_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
-    PORTAL_CALLBACK_DEADLINE_SECONDS: z.coerce.number().int().min(1).default(900),
-    PORTAL_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(20_000),
-    PORTAL_SCRAPE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(300),
-    PORTAL_ACTIVITY_CONCURRENCY: z.coerce.number().int().min(1).default(16),
-    PORTAL_PAGE_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(4),
-    PORTAL_MAX_REQUESTS_IN_FLIGHT: z.coerce.number().int().min(1).default(16),
+    PORTAL_SUWON_BASE_URL: z.string().url().default('http://127.0.0.1:4710').describe('Base URL of the `suwon` portal (the demo\'s emulator by default).'),
+    PORTAL_CALLBACK_URL: z.string().url().default('http://127.0.0.1:3000/internal/scrape-results').describe('Where the scraper posts its signed result callback.'),
+    PORTAL_CALLBACK_SECRETS: z.string().optional().describe('HMAC-SHA256 callback secrets (≥ 32 characters, comma-separated): the first signs, all verify; required in production.'),
+    PORTAL_CALLBACK_TOLERANCE_SECONDS: z.coerce.number().int().min(1).max(3600).default(300).describe('Accepted clock difference of X-Timestamp, in seconds, in both directions.'),
+    PORTAL_CALLBACK_DEADLINE_SECONDS: z.coerce.number().int().min(1).default(900).describe('A link job whose callback has not arrived this long after its scrape started FAILS, in seconds.'),
+    PORTAL_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(20_000).describe('Timeout of one portal HTTP request, in ms.'),
+    PORTAL_SCRAPE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(300).describe('Timeout of a whole scrape (login and every page), in seconds.'),
+    PORTAL_ACTIVITY_CONCURRENCY: z.coerce.number().int().min(1).default(16).describe('Most scrapes one `portal` worker runs at once (a scrape waits on HTTP and the object store, not the CPU).'),
+    PORTAL_PAGE_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(4).describe('Most portal pages one scrape fetches at once after its login.'),
+    PORTAL_MAX_REQUESTS_IN_FLIGHT: z.coerce.number().int().min(1).default(16).describe('Most requests one portal worker process has in flight to one portal, over all its scrapes.'),
   },
   (e, nodeEnv) => ({
     /**

@@ -6,11 +6,11 @@ import { ConfigError, configSection, type SectionOf } from './env';
 /** The scraps section. */
 export const SCRAPS_CONFIG = configSection(
   {
-    SCRAP_MAX_CONTENT_CHARS: z.coerce.number().int().min(1).default(100_000),
-    SIMILAR_CARDS_THRESHOLD: z.coerce.number().min(0).max(2).default(0.5),
-    SIMILAR_CARDS_THRESHOLDS: z.string().optional(),
-    SIMILAR_CARDS_FALLBACK_K: z.coerce.number().int().min(1).max(100).default(5),
-    VECTOR_SEARCH: z.enum(['auto', 'pgvector', 'bytea']).default('auto'),
+    SCRAP_MAX_CONTENT_CHARS: z.coerce.number().int().min(1).default(100_000).describe('SAN-1 longest accepted scrap content, in characters.'),
+    SIMILAR_CARDS_THRESHOLD: z.coerce.number().min(0).max(2).default(0.5).describe('SAN-7 cosine-distance threshold of similar cards (0-2).'),
+    SIMILAR_CARDS_THRESHOLDS: z.string().optional().describe('Per-model thresholds `<model identity>=<distance>,…` over the calibrated ones.'),
+    SIMILAR_CARDS_FALLBACK_K: z.coerce.number().int().min(1).max(100).default(5).describe('Number of nearest cards returned when none pass the threshold (1-100).'),
+    VECTOR_SEARCH: z.enum(['auto', 'pgvector', 'bytea']).default('auto').describe('Vector search: auto | pgvector | bytea.'),
   },
   (e) => ({
     /** SAN-1 longest accepted scrap content, in characters. */
