@@ -13,6 +13,7 @@ import { startOrUndo, workflowStartUnavailable, type WarnLog } from './after-com
 import { claimIdempotencyKey, reclaimedKeyHash, recordIdempotentAnswer, withdrawIdempotencyRecord, type IdempotencyClaimInput } from './idempotency';
 import type { DomainError } from './domain-error';
 import type { StartOutcome } from './workflow-start';
+import { recordRequestWebhook, removeRequestWebhook, type RequestWebhook } from './webhook-requests';
 
 /** How {@link idempotentCreate} starts a committed resource's workflow. */
 export interface CreateStart<R> {
@@ -51,6 +52,8 @@ export interface IdempotentCreateSpec<R> {
   read(resourceId: string): Promise<R | null>;
   /** Starts the resource after the commit; absent when nothing is started. */
   start?: CreateStart<R>;
+  /** The request's per-request webhook (checked by the caller first), kept with a new resource in its transaction. */
+  webhook?: RequestWebhook;
 }
 
 /** Result of {@link idempotentCreate}: the resource (as stored after the start), the status code, and whether it was a replay. */
@@ -81,6 +84,7 @@ export async function idempotentCreate<R>(spec: IdempotentCreateSpec<R>): Promis
     const taken = spec.keyHashTaken ? await spec.keyHashTaken(tx, claim.keyHash) : false;
     const keyHash = taken ? reclaimedKeyHash(claim.keyHash, claim.recordId) : claim.keyHash;
     const resource = await spec.create(tx, keyHash);
+    if (spec.webhook) await recordRequestWebhook(tx, spec.webhook, spec.idOf(resource));
     await recordIdempotentAnswer(tx, claim.recordId, { statusCode: spec.statusCode, resourceType: spec.resourceType, resourceId: spec.idOf(resource) });
     return { replay: false as const, resource, recordId: claim.recordId };
   });
@@ -99,6 +103,7 @@ export async function idempotentCreate<R>(spec: IdempotentCreateSpec<R>): Promis
   await startOrUndo(start.log, [{ ids: start.ids(created), start: () => start.run(created) }], () =>
     spec.db.$transaction(async (tx) => {
       await start.remove(tx, created);
+      if (spec.webhook) await removeRequestWebhook(tx, spec.webhook.source, spec.idOf(created));
       await withdrawIdempotencyRecord(tx, outcome.recordId);
     }),
     start.problem ? { problem: start.problem } : {},

@@ -31,14 +31,21 @@ export function createWebhookActivities({ config, db, client, jobsTaskQueue }: W
   return {
     /** One POST of delivery `deliveryId` (see the module comment). */
     async attemptWebhookDelivery(args: { deliveryId: string }): Promise<AttemptResult> {
-      const delivery = await db.webhookDelivery.findUnique({ where: { id: args.deliveryId }, include: { endpoint: true } });
+      const delivery = await db.webhookDelivery.findUnique({
+        where: { id: args.deliveryId },
+        include: { endpoint: true, target: { include: { user: { select: { webhookSigningSecret: true } } } } },
+      });
       if (!delivery || delivery.status === 'SUCCEEDED' || delivery.status === 'FAILED') return 'gone';
+      // An endpoint signs with its own secret; a per-request URL with its user's signing secret.
+      const signer = delivery.endpoint ?? delivery.target?.user.webhookSigningSecret;
+      const url = delivery.endpoint?.url ?? delivery.target?.url;
+      if (!signer || !url) return 'gone';
       const body = JSON.stringify(delivery.payload);
       const now = new Date();
       let outcome: PostOutcome;
       try {
-        const dest = await checkDestination(delivery.endpoint.url, { allowPrivate: config.webhooks.allowPrivateUrls });
-        const headers = webhookHeaders(signingSecrets(delivery.endpoint, now), delivery.eventId, Math.floor(now.getTime() / 1000), body);
+        const dest = await checkDestination(url, { allowPrivate: config.webhooks.allowPrivateUrls });
+        const headers = webhookHeaders(signingSecrets(signer, now), delivery.eventId, Math.floor(now.getTime() / 1000), body);
         outcome = await postWebhook(dest, headers, body, config.webhooks.requestTimeoutMs);
       } catch (err) {
         if (!(err instanceof DestinationRefusedError)) throw err;
