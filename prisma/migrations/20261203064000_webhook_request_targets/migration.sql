@@ -51,9 +51,6 @@ ALTER TABLE "webhook_request_targets" ADD CONSTRAINT "webhook_request_targets_us
 -- AddForeignKey
 ALTER TABLE "webhook_deliveries" ADD CONSTRAINT "webhook_deliveries_target_id_fkey" FOREIGN KEY ("target_id") REFERENCES "webhook_request_targets"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
--- A delivery has exactly one destination.
-ALTER TABLE "webhook_deliveries" ADD CONSTRAINT "webhook_deliveries_one_destination" CHECK (num_nonnulls("endpoint_id", "target_id") = 1);
-
 CREATE OR REPLACE FUNCTION webhook_enqueue_terminal() RETURNS trigger
 LANGUAGE plpgsql AS E'
 DECLARE
