@@ -151,6 +151,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks/signing-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read the signing secret's state (never the secret) */
+        get: operations["getWebhooksSigningSecret"];
+        put?: never;
+        /**
+         * Create or rotate the signing secret of per-request webhook URLs
+         * @description Every create that takes a `webhook` URL (a per-request completion webhook) signs its deliveries with the caller's signing secret, per Standard Webhooks. The first call creates it (201); a later call rotates it (200): a fresh secret signs from now on and the one it replaces keeps signing too for WEBHOOK_SECRET_OVERLAP_HOURS (two `v1,` signatures). The secret is in this answer only.
+         */
+        post: operations["postWebhooksSigningSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the deliveries to the caller's per-request webhook URLs (newest first) */
+        get: operations["getWebhooksDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks/deliveries/{id}": {
         parameters: {
             query?: never;
@@ -1101,8 +1139,10 @@ export interface components {
         WebhookDeliveryInput: {
             /** Format: uuid */
             id: string;
-            /** Format: uuid */
-            endpointId: string;
+            /** @description null: a delivery to the per-request `webhook` URL of the resource's create (see `requestUrl`) */
+            endpointId: string | null;
+            /** @description the per-request `webhook` URL this delivery goes to (null: to the endpoint `endpointId`) */
+            requestUrl: string | null;
             /**
              * Format: uuid
              * @description the `webhook-id` header (the same for a redelivery)
@@ -1123,8 +1163,10 @@ export interface components {
         WebhookDeliveryWithAttemptsInput: {
             /** Format: uuid */
             id: string;
-            /** Format: uuid */
-            endpointId: string;
+            /** @description null: a delivery to the per-request `webhook` URL of the resource's create (see `requestUrl`) */
+            endpointId: string | null;
+            /** @description the per-request `webhook` URL this delivery goes to (null: to the endpoint `endpointId`) */
+            requestUrl: string | null;
             /**
              * Format: uuid
              * @description the `webhook-id` header (the same for a redelivery)
@@ -1142,6 +1184,20 @@ export interface components {
             createdAt: string;
             finishedAt: string | null;
             attempts: components["schemas"]["WebhookAttemptInput"][];
+        };
+        WebhookSigningSecretInput: {
+            /** @description while set (ISO time), the previous secret still signs too */
+            secretRotationEndsAt: string | null;
+            createdAt: string;
+            updatedAt: string;
+        };
+        WebhookSigningSecretWithSecretInput: {
+            /** @description while set (ISO time), the previous secret still signs too */
+            secretRotationEndsAt: string | null;
+            createdAt: string;
+            updatedAt: string;
+            /** @description `whsec_…` (Standard Webhooks); shown only in this answer */
+            secret: string;
         };
         TaskInput: {
             /** Format: uuid */
@@ -1913,8 +1969,10 @@ export interface components {
         WebhookDelivery: {
             /** Format: uuid */
             id: string;
-            /** Format: uuid */
-            endpointId: string;
+            /** @description null: a delivery to the per-request `webhook` URL of the resource's create (see `requestUrl`) */
+            endpointId: string | null;
+            /** @description the per-request `webhook` URL this delivery goes to (null: to the endpoint `endpointId`) */
+            requestUrl: string | null;
             /**
              * Format: uuid
              * @description the `webhook-id` header (the same for a redelivery)
@@ -1935,8 +1993,10 @@ export interface components {
         WebhookDeliveryWithAttempts: {
             /** Format: uuid */
             id: string;
-            /** Format: uuid */
-            endpointId: string;
+            /** @description null: a delivery to the per-request `webhook` URL of the resource's create (see `requestUrl`) */
+            endpointId: string | null;
+            /** @description the per-request `webhook` URL this delivery goes to (null: to the endpoint `endpointId`) */
+            requestUrl: string | null;
             /**
              * Format: uuid
              * @description the `webhook-id` header (the same for a redelivery)
@@ -1954,6 +2014,20 @@ export interface components {
             createdAt: string;
             finishedAt: string | null;
             attempts: components["schemas"]["WebhookAttempt"][];
+        };
+        WebhookSigningSecret: {
+            /** @description while set (ISO time), the previous secret still signs too */
+            secretRotationEndsAt: string | null;
+            createdAt: string;
+            updatedAt: string;
+        };
+        WebhookSigningSecretWithSecret: {
+            /** @description while set (ISO time), the previous secret still signs too */
+            secretRotationEndsAt: string | null;
+            createdAt: string;
+            updatedAt: string;
+            /** @description `whsec_…` (Standard Webhooks); shown only in this answer */
+            secret: string;
         };
         Task: {
             /** Format: uuid */
@@ -3578,6 +3652,275 @@ export interface operations {
             /** @description VALIDATION_FAILED (detail FST_ERR_MAX_PARAM_LENGTH): a path parameter over the router's length limit */
             414: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: over a rate limit of the caller (per user; per company on company routes; per IP address without valid credentials) */
+            429: {
+                headers: {
+                    /** @description seconds until the exceeded window ends */
+                    "Retry-After"?: number;
+                    /** @description the policies of this request, e.g. `"user";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers); on every counted answer */
+                    "RateLimit-Policy"?: string;
+                    /** @description what is left of each policy and seconds to its reset, e.g. `"user";r=0;t=30`; on every counted answer */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: unexpected error (details in the logs under the X-Request-Id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database (or a dependency) cannot be used; see Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWebhooksSigningSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSigningSecret"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, invalid or revoked bearer token */
+            401: {
+                headers: {
+                    /** @description Bearer (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: over a rate limit of the caller (per user; per company on company routes; per IP address without valid credentials) */
+            429: {
+                headers: {
+                    /** @description seconds until the exceeded window ends */
+                    "Retry-After"?: number;
+                    /** @description the policies of this request, e.g. `"user";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers); on every counted answer */
+                    "RateLimit-Policy"?: string;
+                    /** @description what is left of each policy and seconds to its reset, e.g. `"user";r=0;t=30`; on every counted answer */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: unexpected error (details in the logs under the X-Request-Id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database (or a dependency) cannot be used; see Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postWebhooksSigningSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSigningSecretWithSecret"];
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSigningSecretWithSecret"];
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_JSON (the failed checks in `errors`) or a code of this operation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, invalid or revoked bearer token */
+            401: {
+                headers: {
+                    /** @description Bearer (RFC 6750) */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description REQUEST_TIMEOUT: the body was not received in time */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: not application/json, or a charset other than UTF-8 */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description RATE_LIMITED: over a rate limit of the caller (per user; per company on company routes; per IP address without valid credentials) */
+            429: {
+                headers: {
+                    /** @description seconds until the exceeded window ends */
+                    "Retry-After"?: number;
+                    /** @description the policies of this request, e.g. `"user";q=600;w=60` (draft-ietf-httpapi-ratelimit-headers); on every counted answer */
+                    "RateLimit-Policy"?: string;
+                    /** @description what is left of each policy and seconds to its reset, e.g. `"user";r=0;t=30`; on every counted answer */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description INTERNAL: unexpected error (details in the logs under the X-Request-Id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database (or a dependency) cannot be used; see Retry-After */
+            503: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWebhooksDeliveries: {
+        parameters: {
+            query?: {
+                /** @description page size, 1..100 */
+                limit?: number;
+                /** @description `nextCursor` of the previous page; absent for the first page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["WebhookDelivery"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED, MALFORMED_JSON (the failed checks in `errors`) or a code of this operation */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description UNAUTHORIZED: missing, invalid or revoked bearer token */
+            401: {
+                headers: {
+                    /** @description Bearer (RFC 6750) */
+                    "WWW-Authenticate"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5813,6 +6156,11 @@ export interface operations {
                     text: string;
                     /** @enum {string} */
                     locale?: "ko" | "en";
+                    /**
+                     * @description per-request completion webhook: an https URL (public address, no credentials; http and private addresses only with WEBHOOK_ALLOW_PRIVATE_URLS, dev/test) that receives the terminal event, signed per Standard Webhooks with your signing secret (POST /webhooks/signing-secret). 400 WEBHOOK_URL_REFUSED; 409 WEBHOOK_SIGNING_SECRET_MISSING without a secret
+                     * @example https://hooks.example.com/durable-jobs
+                     */
+                    webhook?: string;
                 };
             };
         };
@@ -5826,7 +6174,7 @@ export interface operations {
                     "application/json": components["schemas"]["AiRunAccepted"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_MISSING / IDEMPOTENCY_KEY_INVALID / VALIDATION_FAILED */
+            /** @description IDEMPOTENCY_KEY_MISSING / IDEMPOTENCY_KEY_INVALID / VALIDATION_FAILED / WEBHOOK_URL_REFUSED */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5873,7 +6221,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description IDEMPOTENCY_KEY_CONFLICT (errors[] names the fields) or IDEMPOTENCY_KEY_IN_PROGRESS */
+            /** @description IDEMPOTENCY_KEY_CONFLICT (errors[] names the fields), IDEMPOTENCY_KEY_IN_PROGRESS or WEBHOOK_SIGNING_SECRET_MISSING (a `webhook` without a signing secret) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6857,6 +7205,11 @@ export interface operations {
                     studentId: string;
                     /** @description the portal password: passed to the scraper in an encrypted workflow payload, never stored */
                     password: string;
+                    /**
+                     * @description per-request completion webhook: an https URL (public address, no credentials; http and private addresses only with WEBHOOK_ALLOW_PRIVATE_URLS, dev/test) that receives the terminal event, signed per Standard Webhooks with your signing secret (POST /webhooks/signing-secret). 400 WEBHOOK_URL_REFUSED; 409 WEBHOOK_SIGNING_SECRET_MISSING without a secret
+                     * @example https://hooks.example.com/durable-jobs
+                     */
+                    webhook?: string;
                 };
             };
         };
@@ -6907,7 +7260,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description PORTAL_LINK_JOB_ACTIVE (with the extension members activeJobId, activeJobStatus, pollingEndpoint), IDEMPOTENCY_KEY_CONFLICT (C07) or IDEMPOTENCY_KEY_IN_PROGRESS */
+            /** @description PORTAL_LINK_JOB_ACTIVE (with the extension members activeJobId, activeJobStatus, pollingEndpoint), IDEMPOTENCY_KEY_CONFLICT (C07), IDEMPOTENCY_KEY_IN_PROGRESS or WEBHOOK_SIGNING_SECRET_MISSING (a `webhook` without a signing secret) */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -47,3 +47,21 @@ export function idempotencyKeyHeaders(opts: { required: boolean; description: st
   const headers = z.looseObject({ [IDEMPOTENCY_KEY_HEADER]: header });
   return opts.required ? headers.meta({ required: [IDEMPOTENCY_KEY_HEADER] }) : headers;
 }
+
+/**
+ * The optional `webhook` field of a create that makes a pollable resource: where its terminal event
+ * is POSTed (a per-request completion webhook, signed with the caller's signing secret). Checked by
+ * the endpoint rules: 400 WEBHOOK_URL_REFUSED; 409 WEBHOOK_SIGNING_SECRET_MISSING without a secret.
+ * Part of the request's Idempotency-Key fingerprint.
+ */
+export const RequestWebhookField = z
+  .string()
+  .min(1)
+  .max(2048)
+  .optional()
+  .describe(
+    'per-request completion webhook: an https URL (public address, no credentials; http and private addresses only with ' +
+      'WEBHOOK_ALLOW_PRIVATE_URLS, dev/test) that receives the terminal event, signed per Standard Webhooks with your signing ' +
+      'secret (POST /webhooks/signing-secret). 400 WEBHOOK_URL_REFUSED; 409 WEBHOOK_SIGNING_SECRET_MISSING without a secret',
+  )
+  .meta({ example: 'https://hooks.example.com/durable-jobs' });

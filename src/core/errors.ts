@@ -47,6 +47,7 @@ export const CORE_PROBLEMS = defineProblems({
   JOB_NOT_RETRYABLE: { status: 409, description: 'only a FAILED job whose target is open and that nothing newer supersedes can be re-run' },
   RETRY_LIMIT_REACHED: { status: 409, description: 'the job was re-run as often as allowed' },
   IDEMPOTENCY_KEY_CONFLICT: { status: 409, description: 'the key was used with another request; `errors[]` names the differing fields' },
+  WEBHOOK_SIGNING_SECRET_MISSING: { status: 409, description: 'a per-request `webhook` needs the caller\'s signing secret: create it with POST /webhooks/signing-secret first' },
   IDEMPOTENCY_KEY_IN_PROGRESS: { status: 409, description: 'the first request with this key has no answer yet; retry shortly' },
   PRECONDITION_FAILED: { status: 412, description: "If-Match does not match the resource's current ETag; nothing applied" },
   PAYLOAD_TOO_LARGE: { status: 413, description: 'the body is over the size limit' },

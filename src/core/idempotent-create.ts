@@ -19,6 +19,7 @@ import { claimIdempotencyKey, reclaimedKeyHash, recordIdempotentAnswer, withdraw
 import type { DomainError } from './domain-error';
 import type { ReplayAnswers } from './replay-answers';
 import type { StartOutcome } from './workflow-start';
+import { recordRequestWebhook, removeRequestWebhook, type RequestWebhook } from './webhook-requests';
 
 /** How {@link idempotentCreate} starts a committed resource's workflow. */
 export interface CreateStart<R> {
@@ -61,6 +62,8 @@ export interface IdempotentCreateSpec<R> {
   replays?: ReplayAnswers;
   /** The read of a resource replayed by the fast path (e.g. over the hot path); default `read`. */
   readReplayed?(resourceId: string): Promise<R | null>;
+  /** The request's per-request webhook (checked by the caller first), kept with a new resource in its transaction. */
+  webhook?: RequestWebhook;
 }
 
 /** Result of {@link idempotentCreate}: the resource (as stored after the start), the status code, and whether it was a replay. */
@@ -93,6 +96,7 @@ export async function idempotentCreate<R>(spec: IdempotentCreateSpec<R>): Promis
     const taken = spec.keyHashTaken ? await spec.keyHashTaken(tx, claim.keyHash) : false;
     const keyHash = taken ? reclaimedKeyHash(claim.keyHash, claim.recordId) : claim.keyHash;
     const resource = await spec.create(tx, keyHash);
+    if (spec.webhook) await recordRequestWebhook(tx, spec.webhook, spec.idOf(resource));
     await recordIdempotentAnswer(tx, claim.recordId, { statusCode: spec.statusCode, resourceType: spec.resourceType, resourceId: spec.idOf(resource) });
     return { replay: false as const, resource, recordId: claim.recordId };
   });
@@ -107,6 +111,7 @@ export async function idempotentCreate<R>(spec: IdempotentCreateSpec<R>): Promis
   await startOrUndo(start.log, [{ ids: start.ids(created), start: () => start.run(created) }], async () => {
     await spec.db.$transaction(async (tx) => {
       await start.remove(tx, created);
+      if (spec.webhook) await removeRequestWebhook(tx, spec.webhook.source, spec.idOf(created));
       await withdrawIdempotencyRecord(tx, outcome.recordId);
     });
     spec.replays?.forget(spec.claim.scopeId, spec.claim.operation, spec.claim.key);

@@ -97,17 +97,23 @@ export function signingSecrets(endpoint: Pick<WebhookEndpoint, 'secret' | 'previ
   return [endpoint.secret, ...prev];
 }
 
-/** Delivery `id` (with its endpoint) if `userId` may see its endpoint. @throws DomainError 404 NOT_FOUND otherwise. */
-export async function deliveryFor(db: PrismaClient, userId: string, id: string): Promise<WebhookDelivery> {
-  const row = await db.webhookDelivery.findFirst({ where: { id, endpoint: await visibleEndpoints(db, userId) } });
+/** The `where` of the deliveries `userId` may see: to the endpoints they manage, and to their own per-request URLs. */
+export async function visibleDeliveries(db: PrismaClient, userId: string): Promise<Prisma.WebhookDeliveryWhereInput> {
+  return { OR: [{ endpoint: await visibleEndpoints(db, userId) }, { target: { userId } }] };
+}
+
+/** Delivery `id` if `userId` may see it ({@link visibleDeliveries}). @throws DomainError 404 NOT_FOUND otherwise. */
+export async function deliveryFor(db: PrismaClient, userId: string, id: string): Promise<WebhookDelivery & { target: { url: string } | null }> {
+  const row = await db.webhookDelivery.findFirst({ where: { id, ...(await visibleDeliveries(db, userId)) }, include: { target: { select: { url: true } } } });
   if (!row) throw notFound('webhook delivery');
   return row;
 }
 
-/** A new PENDING delivery of delivery `id`'s event (same event id and payload) to the same endpoint. */
-export async function redeliver(db: PrismaClient, userId: string, id: string): Promise<WebhookDelivery> {
+/** A new PENDING delivery of delivery `id`'s event (same event id and payload) to the same endpoint or per-request URL. */
+export async function redeliver(db: PrismaClient, userId: string, id: string): Promise<WebhookDelivery & { target: { url: string } | null }> {
   const row = await deliveryFor(db, userId, id);
   return db.webhookDelivery.create({
-    data: { endpointId: row.endpointId, eventId: row.eventId, eventType: row.eventType, payload: row.payload as Prisma.InputJsonValue, redeliveryOf: row.id },
+    include: { target: { select: { url: true } } },
+    data: { endpointId: row.endpointId, targetId: row.targetId, eventId: row.eventId, eventType: row.eventType, payload: row.payload as Prisma.InputJsonValue, redeliveryOf: row.id },
   });
 }

@@ -2,11 +2,13 @@
  * Endpoint secrets at rest: `webhook_endpoints.secret` and `.previous_secret` hold the token box's
  * sealed form (`v1.<kid>.<iv>.<tag>.<data>`, AES-256-GCM under the WEBHOOK_SECRET_KEYS key ring,
  * src/crypto/token-box.ts), the endpoint id bound as additional data, so a sealed secret opens only
- * for its own endpoint. A legacy clear `whsec_…` value is still read as it is; the maintenance
+ * for its own endpoint. A user's signing secret of per-request webhooks (`webhook_signing_secrets`)
+ * is sealed the same way, bound to `signing-secret:<userId>` ({@link signingSecretOwner}), which no
+ * endpoint id can equal. A legacy clear `whsec_…` value is still read as it is; the maintenance
  * worker seals those (and re-seals values under a non-active key) once at start-up
  * ({@link sealStoredSecrets}).
  */
-import type { PrismaClient, WebhookEndpoint } from '@prisma/client';
+import type { PrismaClient, WebhookEndpoint, WebhookSigningSecret } from '@prisma/client';
 import type { CoreConfig } from '../config';
 import { createTokenBox, parseKeyRing, TokenBoxError, type TokenBox } from '../crypto/token-box';
 
@@ -64,6 +66,17 @@ export function openEndpoint<E extends Pick<WebhookEndpoint, 'id' | 'secret' | '
     secret: box.open(endpoint.id, endpoint.secret),
     previousSecret: endpoint.previousSecret === null ? null : box.open(endpoint.id, endpoint.previousSecret),
   };
+}
+
+/** The owner id a user's signing secret is sealed under (never a UUID, so never an endpoint's id). */
+export function signingSecretOwner(userId: string): string {
+  return `signing-secret:${userId}`;
+}
+
+/** A user's signing secret row with its secrets opened. @throws WebhookSecretError as {@link WebhookSecretBox.open}. */
+export function openSigningSecret<S extends Pick<WebhookSigningSecret, 'userId' | 'secret' | 'previousSecret' | 'previousSecretExpiresAt'>>(box: WebhookSecretBox, row: S): S {
+  const owner = signingSecretOwner(row.userId);
+  return { ...row, secret: box.open(owner, row.secret), previousSecret: row.previousSecret === null ? null : box.open(owner, row.previousSecret) };
 }
 
 /**

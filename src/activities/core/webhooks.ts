@@ -8,7 +8,7 @@ import type { Prisma, PrismaClient } from '@prisma/client';
 import type { CoreConfig } from '../../config';
 import { checkDestination, DestinationRefusedError } from '../../core/webhook-destination';
 import { signingSecrets } from '../../core/webhook-endpoints';
-import { openEndpoint, webhookSecretBoxFromConfig, WebhookSecretError } from '../../core/webhook-secrets';
+import { openEndpoint, openSigningSecret, webhookSecretBoxFromConfig, WebhookSecretError } from '../../core/webhook-secrets';
 import { postWebhook, type PostOutcome } from '../../core/webhook-post';
 import { webhookHeaders } from '../../core/webhook-signing';
 import { relayDeliveries, type RelayReport } from '../../core/webhook-start';
@@ -33,14 +33,23 @@ export function createWebhookActivities({ config, db, client, jobsTaskQueue }: W
   return {
     /** One POST of delivery `deliveryId` (see the module comment). */
     async attemptWebhookDelivery(args: { deliveryId: string }): Promise<AttemptResult> {
-      const delivery = await db.webhookDelivery.findUnique({ where: { id: args.deliveryId }, include: { endpoint: true } });
+      const delivery = await db.webhookDelivery.findUnique({
+        where: { id: args.deliveryId },
+        include: { endpoint: true, target: { include: { user: { select: { webhookSigningSecret: true } } } } },
+      });
       if (!delivery || delivery.status === 'SUCCEEDED' || delivery.status === 'FAILED') return 'gone';
+      // An endpoint signs with its own secret; a per-request URL with its user's signing secret.
+      const endpoint = delivery.endpoint;
+      const signingSecret = delivery.target?.user.webhookSigningSecret;
+      const url = endpoint?.url ?? delivery.target?.url;
+      if ((!endpoint && !signingSecret) || !url) return 'gone';
       const body = JSON.stringify(delivery.payload);
       const now = new Date();
       let outcome: PostOutcome;
       try {
-        const dest = await checkDestination(delivery.endpoint.url, { allowPrivate: config.webhooks.allowPrivateUrls });
-        const headers = webhookHeaders(signingSecrets(openEndpoint(secrets, delivery.endpoint), now), delivery.eventId, Math.floor(now.getTime() / 1000), body);
+        const signer = endpoint ? openEndpoint(secrets, endpoint) : openSigningSecret(secrets, signingSecret!);
+        const dest = await checkDestination(url, { allowPrivate: config.webhooks.allowPrivateUrls });
+        const headers = webhookHeaders(signingSecrets(signer, now), delivery.eventId, Math.floor(now.getTime() / 1000), body);
         outcome = await postWebhook(dest, headers, body, config.webhooks.requestTimeoutMs);
       } catch (err) {
         // A refused destination or a secret the key ring cannot open: recorded as a failed attempt

@@ -15,6 +15,7 @@ import type { AiRunsConfig as Config } from '../../config/ai-runs';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { workflowStartUnavailable, type WarnLog } from '../../core/after-commit';
 import { idempotentCreate } from '../../core/idempotent-create';
+import { checkRequestWebhook } from '../../core/webhook-requests';
 import { requireMembership } from '../../core/tenancy';
 import type { ReplayPath } from '../../core/replay-answers';
 import { startFailureKind, WorkflowNotStartedError } from '../../core/workflow-start';
@@ -40,11 +41,16 @@ export interface AiRunDeps {
   replays?: ReplayPath | undefined;
 }
 
+/** Event source of a run's terminal events (the prefix of the `ai_runs` webhook trigger). */
+export const AI_RUN_WEBHOOK_SOURCE = 'ai_run';
+
 /** Body of `POST /api/v1/ai-runs`. */
 export interface CreateAiRunBody {
   companyId: string;
   text: string;
   locale?: 'ko' | 'en' | undefined;
+  /** Per-request completion webhook URL of the requesting user (src/core/webhook-requests.ts). */
+  webhook?: string | undefined;
 }
 
 /** Correlation of the request that made a command (AR-6 requestId / traceId). */
@@ -90,13 +96,15 @@ export async function createAiRun(deps: AiRunDeps, userId: string, key: string, 
   if (replays) await replays.members.require(userId, body.companyId, AI_RUN_WRITER_ROLES);
   else await requireMembership(deps.db, userId, body.companyId, AI_RUN_WRITER_ROLES);
   const a = deps.config.aiRuns;
-  const request = { companyId: body.companyId, text: body.text, locale: body.locale ?? null };
+  const request = { companyId: body.companyId, text: body.text, locale: body.locale ?? null, webhook: body.webhook };
+  if (body.webhook !== undefined) await checkRequestWebhook(deps.db, { allowPrivate: deps.config.webhooks.allowPrivateUrls }, userId, body.webhook);
   const r = await idempotentCreate<AiRun>({
     db: deps.db,
     claim: { scopeId: body.companyId, operation: AI_RUN_OPERATIONS.create, key, request, ttlMs: deps.config.idempotency.ttlMs },
     statusCode: 202,
     resourceType: 'ai-run',
     ...(replays ? { replays: replays.answers, readReplayed: (runId: string) => replays.reads.row<AiRun>('ai_run_replayed', AI_RUN_ROW, [runId]) } : {}),
+    ...(body.webhook !== undefined ? { webhook: { source: AI_RUN_WEBHOOK_SOURCE, userId, url: body.webhook } } : {}),
     keyHashTaken: async (tx, keyHash) =>
       (await tx.aiRun.findUnique({ where: { companyId_idempotencyKeyHash: { companyId: body.companyId, idempotencyKeyHash: keyHash } }, select: { id: true } })) !== null,
     async create(tx, keyHash) {

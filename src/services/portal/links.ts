@@ -20,6 +20,7 @@ import { DomainError } from '../../core/domain-error';
 import type { WarnLog } from '../../core/after-commit';
 import { idempotentCreate } from '../../core/idempotent-create';
 import type { ReplayPath } from '../../core/replay-answers';
+import { checkRequestWebhook } from '../../core/webhook-requests';
 import { PORTAL_LINK_JOB_STATES } from '../../domain/portal/job-state';
 import { portalLinkWorkflowId, type PortalLinkKind, type PortalStudentSummary } from '../../domain/portal/contracts';
 import { startablePortalJobOf, type PortalLinkStarter } from './starter';
@@ -51,7 +52,12 @@ export interface PortalLinkBody {
   portalType: string;
   studentId: string;
   password: string;
+  /** Per-request completion webhook URL (src/core/webhook-requests.ts). */
+  webhook?: string | undefined;
 }
+
+/** Event source of a link job's terminal events (the prefix of the `portal_link_jobs` webhook trigger). */
+export const PORTAL_LINK_WEBHOOK_SOURCE = 'portal_link_job';
 
 /** Operation name of the Idempotency-Key records. */
 export const PORTAL_LINK_OPERATION = 'portal.link';
@@ -101,8 +107,9 @@ export async function requestPortalLink(deps: PortalLinkDeps, userId: string, ke
     throw PO_ERRORS.problem('PORTAL_TYPE_UNSUPPORTED', `portal type "${body.portalType}" is not supported`);
   }
   // The password stays out of the fingerprint (see the module comment).
-  const request = { portalType: body.portalType, studentId: body.studentId };
+  const request = { portalType: body.portalType, studentId: body.studentId, webhook: body.webhook };
   const replays = deps.replays;
+  if (body.webhook !== undefined) await checkRequestWebhook(deps.db, { allowPrivate: deps.config.webhooks.allowPrivateUrls }, userId, body.webhook);
   try {
     const r = await idempotentCreate<PortalLinkJob>({
       db: deps.db,
@@ -110,6 +117,7 @@ export async function requestPortalLink(deps: PortalLinkDeps, userId: string, ke
       statusCode: 202,
       resourceType: 'portal-link-job',
       ...(replays ? { replays: replays.answers, readReplayed: (jobId: string) => replays.reads.row<PortalLinkJob>('portal_link_job_replayed', PORTAL_LINK_JOB_ROW, [jobId]) } : {}),
+      ...(body.webhook !== undefined ? { webhook: { source: PORTAL_LINK_WEBHOOK_SOURCE, userId, url: body.webhook } } : {}),
       keyHashTaken: async (tx, keyHash) =>
         (await tx.portalLinkJob.findUnique({ where: { workflowId: portalLinkWorkflowId(userId, keyHash) }, select: { id: true } })) !== null,
       async create(tx, keyHash) {

@@ -60,11 +60,11 @@ export const aiRunRoutes: FastifyPluginAsyncZod<ArRunRouteDeps> = async (app, de
         body: Body,
         response: {
           202: exampleContent(AiRunAcceptedSchema, AR_EXAMPLES.accepted, 'Accepted: the run, QUEUED (or its state now on a replay)'),
-          400: problemExamples('IDEMPOTENCY_KEY_MISSING / IDEMPOTENCY_KEY_INVALID / VALIDATION_FAILED', ['missingKey']),
+          400: problemExamples('IDEMPOTENCY_KEY_MISSING / IDEMPOTENCY_KEY_INVALID / VALIDATION_FAILED / WEBHOOK_URL_REFUSED', ['missingKey']),
           401: ProblemSchema,
           403: ProblemSchema,
           404: ProblemSchema,
-          409: problemExamples('IDEMPOTENCY_KEY_CONFLICT (errors[] names the fields) or IDEMPOTENCY_KEY_IN_PROGRESS', ['keyConflict']),
+          409: problemExamples('IDEMPOTENCY_KEY_CONFLICT (errors[] names the fields), IDEMPOTENCY_KEY_IN_PROGRESS or WEBHOOK_SIGNING_SECRET_MISSING (a `webhook` without a signing secret)', ['keyConflict']),
         },
       },
     },

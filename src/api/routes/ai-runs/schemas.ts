@@ -4,7 +4,7 @@ import { VISIBLE_TEXT_PATTERN } from '../../../core/blank';
 import type { AiRunWithDetails } from '../../../services/ai-runs/runs';
 import { aiRunEtag } from '../../../domain/ai-runs/etag';
 import { AI_RUN_STATUSES } from '../../../domain/ai-runs/run-state';
-import { idempotencyKeyHeaders } from '../../schemas';
+import { idempotencyKeyHeaders, RequestWebhookField } from '../../schemas';
 
 /** The `Idempotency-Key` request header, required (parsed by src/core/idempotency.ts: 400 when missing or malformed). */
 export const IdempotencyHeaders = idempotencyKeyHeaders({
@@ -25,6 +25,7 @@ export function createBodySchema(maxTextChars: number) {
         .refine((s) => Array.from(s).length <= maxTextChars, `at most ${maxTextChars} characters`)
         .describe('the free-text HR request; stored masked with a keyed hash, never in the clear (AR-6)'),
       locale: z.enum(['ko', 'en']).optional(),
+      webhook: RequestWebhookField,
     })
     .meta({
       examples: [

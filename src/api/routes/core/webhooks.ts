@@ -1,10 +1,11 @@
 /**
  * Completion webhooks' routes: endpoints (register, list, read, delete, rotate the secret), their
- * deliveries (list, read with attempts) and redelivery. Bearer auth; an endpoint of another user,
- * or of a company where the caller is not an OWNER, answers 404.
+ * deliveries (list, read with attempts) and redelivery; the caller's signing secret of per-request
+ * webhook URLs and the deliveries to those URLs. Bearer auth; an endpoint of another user, or of a
+ * company where the caller is not an OWNER, and another user's delivery answer 404.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint } from '@prisma/client';
+import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookSigningSecret } from '@prisma/client';
 import { z } from 'zod';
 import { startAfterCommit } from '../../../core/after-commit';
 import { taskQueues } from '../../../core/contracts';
@@ -12,9 +13,11 @@ import {
   createEndpoint, deliveryFor, endpointFor, redeliver, rotateSecret, signingSecrets, visibleEndpoints,
 } from '../../../core/webhook-endpoints';
 import { webhookSecretBoxFromConfig } from '../../../core/webhook-secrets';
+import { rotateSigningSecret } from '../../../core/webhook-requests';
 import { startDelivery } from '../../../core/webhook-start';
 import type { ApiDeps } from '../../deps';
 import { afterPosition, decodeCursor, NEWEST_FIRST, pageOf, PageQuery } from '../../pagination';
+import { notFound } from '../../../core/errors';
 import { ProblemSchema } from '../../problem';
 import { Uuid } from '../../schemas';
 
@@ -41,7 +44,8 @@ const AttemptSchema = z.object({
 
 const DeliverySchema = z.object({
   id: z.uuid(),
-  endpointId: z.uuid(),
+  endpointId: z.uuid().nullable().describe('null: a delivery to the per-request `webhook` URL of the resource\'s create (see `requestUrl`)'),
+  requestUrl: z.string().nullable().describe('the per-request `webhook` URL this delivery goes to (null: to the endpoint `endpointId`)'),
   eventId: z.uuid().describe('the `webhook-id` header (the same for a redelivery)'),
   eventType: z.string().describe('`<source>.<status>`: `async_job.completed` / `.failed`, `ai_run.succeeded` / `.failed`, ' +
     '`portal_link_job.succeeded` / `.failed`, `study_memo_card_job.completed` / `.failed` / `.skipped`'),
@@ -70,9 +74,24 @@ function endpointView(e: WebhookEndpoint, now = new Date()) {
   };
 }
 
-function deliveryView(d: WebhookDelivery) {
+const SigningSecretSchema = z.object({
+  secretRotationEndsAt: z.string().nullable().describe('while set (ISO time), the previous secret still signs too'),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+}).meta({ id: 'WebhookSigningSecret' });
+
+const SigningSecretWithSecretSchema = SigningSecretSchema.extend({
+  secret: z.string().describe('`whsec_…` (Standard Webhooks); shown only in this answer'),
+}).meta({ id: 'WebhookSigningSecretWithSecret' });
+
+function signingSecretView(s: WebhookSigningSecret, now = new Date()) {
+  const rotating = signingSecrets(s, now).length > 1 ? s.previousSecretExpiresAt : null;
+  return { secretRotationEndsAt: rotating ? rotating.toISOString() : null, createdAt: s.createdAt.toISOString(), updatedAt: s.updatedAt.toISOString() };
+}
+
+function deliveryView(d: WebhookDelivery & { target?: { url: string } | null }) {
   return {
-    id: d.id, endpointId: d.endpointId, eventId: d.eventId, eventType: d.eventType, status: d.status, attemptCount: d.attemptCount,
+    id: d.id, endpointId: d.endpointId, requestUrl: d.target?.url ?? null, eventId: d.eventId, eventType: d.eventType, status: d.status, attemptCount: d.attemptCount,
     lastError: d.lastError, redeliveryOf: d.redeliveryOf, payload: d.payload, createdAt: d.createdAt.toISOString(), finishedAt: d.finishedAt?.toISOString() ?? null,
   };
 }
@@ -83,6 +102,7 @@ function attemptView(a: WebhookAttempt) {
 
 const ENDPOINTS = 'webhook-endpoints';
 const DELIVERIES = 'webhook-deliveries';
+const REQUEST_DELIVERIES = 'webhook-request-deliveries';
 const IdParams = z.object({ id: Uuid });
 
 /** Registers the webhook routes. */
@@ -162,6 +182,46 @@ export const webhookRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) =
     return { items: page.items.map(deliveryView), nextCursor: page.nextCursor };
   });
 
+  app.post('/webhooks/signing-secret', {
+    schema: {
+      tags, summary: 'Create or rotate the signing secret of per-request webhook URLs',
+      description: 'Every create that takes a `webhook` URL (a per-request completion webhook) signs its deliveries with the caller\'s ' +
+        'signing secret, per Standard Webhooks. The first call creates it (201); a later call rotates it (200): a fresh secret signs ' +
+        'from now on and the one it replaces keeps signing too for WEBHOOK_SECRET_OVERLAP_HOURS (two `v1,` signatures). The secret ' +
+        'is in this answer only.',
+      response: { 200: SigningSecretWithSecretSchema, 201: SigningSecretWithSecretSchema, 401: ProblemSchema },
+    },
+  }, async (req, reply) => {
+    const { row, created } = await rotateSigningSecret(deps.db, req.userId, deps.config.webhooks.secretOverlapMs, secrets);
+    reply.code(created ? 201 : 200).header('location', '/webhooks/signing-secret');
+    return { ...signingSecretView(row), secret: row.secret };
+  });
+
+  app.get('/webhooks/signing-secret', {
+    schema: {
+      tags, summary: 'Read the signing secret\'s state (never the secret)',
+      response: { 200: SigningSecretSchema, 401: ProblemSchema, 404: ProblemSchema },
+    },
+  }, async (req) => {
+    const row = await deps.db.webhookSigningSecret.findUnique({ where: { userId: req.userId } });
+    if (!row) throw notFound('webhook signing secret');
+    return signingSecretView(row);
+  });
+
+  app.get('/webhooks/deliveries', {
+    schema: {
+      tags, summary: 'List the deliveries to the caller\'s per-request webhook URLs (newest first)', querystring: PageQuery,
+      response: { 200: z.object({ items: z.array(DeliverySchema), nextCursor: z.string().nullable() }), 400: ProblemSchema, 401: ProblemSchema },
+    },
+  }, async (req) => {
+    const pos = req.query.cursor === undefined ? undefined : decodeCursor(REQUEST_DELIVERIES, req.query.cursor);
+    const rows = await deps.db.webhookDelivery.findMany({
+      where: { target: { userId: req.userId }, ...afterPosition(pos) }, include: { target: { select: { url: true } } }, orderBy: NEWEST_FIRST, take: req.query.limit + 1,
+    });
+    const page = pageOf(REQUEST_DELIVERIES, rows, req.query.limit);
+    return { items: page.items.map(deliveryView), nextCursor: page.nextCursor };
+  });
+
   app.get('/webhooks/deliveries/:id', {
     schema: { tags, summary: 'Read a delivery with its attempts', params: IdParams, response: { 200: DeliveryWithAttemptsSchema, 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema } },
   }, async (req) => {
@@ -183,6 +243,6 @@ export const webhookRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) =
       await startAfterCommit(req.log, { deliveryId: row.id }, () => startDelivery(deps.db, client, deps.config, queue, row.id));
     }
     reply.code(202).header('location', `/webhooks/deliveries/${row.id}`);
-    return deliveryView((await deps.db.webhookDelivery.findUnique({ where: { id: row.id } })) ?? row);
+    return deliveryView((await deps.db.webhookDelivery.findUnique({ where: { id: row.id }, include: { target: { select: { url: true } } } })) ?? row);
   });
 };

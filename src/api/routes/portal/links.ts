@@ -60,7 +60,7 @@ export const portalLinkRoutes: FastifyPluginAsyncZod<PortalLinkRouteDeps> = asyn
           202: jsonWith(PortalLinkAcceptedSchema, 'Accepted: the job (QUEUED, or its state now on a replay)', PO_EXAMPLES.accepted),
           400: ProblemSchema,
           401: ProblemSchema,
-          409: problemWith(ProblemSchema, 'PORTAL_LINK_JOB_ACTIVE (with the extension members activeJobId, activeJobStatus, pollingEndpoint), IDEMPOTENCY_KEY_CONFLICT (C07) or IDEMPOTENCY_KEY_IN_PROGRESS', {
+          409: problemWith(ProblemSchema, 'PORTAL_LINK_JOB_ACTIVE (with the extension members activeJobId, activeJobStatus, pollingEndpoint), IDEMPOTENCY_KEY_CONFLICT (C07), IDEMPOTENCY_KEY_IN_PROGRESS or WEBHOOK_SIGNING_SECRET_MISSING (a `webhook` without a signing secret)', {
             active: PO_EXAMPLES.problems.active,
             keyConflict: PO_EXAMPLES.problems.keyConflict,
           }),

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { PortalLinkJob } from '@prisma/client';
 import { PORTAL_JOB_RESULT_CODES, PORTAL_LINK_JOB_STATUSES, type PortalJobResultCode } from '../../../domain/portal/job-state';
 import { PROBLEM_MEDIA_TYPE, problemBody, ProblemSchema } from '../../problem';
+import { RequestWebhookField } from '../../schemas';
 import { pollingEndpoint } from '../../../services/portal/links';
 import { PORTAL_TYPES } from '../../../services/portal/adapters/registry';
 import { idempotencyKeyHeaders } from '../../schemas';
@@ -24,6 +25,7 @@ export const PortalLinkBodySchema = z
       .meta({ enum: [...PORTAL_TYPES], description: 'the portal adapter; another type → 400 PORTAL_TYPE_UNSUPPORTED' }),
     studentId: z.string().regex(/^[A-Za-z0-9-]{1,32}$/, '1-32 letters, digits or hyphens').describe("the student's portal login id"),
     password: z.string().min(1).max(256).describe('the portal password: passed to the scraper in an encrypted workflow payload, never stored'),
+    webhook: RequestWebhookField,
   })
   .meta({ examples: [{ portalType: 'suwon', studentId: '20231234', password: 'correct horse battery staple' }] });
 

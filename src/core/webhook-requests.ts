@@ -1,0 +1,73 @@
+/**
+ * Per-request completion webhooks: a create request may name a URL (`webhook`) for the resource it
+ * creates. The URL passes the same destination rules as a registered endpoint
+ * ({@link assertDestination}) and is kept with the resource in `webhook_request_targets`, keyed by
+ * the resource's event source (the terminal-status trigger's event prefix, chosen by the family)
+ * and its id; the trigger then writes a delivery to it as well. Its deliveries are signed with the
+ * requesting user's signing secret (`whsec_…`, Standard Webhooks; created or rotated by
+ * {@link rotateSigningSecret}; stored sealed, src/core/webhook-secrets.ts), so a create naming a URL
+ * before the user has one is refused.
+ */
+import type { Prisma, PrismaClient, WebhookSigningSecret } from '@prisma/client';
+import { CORE_ERRORS } from './errors';
+import type { DestinationPolicy } from './webhook-destination';
+import { assertDestination } from './webhook-endpoints';
+import { signingSecretOwner, type WebhookSecretBox } from './webhook-secrets';
+import { newWebhookSecret } from './webhook-signing';
+
+/** The per-request webhook of one create: where the resource's terminal event goes, and whose secret signs it. */
+export interface RequestWebhook {
+  /** The resource's event source, e.g. the trigger's event prefix of its table. */
+  source: string;
+  /** The requesting user (owner of the deliveries and of the signing secret). */
+  userId: string;
+  /** The checked URL ({@link checkRequestWebhook}). */
+  url: string;
+}
+
+/**
+ * Checks a create's `webhook` URL before anything is written.
+ * @throws DomainError 400 WEBHOOK_URL_REFUSED (see {@link assertDestination}); 409
+ *   WEBHOOK_SIGNING_SECRET_MISSING when `userId` has no signing secret yet.
+ */
+export async function checkRequestWebhook(db: Pick<PrismaClient, 'webhookSigningSecret'>, policy: DestinationPolicy, userId: string, url: string): Promise<void> {
+  await assertDestination(url, policy);
+  const secret = await db.webhookSigningSecret.findUnique({ where: { userId }, select: { userId: true } });
+  if (!secret) throw CORE_ERRORS.problem('WEBHOOK_SIGNING_SECRET_MISSING', 'a per-request webhook needs a signing secret: create one with POST /webhooks/signing-secret first');
+}
+
+/** Keeps `webhook` for resource `resourceId`, in the create's transaction. */
+export async function recordRequestWebhook(tx: Prisma.TransactionClient, webhook: RequestWebhook, resourceId: string): Promise<void> {
+  await tx.webhookRequestTarget.create({ data: { source: webhook.source, resourceId, userId: webhook.userId, url: webhook.url } });
+}
+
+/** Removes the request webhook of resource `resourceId` of `source` (its create was undone). */
+export async function removeRequestWebhook(tx: Prisma.TransactionClient, source: string, resourceId: string): Promise<void> {
+  await tx.webhookRequestTarget.deleteMany({ where: { source, resourceId } });
+}
+
+/**
+ * Creates `userId`'s signing secret, or rotates it: a fresh secret signs from now on and the one it
+ * replaces keeps signing for `overlapMs` (at most two valid at a time). Stores both sealed under
+ * `box`; returns the row with the new secret in clear (shown once) and the previous one as stored.
+ */
+export async function rotateSigningSecret(db: Pick<PrismaClient, 'webhookSigningSecret'>, userId: string, overlapMs: number, box: WebhookSecretBox, now = new Date()): Promise<{ row: WebhookSigningSecret; created: boolean }> {
+  const owner = signingSecretOwner(userId);
+  const secret = newWebhookSecret();
+  const existing = await db.webhookSigningSecret.findUnique({ where: { userId } });
+  if (!existing) {
+    try {
+      const row = await db.webhookSigningSecret.create({ data: { userId, secret: box.seal(owner, secret) } });
+      return { row: { ...row, secret }, created: true };
+    } catch (err) {
+      // A concurrent first create won: rotate its secret instead.
+      if ((err as { code?: string }).code !== 'P2002') throw err;
+      return rotateSigningSecret(db, userId, overlapMs, box, now);
+    }
+  }
+  const row = await db.webhookSigningSecret.update({
+    where: { userId },
+    data: { secret: box.seal(owner, secret), previousSecret: box.sealIfClear(owner, existing.secret), previousSecretExpiresAt: new Date(now.getTime() + overlapMs) },
+  });
+  return { row: { ...row, secret }, created: false };
+}

@@ -1,0 +1,207 @@
+/**
+ * Per-request completion webhooks on the real stack: the signing secret (shown once, rotation),
+ * a create naming a `webhook` URL (an AI run and a portal link job), the delivery of its terminal
+ * event signed with the caller's signing secret and verified with the reference `standardwebhooks`
+ * implementation on a local receiver, refusals with nothing written (a refused URL → 400, no
+ * signing secret → 409), the Idempotency-Key fingerprint, and isolation between users. Nothing
+ * measures time: every wait polls for a condition with generous bounds.
+ */
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { ensureCompany, setMember } from '../../../src/core/companies';
+import { maintenanceTaskQueue } from '../../../src/core/contracts';
+import { pollUntil } from '../../support/poll';
+import { startStack, type Stack } from '../../support/stack';
+
+jest.setTimeout(120_000);
+
+interface Received { path: string; headers: http.IncomingHttpHeaders; body: string }
+
+/** A local receiver answering 204; `received` keeps every request. */
+function receiver() {
+  const received: Received[] = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => { body += c.toString('utf8'); });
+    req.on('end', () => {
+      received.push({ path: req.url ?? '/', headers: req.headers, body });
+      res.writeHead(204).end();
+    });
+  });
+  return {
+    received,
+    async start() { await new Promise<void>((r) => server.listen(0, '127.0.0.1', r)); return `http://127.0.0.1:${(server.address() as AddressInfo).port}`; },
+    async stop() { server.closeAllConnections(); await new Promise<void>((r) => server.close(() => r())); },
+  };
+}
+
+type User = Awaited<ReturnType<Stack['newUser']>>;
+let stack: Stack;
+let alice: User;
+let bob: User;
+let companyId: string;
+const rx = receiver();
+let base: string;
+
+beforeAll(async () => {
+  base = await rx.start();
+  stack = await startStack({
+    aiWorker: false,
+    aiRunsWorker: false,
+    env: { WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_REQUEST_TIMEOUT_MS: '1000', WEBHOOK_RETRY_INITIAL_SECONDS: '0.2', WEBHOOK_RETRY_MAX_INTERVAL_SECONDS: '0.5' },
+  });
+  alice = await stack.newUser();
+  bob = await stack.newUser();
+  companyId = await ensureCompany(stack.db, `co-${randomUUID()}`);
+  await setMember(stack.db, companyId, alice.userId, 'OWNER');
+  await setMember(stack.db, companyId, bob.userId, 'OWNER');
+});
+
+afterAll(async () => {
+  await stack?.stop();
+  await rx.stop();
+});
+
+function createRun(user: User, key: string, extra: Record<string, unknown> = {}) {
+  return stack.app.inject({
+    method: 'POST', url: '/api/v1/ai-runs', headers: { ...user.auth, 'idempotency-key': key },
+    payload: { companyId, text: 'I need an employment certificate', locale: 'en', ...extra },
+  });
+}
+
+async function signingSecret(user: User): Promise<string> {
+  const res = await stack.app.inject({ method: 'POST', url: '/webhooks/signing-secret', headers: user.auth });
+  expect([200, 201]).toContain(res.statusCode);
+  return res.json().secret as string;
+}
+
+/** One relay pass through its workflow on the maintenance queue. */
+async function relay() {
+  return stack.client.workflow.execute('relayWebhookDeliveriesWorkflow', {
+    taskQueue: maintenanceTaskQueue(stack.config.temporal.taskQueuePrefix), workflowId: `test-relay-${randomUUID()}`, args: [{}],
+  });
+}
+
+async function requestDeliveryOf(resourceId: string) {
+  return pollUntil(
+    () => stack.db.webhookDelivery.findFirst({ where: { targetId: { not: null }, payload: { path: ['data', 'id'], equals: resourceId } } }),
+    (d) => d !== null,
+    { describe: `a per-request delivery of ${resourceId}` },
+  );
+}
+
+describe('signing secret', () => {
+  it('is created once (201), shown only in the answer, rotated with an overlap (200)', async () => {
+    const carol = await stack.newUser();
+    expect((await stack.app.inject({ method: 'GET', url: '/webhooks/signing-secret', headers: carol.auth })).statusCode).toBe(404);
+    const first = await stack.app.inject({ method: 'POST', url: '/webhooks/signing-secret', headers: carol.auth });
+    expect(first.statusCode).toBe(201);
+    expect(first.json().secret).toMatch(/^whsec_[A-Za-z0-9+/=]{43,}$/);
+    expect(first.json().secretRotationEndsAt).toBeNull();
+    const read = await stack.app.inject({ method: 'GET', url: '/webhooks/signing-secret', headers: carol.auth });
+    expect(read.statusCode).toBe(200);
+    expect(read.json()).not.toHaveProperty('secret');
+    const second = await stack.app.inject({ method: 'POST', url: '/webhooks/signing-secret', headers: carol.auth });
+    expect(second.statusCode).toBe(200);
+    expect(second.json().secret).not.toBe(first.json().secret);
+    expect(second.json().secretRotationEndsAt).not.toBeNull();
+    expect((await stack.app.inject({ method: 'POST', url: '/webhooks/signing-secret' })).statusCode).toBe(401);
+  });
+});
+
+describe('refusals write nothing', () => {
+  it('a create naming a webhook without a signing secret → 409 WEBHOOK_SIGNING_SECRET_MISSING', async () => {
+    const dave = await stack.newUser();
+    await setMember(stack.db, companyId, dave.userId, 'OWNER');
+    const key = randomUUID();
+    const res = await createRun(dave, key, { webhook: `${base}/nosecret` });
+    expect(res.statusCode).toBe(409);
+    expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(res.json().code).toBe('WEBHOOK_SIGNING_SECRET_MISSING');
+    expect(await stack.db.aiRun.count({ where: { actorUserId: dave.userId } })).toBe(0);
+    expect(await stack.db.webhookRequestTarget.count({ where: { userId: dave.userId } })).toBe(0);
+    // The key was not taken: the same key without a webhook creates the run.
+    expect((await createRun(dave, key)).statusCode).toBe(202);
+  });
+
+  it('a refused URL → 400 WEBHOOK_URL_REFUSED (AI run and portal link)', async () => {
+    const erin = await stack.newUser();
+    await setMember(stack.db, companyId, erin.userId, 'OWNER');
+    await signingSecret(erin);
+    for (const webhook of ['http://u:p@127.0.0.1/x', 'ftp://127.0.0.1/x', 'nope']) {
+      const run = await createRun(erin, randomUUID(), { webhook });
+      expect(run.statusCode).toBe(400);
+      expect(run.headers['content-type']).toMatch(/application\/problem\+json/);
+      expect(run.json().code).toBe('WEBHOOK_URL_REFUSED');
+      const link = await stack.app.inject({
+        method: 'POST', url: '/portal/link', headers: { ...erin.auth, 'idempotency-key': randomUUID() },
+        payload: { portalType: 'suwon', studentId: '20231234', password: 'pw', webhook },
+      });
+      expect(link.statusCode).toBe(400);
+      expect(link.json().code).toBe('WEBHOOK_URL_REFUSED');
+    }
+    expect(await stack.db.aiRun.count({ where: { actorUserId: erin.userId } })).toBe(0);
+    expect(await stack.db.portalLinkJob.count({ where: { userId: erin.userId } })).toBe(0);
+    expect(await stack.db.webhookRequestTarget.count({ where: { userId: erin.userId } })).toBe(0);
+  });
+});
+
+describe('delivery', () => {
+  it('delivers the terminal event once, signed with the caller\'s secret; only the caller sees it', async () => {
+    const secret = await signingSecret(alice);
+    const key = randomUUID();
+    const res = await createRun(alice, key, { webhook: `${base}/run` });
+    expect(res.statusCode).toBe(202);
+    const runId = res.json().aiRunId as string;
+    // The same key with another webhook is another request; the same one replays.
+    const other = await createRun(alice, key, { webhook: `${base}/elsewhere` });
+    expect(other.statusCode).toBe(409);
+    expect(other.json().code).toBe('IDEMPOTENCY_KEY_CONFLICT');
+    expect(other.json().errors).toEqual([expect.objectContaining({ path: 'body.webhook' })]);
+    const without = await createRun(alice, key);
+    expect(without.statusCode).toBe(409);
+    expect(without.json().code).toBe('IDEMPOTENCY_KEY_CONFLICT');
+    const again = await createRun(alice, key, { webhook: `${base}/run` });
+    expect(again.statusCode).toBe(202);
+    expect(again.json().aiRunId).toBe(runId);
+    expect(await stack.db.webhookRequestTarget.count({ where: { resourceId: runId } })).toBe(1);
+
+    await stack.db.$executeRaw`UPDATE ai_runs SET status = 'SUCCEEDED' WHERE id = ${runId}::uuid`;
+    const d = await requestDeliveryOf(runId);
+    expect(d.endpointId).toBeNull();
+    await relay();
+    const done = await pollUntil(
+      async () => (await stack.app.inject({ method: 'GET', url: `/webhooks/deliveries/${d.id}`, headers: alice.auth })).json(),
+      (v: { status: string }) => v.status === 'SUCCEEDED' || v.status === 'FAILED',
+      { describe: `delivery ${d.id} to finish`, timeoutMs: 90_000 },
+    );
+    expect(done).toMatchObject({ status: 'SUCCEEDED', attemptCount: 1, endpointId: null, requestUrl: `${base}/run`, eventType: 'ai_run.succeeded' });
+    const got = rx.received.filter((r) => r.path === '/run' && r.body.includes(runId));
+    expect(got).toHaveLength(1);
+    const event = new Webhook(secret).verify(got[0]!.body, got[0]!.headers as Record<string, string>);
+    expect(event).toMatchObject({ type: 'ai_run.succeeded', data: { id: runId, status: 'SUCCEEDED', companyId } });
+    expect(got[0]!.headers['webhook-id']).toBe(d.eventId);
+
+    const list = (await stack.app.inject({ method: 'GET', url: '/webhooks/deliveries?limit=100', headers: alice.auth })).json();
+    expect(list.items.map((i: { id: string }) => i.id)).toContain(d.id);
+    // Bob (an OWNER of the same company) does not see Alice's per-request delivery.
+    const bobs = (await stack.app.inject({ method: 'GET', url: '/webhooks/deliveries?limit=100', headers: bob.auth })).json();
+    expect(bobs.items.map((i: { id: string }) => i.id)).not.toContain(d.id);
+    expect((await stack.app.inject({ method: 'GET', url: `/webhooks/deliveries/${d.id}`, headers: bob.auth })).statusCode).toBe(404);
+    expect((await stack.app.inject({ method: 'POST', url: `/webhooks/deliveries/${d.id}/redeliver`, headers: bob.auth })).statusCode).toBe(404);
+
+    // Alice redelivers the same event to the same URL.
+    const re = await stack.app.inject({ method: 'POST', url: `/webhooks/deliveries/${d.id}/redeliver`, headers: alice.auth });
+    expect(re.statusCode).toBe(202);
+    expect(re.json()).toMatchObject({ endpointId: null, requestUrl: `${base}/run`, eventId: d.eventId, redeliveryOf: d.id });
+  });
+
+  it('a run without a webhook writes no per-request delivery', async () => {
+    const res = await createRun(alice, randomUUID());
+    const runId = res.json().aiRunId as string;
+    await stack.db.$executeRaw`UPDATE ai_runs SET status = 'FAILED' WHERE id = ${runId}::uuid`;
+    expect(await stack.db.webhookDelivery.count({ where: { targetId: { not: null }, payload: { path: ['data', 'id'], equals: runId } } })).toBe(0);
+  });
+});
