@@ -107,6 +107,14 @@ describe('signing secret', () => {
     expect(second.statusCode).toBe(200);
     expect(second.json().secret).not.toBe(first.json().secret);
     expect(second.json().secretRotationEndsAt).not.toBeNull();
+    // Both stored sealed: neither column holds a secret in clear.
+    const stored = await stack.db.webhookSigningSecret.findUniqueOrThrow({ where: { userId: carol.userId } });
+    for (const s of [first.json().secret as string, second.json().secret as string]) {
+      expect(stored.secret).not.toContain(s.slice('whsec_'.length));
+      expect(stored.previousSecret).not.toContain(s.slice('whsec_'.length));
+    }
+    expect(stored.secret).toMatch(/^v1\./);
+    expect(stored.previousSecret).toMatch(/^v1\./);
     expect((await stack.app.inject({ method: 'POST', url: '/webhooks/signing-secret' })).statusCode).toBe(401);
   });
 });
