@@ -62,8 +62,14 @@ export interface IdempotentCreateSpec<R> {
   replays?: ReplayAnswers;
   /** The read of a resource replayed by the fast path (e.g. over the hot path); default `read`. */
   readReplayed?(resourceId: string): Promise<R | null>;
-  /** The request's per-request webhook (checked by the caller first), kept with a new resource in its transaction. */
+  /** The request's per-request webhook (checked by {@link IdempotentCreateSpec.beforeCreate}), kept with a new resource in its transaction. */
   webhook?: RequestWebhook;
+  /**
+   * Checks of a request that may create (e.g. its webhook's destination, which needs DNS): run
+   * after the fast path found no answered record and before the transaction, so an answered replay
+   * never depends on them. @throws the request's DomainError; nothing is written then.
+   */
+  beforeCreate?(): Promise<void>;
 }
 
 /** Result of {@link idempotentCreate}: the resource (as stored after the start), the status code, and whether it was a replay. */
@@ -90,6 +96,7 @@ export interface IdempotentCreateResult<R> {
 export async function idempotentCreate<R>(spec: IdempotentCreateSpec<R>): Promise<IdempotentCreateResult<R>> {
   const fast = spec.replays ? await answerReplay(spec, spec.replays) : null;
   if (fast) return fast;
+  if (spec.beforeCreate) await spec.beforeCreate();
   const outcome = await spec.db.$transaction(async (tx) => {
     const claim = await claimIdempotencyKey(tx, spec.claim);
     if (claim.kind === 'replay') return { replay: true as const, resourceId: claim.resourceId, statusCode: claim.statusCode };

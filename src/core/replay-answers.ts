@@ -87,9 +87,9 @@ export function createReplayAnswers(opts: ReplayAnswersOptions): ReplayAnswers {
   // Bumped by every forget: a read that began before a forget does not store what it read.
   let epoch = 0;
 
-  const recordOf = async (scopeId: string, operation: string, keyHash: string, at: number): Promise<Answered | null> => {
+  const recordOf = async (scopeId: string, operation: string, keyHash: string, at: number, cached = true): Promise<Answered | null> => {
     const k = cacheKey(scopeId, operation, keyHash);
-    const hit = cache?.get(k);
+    const hit = cached ? cache?.get(k) : undefined;
     if (hit && hit.expiresAt.getTime() > at) return hit;
     const began = epoch;
     const row = await opts.read(scopeId, operation, keyHash);
@@ -103,9 +103,15 @@ export function createReplayAnswers(opts: ReplayAnswersOptions): ReplayAnswers {
     async lookup(claim) {
       const at = (claim.now ?? new Date(now())).getTime();
       const keyHash = idempotencyKeyHash(claim.key);
-      const record = await recordOf(claim.scopeId, claim.operation, keyHash, at);
+      let record = await recordOf(claim.scopeId, claim.operation, keyHash, at);
       if (!record) return null;
       const fp = await fingerprintRequest(claim.request);
+      if (record.requestHash !== fp.requestHash && cache?.has(cacheKey(claim.scopeId, claim.operation, keyHash))) {
+        // A cached record another process withdrew would refuse a key that is free again: read it once more.
+        cache.delete(cacheKey(claim.scopeId, claim.operation, keyHash));
+        record = await recordOf(claim.scopeId, claim.operation, keyHash, at, false);
+        if (!record) return null;
+      }
       if (record.requestHash !== fp.requestHash) {
         throw conflictError(differingFields(asHashes(record.fieldHashes), fp.fieldHashes), claim.fieldPathPrefix ?? 'body');
       }

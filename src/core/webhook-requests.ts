@@ -65,9 +65,13 @@ export async function rotateSigningSecret(db: Pick<PrismaClient, 'webhookSigning
       return rotateSigningSecret(db, userId, overlapMs, box, now);
     }
   }
-  const row = await db.webhookSigningSecret.update({
-    where: { userId },
+  // Compare-and-set on the secret read: of two rotations at once, the second starts over from the
+  // first one's secret (which keeps signing as the previous one) instead of overwriting it.
+  const done = await db.webhookSigningSecret.updateMany({
+    where: { userId, secret: existing.secret },
     data: { secret: box.seal(owner, secret), previousSecret: box.sealIfClear(owner, existing.secret), previousSecretExpiresAt: new Date(now.getTime() + overlapMs) },
   });
+  if (done.count === 0) return rotateSigningSecret(db, userId, overlapMs, box, now);
+  const row = await db.webhookSigningSecret.findUniqueOrThrow({ where: { userId } });
   return { row: { ...row, secret }, created: false };
 }

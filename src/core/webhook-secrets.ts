@@ -68,6 +68,8 @@ export function openEndpoint<E extends Pick<WebhookEndpoint, 'id' | 'secret' | '
   };
 }
 
+const openPrevious = (v: string | null, seal: (v: string) => string): string | null => (v === null ? null : seal(v));
+
 /** The owner id a user's signing secret is sealed under (never a UUID, so never an endpoint's id). */
 export function signingSecretOwner(userId: string): string {
   return `signing-secret:${userId}`;
@@ -93,7 +95,7 @@ export async function sealStoredSecrets(db: PrismaClient, box: WebhookSecretBox)
     const rows = await db.webhookEndpoint.findMany({
       where: after ? { id: { gt: after } } : {}, orderBy: { id: 'asc' }, take: 500, select: { id: true, secret: true, previousSecret: true },
     });
-    if (rows.length === 0) return { sealed, unreadable };
+    if (rows.length === 0) break;
     after = rows[rows.length - 1]!.id;
     for (const row of rows) {
       if (!box.needsSealing(row.secret) && (row.previousSecret === null || !box.needsSealing(row.previousSecret))) continue;
@@ -108,6 +110,33 @@ export async function sealStoredSecrets(db: PrismaClient, box: WebhookSecretBox)
       const done = await db.webhookEndpoint.updateMany({
         where: { id: row.id, secret: row.secret, previousSecret: row.previousSecret },
         data: { secret: box.seal(row.id, open.secret), previousSecret: open.previousSecret === null ? null : box.seal(row.id, open.previousSecret) },
+      });
+      sealed += done.count;
+    }
+  }
+  // Users' signing secrets: the same compare-and-set, sealed to their owner id.
+  let afterUser: string | undefined;
+  for (;;) {
+    const rows = await db.webhookSigningSecret.findMany({
+      where: afterUser ? { userId: { gt: afterUser } } : {}, orderBy: { userId: 'asc' }, take: 500, select: { userId: true, secret: true, previousSecret: true, previousSecretExpiresAt: true },
+    });
+    if (rows.length === 0) return { sealed, unreadable };
+    afterUser = rows[rows.length - 1]!.userId;
+    for (const row of rows) {
+      const stale = (v: string | null) => v !== null && box.needsSealing(v);
+      if (!stale(row.secret) && !stale(row.previousSecret)) continue;
+      let open: typeof row;
+      try {
+        open = openSigningSecret(box, row);
+      } catch (err) {
+        if (!(err instanceof WebhookSecretError)) throw err;
+        unreadable += 1;
+        continue;
+      }
+      const owner = signingSecretOwner(row.userId);
+      const done = await db.webhookSigningSecret.updateMany({
+        where: { userId: row.userId, secret: row.secret, previousSecret: row.previousSecret },
+        data: { secret: box.seal(owner, open.secret), previousSecret: openPrevious(open.previousSecret, (p) => box.seal(owner, p)) },
       });
       sealed += done.count;
     }

@@ -97,14 +97,13 @@ export async function createAiRun(deps: AiRunDeps, userId: string, key: string, 
   else await requireMembership(deps.db, userId, body.companyId, AI_RUN_WRITER_ROLES);
   const a = deps.config.aiRuns;
   const request = { companyId: body.companyId, text: body.text, locale: body.locale ?? null, webhook: body.webhook };
-  if (body.webhook !== undefined) await checkRequestWebhook(deps.db, { allowPrivate: deps.config.webhooks.allowPrivateUrls }, userId, body.webhook);
   const r = await idempotentCreate<AiRun>({
     db: deps.db,
     claim: { scopeId: body.companyId, operation: AI_RUN_OPERATIONS.create, key, request, ttlMs: deps.config.idempotency.ttlMs },
     statusCode: 202,
     resourceType: 'ai-run',
     ...(replays ? { replays: replays.answers, readReplayed: (runId: string) => replays.reads.row<AiRun>('ai_run_replayed', AI_RUN_ROW, [runId]) } : {}),
-    ...(body.webhook !== undefined ? { webhook: { source: AI_RUN_WEBHOOK_SOURCE, userId, url: body.webhook } } : {}),
+    ...(body.webhook !== undefined ? { webhook: { source: AI_RUN_WEBHOOK_SOURCE, userId, url: body.webhook }, beforeCreate: () => checkRequestWebhook(deps.db, { allowPrivate: deps.config.webhooks.allowPrivateUrls }, userId, body.webhook!) } : {}),
     keyHashTaken: async (tx, keyHash) =>
       (await tx.aiRun.findUnique({ where: { companyId_idempotencyKeyHash: { companyId: body.companyId, idempotencyKeyHash: keyHash } }, select: { id: true } })) !== null,
     async create(tx, keyHash) {

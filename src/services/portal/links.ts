@@ -109,7 +109,6 @@ export async function requestPortalLink(deps: PortalLinkDeps, userId: string, ke
   // The password stays out of the fingerprint (see the module comment).
   const request = { portalType: body.portalType, studentId: body.studentId, webhook: body.webhook };
   const replays = deps.replays;
-  if (body.webhook !== undefined) await checkRequestWebhook(deps.db, { allowPrivate: deps.config.webhooks.allowPrivateUrls }, userId, body.webhook);
   try {
     const r = await idempotentCreate<PortalLinkJob>({
       db: deps.db,
@@ -117,7 +116,7 @@ export async function requestPortalLink(deps: PortalLinkDeps, userId: string, ke
       statusCode: 202,
       resourceType: 'portal-link-job',
       ...(replays ? { replays: replays.answers, readReplayed: (jobId: string) => replays.reads.row<PortalLinkJob>('portal_link_job_replayed', PORTAL_LINK_JOB_ROW, [jobId]) } : {}),
-      ...(body.webhook !== undefined ? { webhook: { source: PORTAL_LINK_WEBHOOK_SOURCE, userId, url: body.webhook } } : {}),
+      ...(body.webhook !== undefined ? { webhook: { source: PORTAL_LINK_WEBHOOK_SOURCE, userId, url: body.webhook }, beforeCreate: () => checkRequestWebhook(deps.db, { allowPrivate: deps.config.webhooks.allowPrivateUrls }, userId, body.webhook!) } : {}),
       keyHashTaken: async (tx, keyHash) =>
         (await tx.portalLinkJob.findUnique({ where: { workflowId: portalLinkWorkflowId(userId, keyHash) }, select: { id: true } })) !== null,
       async create(tx, keyHash) {

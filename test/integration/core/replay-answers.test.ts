@@ -239,6 +239,28 @@ test('a record withdrawn by another process: its cached copy finds the resource 
   expect(again.resource.id).not.toBe(first.resource.id);
 });
 
+test('a cached record another process withdrew does not refuse the key freed for a different request', async () => {
+  const here = answersOver();
+  const scopeId = randomUUID();
+  const key = `k-${randomUUID()}`;
+  const f = family(here, scopeId, key);
+  const firstLabel = `first-${randomUUID()}`;
+  const first = await idempotentCreate(f.spec(firstLabel));
+  expect((await idempotentCreate(f.spec(firstLabel))).replay).toBe(true);
+  expect(here.size()).toBe(1);
+  // The other process's undo, then a new request under the freed key with another body.
+  await db.$transaction([
+    db.$executeRaw`DELETE FROM scratch_replays WHERE id = ${first.resource.id}::uuid`,
+    db.$executeRaw`DELETE FROM idempotency_records WHERE scope_id = ${scopeId}::uuid AND key_hash = ${idempotencyKeyHash(key)}`,
+  ]);
+  const other = await idempotentCreate(f.spec(`second-${randomUUID()}`));
+  expect(other.replay).toBe(false);
+  expect(other.resource.id).not.toBe(first.resource.id);
+  // The stale copy is read again instead of answering 409, and the new answer replays.
+  const replayed = await idempotentCreate(f.spec(other.resource.label));
+  expect(replayed).toMatchObject({ replay: true, resource: { id: other.resource.id } });
+});
+
 test('scopes never meet: one key and operation in two scopes make two resources, each replayed in its own scope', async () => {
   const answers = answersOver();
   const key = `k-${randomUUID()}`;

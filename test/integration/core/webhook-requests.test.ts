@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { ensureCompany, setMember } from '../../../src/core/companies';
 import { maintenanceTaskQueue } from '../../../src/core/contracts';
+import { openSigningSecret, sealStoredSecrets, webhookSecretBoxFromConfig } from '../../../src/core/webhook-secrets';
 import { pollUntil } from '../../support/poll';
 import { startStack, type Stack } from '../../support/stack';
 
@@ -119,6 +120,30 @@ describe('signing secret', () => {
   });
 });
 
+describe('signing secrets at rest', () => {
+  const box = () => webhookSecretBoxFromConfig(stack.config);
+
+  it('two rotations at once both take effect: the later one keeps the earlier one as its previous secret', async () => {
+    const hal = await stack.newUser();
+    await signingSecret(hal);
+    const [a, b] = await Promise.all([0, 1].map(() => stack.app.inject({ method: 'POST', url: '/webhooks/signing-secret', headers: hal.auth })));
+    const shown = [a!.json().secret as string, b!.json().secret as string];
+    const stored = openSigningSecret(box(), await stack.db.webhookSigningSecret.findUniqueOrThrow({ where: { userId: hal.userId } }));
+    expect(new Set([stored.secret, stored.previousSecret])).toEqual(new Set(shown));
+  });
+
+  it('a clear legacy secret is sealed by the start-up step and still signs the same', async () => {
+    const ivy = await stack.newUser();
+    const clear = await signingSecret(ivy);
+    await stack.db.webhookSigningSecret.update({ where: { userId: ivy.userId }, data: { secret: clear } });
+    const report = await sealStoredSecrets(stack.db, box());
+    expect(report.sealed).toBeGreaterThanOrEqual(1);
+    const row = await stack.db.webhookSigningSecret.findUniqueOrThrow({ where: { userId: ivy.userId } });
+    expect(row.secret).not.toContain(clear.slice('whsec_'.length));
+    expect(openSigningSecret(box(), row).secret).toBe(clear);
+  });
+});
+
 describe('refusals write nothing', () => {
   it('a create naming a webhook without a signing secret → 409 WEBHOOK_SIGNING_SECRET_MISSING', async () => {
     const dave = await stack.newUser();
@@ -204,6 +229,21 @@ describe('delivery', () => {
     const re = await stack.app.inject({ method: 'POST', url: `/webhooks/deliveries/${d.id}/redeliver`, headers: alice.auth });
     expect(re.statusCode).toBe(202);
     expect(re.json()).toMatchObject({ endpointId: null, requestUrl: `${base}/run`, eventId: d.eventId, redeliveryOf: d.id });
+  });
+
+  it('an answered request replays even when its webhook could not be created now (no signing secret)', async () => {
+    const gina = await stack.newUser();
+    await setMember(stack.db, companyId, gina.userId, 'OWNER');
+    await signingSecret(gina);
+    const key = randomUUID();
+    const first = await createRun(gina, key, { webhook: `${base}/gina` });
+    expect(first.statusCode).toBe(202);
+    await stack.db.webhookSigningSecret.delete({ where: { userId: gina.userId } });
+    const again = await createRun(gina, key, { webhook: `${base}/gina` });
+    expect(again.statusCode).toBe(202);
+    expect(again.json().aiRunId).toBe(first.json().aiRunId);
+    // A new key still needs the secret.
+    expect((await createRun(gina, randomUUID(), { webhook: `${base}/gina` })).statusCode).toBe(409);
   });
 
   it('a run without a webhook writes no per-request delivery', async () => {
