@@ -38,6 +38,8 @@ export interface TemporalDevServerOptions {
   logFile?: string;
   /** Bound on start-up, in ms (default 60 000). */
   startTimeoutMs?: number;
+  /** Further dynamic config values (`key` → JSON value), e.g. `matching.numTaskqueueReadPartitions: '1'`. */
+  dynamicConfig?: Readonly<Record<string, string>>;
   /** Where progress and fallback notices go (default: stderr). */
   log?: (line: string) => void;
   /** Remote codec endpoint the Web UI decodes payloads with (`--ui-codec-endpoint`, e.g. `http://127.0.0.1:3000/codec`). */
@@ -131,6 +133,7 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions = {}
     if (namespace !== 'default') list.push('--namespace', namespace);
     // Task-queue Fairness (src/core/priority.ts): dispatch shared between tenants' fairness keys.
     list.push('--dynamic-config-value', 'matching.enableFairness=true');
+    for (const [key, value] of Object.entries(opts.dynamicConfig ?? {})) list.push('--dynamic-config-value', `${key}=${value}`);
     list.push('--log-level', 'warn');
     return list;
   };

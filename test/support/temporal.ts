@@ -31,6 +31,9 @@ export async function startTestTemporal(): Promise<TemporalDevServer> {
       dbFilename: path.join(dir, 'temporal.sqlite'),
       logFile: path.join(dir, 'server.log'),
       startTimeoutMs: SERVER_START_TIMEOUT_MS,
+      // One partition per task queue: dispatch order (priority, fairness) is then one order that
+      // tests can assert, not one per partition.
+      dynamicConfig: { 'matching.numTaskqueueReadPartitions': '1', 'matching.numTaskqueueWritePartitions': '1' },
     });
     return {
       ...server,
