@@ -19,20 +19,12 @@
  * The cache is `lru-cache` (bounded LRU with per-entry TTL).
  */
 import { LRUCache } from 'lru-cache';
-import type { HotReads } from '../db/hot-reads';
+import type { HotReads, IdempotencyRecordRow } from '../db/hot-reads';
 import type { MemberCache } from './member-cache';
 import { differingFields, fingerprintRequest, idempotencyKeyHash, conflictError, asHashes, type IdempotencyClaimInput, type IdempotentAnswer } from './idempotency';
 
 /** A record as the fast path reads it (src/db/hot-reads.ts `idempotencyRecord`). */
-export interface ReplayRecord {
-  id: string;
-  requestHash: string;
-  fieldHashes: unknown;
-  statusCode: number | null;
-  resourceType: string | null;
-  resourceId: string | null;
-  expiresAt: Date;
-}
+export type ReplayRecord = IdempotencyRecordRow;
 
 /** Options of {@link createReplayAnswers}. */
 export interface ReplayAnswersOptions {

@@ -68,8 +68,6 @@ export function openEndpoint<E extends Pick<WebhookEndpoint, 'id' | 'secret' | '
   };
 }
 
-const openPrevious = (v: string | null, seal: (v: string) => string): string | null => (v === null ? null : seal(v));
-
 /** The owner id a user's signing secret is sealed under (never a UUID, so never an endpoint's id). */
 export function signingSecretOwner(userId: string): string {
   return `signing-secret:${userId}`;
@@ -88,57 +86,46 @@ export function openSigningSecret<S extends Pick<WebhookSigningSecret, 'userId' 
  * counted in `unreadable` (its deliveries record the error).
  */
 export async function sealStoredSecrets(db: PrismaClient, box: WebhookSecretBox): Promise<{ sealed: number; unreadable: number }> {
+  const endpoints = await resealAll(box, {
+    page: (after) => db.webhookEndpoint.findMany({ where: after ? { id: { gt: after } } : {}, orderBy: { id: 'asc' }, take: 500, select: { id: true, secret: true, previousSecret: true } })
+      .then((rows) => rows.map((r) => ({ key: r.id, owner: r.id, secret: r.secret, previousSecret: r.previousSecret }))),
+    update: (row, data) => db.webhookEndpoint.updateMany({ where: { id: row.key, secret: row.secret, previousSecret: row.previousSecret }, data }),
+  });
+  const signing = await resealAll(box, {
+    page: (after) => db.webhookSigningSecret.findMany({ where: after ? { userId: { gt: after } } : {}, orderBy: { userId: 'asc' }, take: 500, select: { userId: true, secret: true, previousSecret: true } })
+      .then((rows) => rows.map((r) => ({ key: r.userId, owner: signingSecretOwner(r.userId), secret: r.secret, previousSecret: r.previousSecret }))),
+    update: (row, data) => db.webhookSigningSecret.updateMany({ where: { userId: row.key, secret: row.secret, previousSecret: row.previousSecret }, data }),
+  });
+  return { sealed: endpoints.sealed + signing.sealed, unreadable: endpoints.unreadable + signing.unreadable };
+}
+
+/** A stored secret pair: its row key (for paging and the compare-and-set), the owner id it is sealed under. */
+interface StoredPair { key: string; owner: string; secret: string; previousSecret: string | null }
+
+/** {@link sealStoredSecrets} over one table: pages of 500 by key, each stale row re-sealed by a compare-and-set. */
+async function resealAll(box: WebhookSecretBox, table: {
+  page(after: string | undefined): Promise<StoredPair[]>;
+  update(row: StoredPair, data: { secret: string; previousSecret: string | null }): Promise<{ count: number }>;
+}): Promise<{ sealed: number; unreadable: number }> {
+  const stale = (v: string | null) => v !== null && box.needsSealing(v);
   let sealed = 0;
   let unreadable = 0;
-  let after: string | undefined;
-  for (;;) {
-    const rows = await db.webhookEndpoint.findMany({
-      where: after ? { id: { gt: after } } : {}, orderBy: { id: 'asc' }, take: 500, select: { id: true, secret: true, previousSecret: true },
-    });
-    if (rows.length === 0) break;
-    after = rows[rows.length - 1]!.id;
+  for (let rows = await table.page(undefined); rows.length > 0; rows = await table.page(rows[rows.length - 1]!.key)) {
     for (const row of rows) {
-      if (!box.needsSealing(row.secret) && (row.previousSecret === null || !box.needsSealing(row.previousSecret))) continue;
-      let open: typeof row;
-      try {
-        open = openEndpoint(box, row);
-      } catch (err) {
-        if (!(err instanceof WebhookSecretError)) throw err;
-        unreadable += 1;
-        continue;
-      }
-      const done = await db.webhookEndpoint.updateMany({
-        where: { id: row.id, secret: row.secret, previousSecret: row.previousSecret },
-        data: { secret: box.seal(row.id, open.secret), previousSecret: open.previousSecret === null ? null : box.seal(row.id, open.previousSecret) },
-      });
-      sealed += done.count;
-    }
-  }
-  // Users' signing secrets: the same compare-and-set, sealed to their owner id.
-  let afterUser: string | undefined;
-  for (;;) {
-    const rows = await db.webhookSigningSecret.findMany({
-      where: afterUser ? { userId: { gt: afterUser } } : {}, orderBy: { userId: 'asc' }, take: 500, select: { userId: true, secret: true, previousSecret: true, previousSecretExpiresAt: true },
-    });
-    if (rows.length === 0) return { sealed, unreadable };
-    afterUser = rows[rows.length - 1]!.userId;
-    for (const row of rows) {
-      const stale = (v: string | null) => v !== null && box.needsSealing(v);
       if (!stale(row.secret) && !stale(row.previousSecret)) continue;
-      let open: typeof row;
+      let secret: string;
+      let previous: string | null;
       try {
-        open = openSigningSecret(box, row);
+        secret = box.open(row.owner, row.secret);
+        previous = row.previousSecret === null ? null : box.open(row.owner, row.previousSecret);
       } catch (err) {
         if (!(err instanceof WebhookSecretError)) throw err;
         unreadable += 1;
         continue;
       }
-      const owner = signingSecretOwner(row.userId);
-      const done = await db.webhookSigningSecret.updateMany({
-        where: { userId: row.userId, secret: row.secret, previousSecret: row.previousSecret },
-        data: { secret: box.seal(owner, open.secret), previousSecret: openPrevious(open.previousSecret, (p) => box.seal(owner, p)) },
-      });
+      const done = await table.update(row, { secret: box.seal(row.owner, secret), previousSecret: previous === null ? null : box.seal(row.owner, previous) });
       sealed += done.count;
     }
   }
+  return { sealed, unreadable };
 }

@@ -7,43 +7,22 @@
  * measures time: every wait polls for a condition with generous bounds.
  */
 import { randomUUID } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { ensureCompany, setMember } from '../../../src/core/companies';
 import { maintenanceTaskQueue } from '../../../src/core/contracts';
 import { openSigningSecret, sealStoredSecrets, webhookSecretBoxFromConfig } from '../../../src/core/webhook-secrets';
 import { pollUntil } from '../../support/poll';
 import { startStack, type Stack } from '../../support/stack';
+import { webhookReceiver } from '../../support/webhook-receiver';
 
 jest.setTimeout(120_000);
-
-interface Received { path: string; headers: http.IncomingHttpHeaders; body: string }
-
-/** A local receiver answering 204; `received` keeps every request. */
-function receiver() {
-  const received: Received[] = [];
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => { body += c.toString('utf8'); });
-    req.on('end', () => {
-      received.push({ path: req.url ?? '/', headers: req.headers, body });
-      res.writeHead(204).end();
-    });
-  });
-  return {
-    received,
-    async start() { await new Promise<void>((r) => server.listen(0, '127.0.0.1', r)); return `http://127.0.0.1:${(server.address() as AddressInfo).port}`; },
-    async stop() { server.closeAllConnections(); await new Promise<void>((r) => server.close(() => r())); },
-  };
-}
 
 type User = Awaited<ReturnType<Stack['newUser']>>;
 let stack: Stack;
 let alice: User;
 let bob: User;
 let companyId: string;
-const rx = receiver();
+const rx = webhookReceiver();
 let base: string;
 
 beforeAll(async () => {

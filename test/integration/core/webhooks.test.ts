@@ -6,8 +6,6 @@
  * time: every wait polls for a condition with generous bounds.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { createWebhookActivities } from '../../../src/activities/core/webhooks';
 import { ensureCompany, setMember } from '../../../src/core/companies';
@@ -18,39 +16,14 @@ import { sealStoredSecrets, webhookSecretBoxFromConfig } from '../../../src/core
 import { startWebhookDispatcher } from '../../../src/workers/webhook-dispatcher';
 import { pollUntil } from '../../support/poll';
 import { startStack, type Stack } from '../../support/stack';
+import { webhookReceiver } from '../../support/webhook-receiver';
 
 jest.setTimeout(120_000);
-
-interface Received { path: string; headers: http.IncomingHttpHeaders; body: string }
-
-/** A local receiver: each path answers by its behaviour (default 204); `received` keeps every request. */
-function receiver() {
-  const received: Received[] = [];
-  const behaviour = new Map<string, (count: number) => number | 'hang'>();
-  const hanging: http.ServerResponse[] = [];
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => { body += c.toString('utf8'); });
-    req.on('end', () => {
-      const path = req.url ?? '/';
-      received.push({ path, headers: req.headers, body });
-      const count = received.filter((r) => r.path === path).length;
-      const answer = behaviour.get(path)?.(count) ?? 204;
-      if (answer === 'hang') { hanging.push(res); return; }
-      res.writeHead(answer).end();
-    });
-  });
-  return {
-    received, behaviour, server,
-    async start() { await new Promise<void>((r) => server.listen(0, '127.0.0.1', r)); return `http://127.0.0.1:${(server.address() as AddressInfo).port}`; },
-    async stop() { for (const h of hanging) h.destroy(); server.closeAllConnections(); await new Promise<void>((r) => server.close(() => r())); },
-  };
-}
 
 let stack: Stack;
 let alice: Awaited<ReturnType<Stack['newUser']>>;
 let bob: Awaited<ReturnType<Stack['newUser']>>;
-const rx = receiver();
+const rx = webhookReceiver();
 let base: string;
 
 beforeAll(async () => {
