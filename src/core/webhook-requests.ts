@@ -6,10 +6,12 @@
  * and its id; the trigger then writes a delivery to it as well. Its deliveries are signed with the
  * requesting user's signing secret (`whsec_…`, Standard Webhooks; created or rotated by
  * {@link rotateSigningSecret}; stored sealed, src/core/webhook-secrets.ts), so a create naming a URL
- * before the user has one is refused.
+ * before the user has one is refused. A delivery of a company's resource to a per-request URL is sent
+ * only while the URL's user is still a member of that company ({@link requestTargetRefusal}).
  */
 import type { Prisma, PrismaClient, WebhookSigningSecret } from '@prisma/client';
 import { CORE_ERRORS } from './errors';
+import type { MembershipReader } from './tenancy';
 import type { DestinationPolicy } from './webhook-destination';
 import { assertDestination } from './webhook-endpoints';
 import { signingSecretOwner, type WebhookSecretBox } from './webhook-secrets';
@@ -39,6 +41,22 @@ export async function checkRequestWebhook(db: Pick<PrismaClient, 'webhookSigning
 /** Keeps `webhook` for resource `resourceId`, in the create's transaction. */
 export async function recordRequestWebhook(tx: Prisma.TransactionClient, webhook: RequestWebhook, resourceId: string): Promise<void> {
   await tx.webhookRequestTarget.create({ data: { source: webhook.source, resourceId, userId: webhook.userId, url: webhook.url } });
+}
+
+/**
+ * Why a delivery must not be sent to its per-request URL, or null when it may be sent (or is not a
+ * per-request delivery): its event's resource belongs to `companyId` (the terminal-status trigger
+ * writes it for company-scoped sources) and the user who named the URL is no longer a member of
+ * that company, in any role. The reason is the text recorded with the delivery.
+ */
+export async function requestTargetRefusal(
+  db: MembershipReader,
+  delivery: { companyId: string | null; target: { userId: string } | null },
+): Promise<string | null> {
+  const { companyId, target } = delivery;
+  if (!target || !companyId) return null;
+  const member = await db.companyMember.findUnique({ where: { companyId_userId: { companyId, userId: target.userId } }, select: { role: true } });
+  return member ? null : `not sent: the user who named this webhook is no longer a member of company ${companyId}`;
 }
 
 /** Removes the request webhook of resource `resourceId` of `source` (its create was undone). */
