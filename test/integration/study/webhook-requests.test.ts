@@ -25,7 +25,7 @@ import { pollUntil } from '../../support/poll';
 import { startStack, type Stack } from '../../support/stack';
 import { webhookReceiver } from '../../support/webhook-receiver';
 
-jest.setTimeout(120_000);
+jest.setTimeout(240_000);
 
 type User = Awaited<ReturnType<Stack['newUser']>>;
 let stack: Stack;

@@ -158,11 +158,16 @@ export const memoCardRoutes: FastifyPluginAsyncZod<ApiDeps<StudyConfig>> = async
           'only with a new job (202): a skipped request keeps none.',
         body: z
           .strictObject({ sourceKind: SourceKind, sourceId: Uuid, webhook: RequestWebhookField })
-          .meta({ examples: [{ sourceKind: 'study_question', sourceId: '6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b', webhook: 'https://hooks.example.com/durable-jobs' }] }),
+          .meta({
+            examples: [
+              { sourceKind: 'study_question', sourceId: '6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b' },
+              { sourceKind: 'study_question', sourceId: '6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b', webhook: 'https://hooks.example.com/durable-jobs' },
+            ],
+          }),
         response: {
           202: z.object({ status: z.literal('enqueued'), jobId: z.uuid(), workflowId: z.string(), sourceVersion: z.iso.datetime() }),
           200: z.object({ status: z.literal('skipped'), reason: z.enum(['already_active', 'version_exists']), jobId: z.uuid().nullable() }),
-          400: problemResponse('VALIDATION_FAILED or WEBHOOK_URL_REFUSED (the `webhook` URL is refused)'),
+          400: problemResponse('VALIDATION_FAILED, MALFORMED_JSON (the failed checks in `errors`) or WEBHOOK_URL_REFUSED (the `webhook` URL is refused)'),
           401: ProblemSchema,
           404: ProblemSchema,
           409: problemResponse('STUDY_EXPLANATION_NOT_READY or WEBHOOK_SIGNING_SECRET_MISSING (a `webhook` without a signing secret)'),
