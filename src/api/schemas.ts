@@ -64,4 +64,5 @@ export const RequestWebhookField = z
       'WEBHOOK_ALLOW_PRIVATE_URLS, dev/test) that receives the terminal event, signed per Standard Webhooks with your signing ' +
       'secret (POST /webhooks/signing-secret). 400 WEBHOOK_URL_REFUSED; 409 WEBHOOK_SIGNING_SECRET_MISSING without a secret',
   )
-  .meta({ example: 'https://hooks.example.com/durable-jobs' });
+  // `format: uri` documents the shape; the destination rules decide (WEBHOOK_URL_REFUSED, not VALIDATION_FAILED).
+  .meta({ format: 'uri', example: 'https://hooks.example.com/durable-jobs' });
