@@ -2,11 +2,10 @@
  * Database round trips of the bench's own process, counted where every statement leaves it:
  * `pg.Client.prototype.query` (Prisma's driver adapter, the API's hot reads, the workers and the
  * LISTEN connection all go through it; a pool's `query` calls it once). Statement counts do not
- * depend on the machine's load, latencies do. A count can be scoped to one async context
- * ({@link StatementCounter.within}: e.g. one `app.inject` request, whose handler's queries inherit
- * the context) or cover the whole process. Measurement only; no service code uses it.
+ * depend on the machine's load, latencies do. The count covers the whole process (fastify's
+ * `inject` does not carry an AsyncLocalStorage context into its handlers, so one request is
+ * counted alone by counting while nothing else runs). Measurement only; no service code uses it.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { Client } from 'pg';
 
 /** Statements counted, by their first SQL word (BEGIN, SELECT, INSERT, WITH …). */
@@ -19,8 +18,8 @@ export interface StatementCounter {
   /** The process's statements since the last reset, by first word. */
   tally(): StatementTally;
   reset(): void;
-  /** Runs `fn` and answers what it returned and the statements issued in its async context alone. */
-  within<T>(fn: () => Promise<T>): Promise<{ value: T; tally: StatementTally }>;
+  /** Resets, runs `fn`, and answers what it returned and the process's statements meanwhile. */
+  during<T>(fn: () => Promise<T>): Promise<{ value: T; tally: StatementTally }>;
   stop(): void;
 }
 
@@ -46,14 +45,11 @@ export function formatTally(t: StatementTally, per = 1): string {
 /** Starts counting (one counter at a time). */
 export function countStatements(): StatementCounter {
   const original = Client.prototype.query;
-  const scope = new AsyncLocalStorage<StatementTally>();
   let all: StatementTally = new Map();
   const add = (t: StatementTally, w: string) => t.set(w, (t.get(w) ?? 0) + 1);
   Client.prototype.query = function (this: Client, ...args: unknown[]) {
     const w = firstWord(args[0]);
     add(all, w);
-    const own = scope.getStore();
-    if (own) add(own, w);
     return (original as (...a: unknown[]) => unknown).apply(this, args);
   } as typeof original;
   return {
@@ -62,10 +58,10 @@ export function countStatements(): StatementCounter {
     reset() {
       all = new Map();
     },
-    async within(fn) {
-      const tally: StatementTally = new Map();
-      const value = await scope.run(tally, fn);
-      return { value, tally };
+    async during(fn) {
+      all = new Map();
+      const value = await fn();
+      return { value, tally: new Map(all) };
     },
     stop() {
       Client.prototype.query = original;
