@@ -4,6 +4,7 @@
  * half after); then signed scrape callbacks verified (and answered as duplicates, PO-7) per second
  * against GET /health.
  */
+import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { signedCallbackHeaders } from '../../../src/crypto/callback-signature';
 import { portalResultKey } from '../../../src/domain/portal/contracts';
@@ -17,6 +18,7 @@ import { timelineReport, type PhaseSample } from '../phases';
 import { portalAdapters } from '../../../src/services/portal/adapters/registry';
 import { createS3ObjectStore } from '../../../src/storage/s3';
 import { snakeizeKeys } from '../../../src/domain/portal/result';
+import { applyScrapeResult, readScrapeResult } from '../../../src/services/portal/post-process';
 import type { BenchSection, StackContext } from '../section';
 
 /** Section (l); the stack starts the portal emulator, the object store and the portal worker for it. */
@@ -79,8 +81,9 @@ export const sectionL: BenchSection = {
 /**
  * Where a link job's time goes: the timeline of the middle half of the jobs (history events, the
  * job row's and the first callback row's timestamps, the client's submit and seen moments), then
- * the scrape's own parts alone at concurrency 1 (login, data pages, object put), which with the
- * noop round trip bound the latency from below.
+ * the scrape's own parts alone at concurrency 1 (login, data pages, object put) and the
+ * post-processing alone (object read and apply transaction), which with the noop round trip bound
+ * the latency from below.
  */
 async function portalPhases(ctx: StackContext, clientTimes: Map<string, { submittedAt: number; seenAt: number; i: number }>): Promise<string[]> {
   const { stack, noop } = ctx;
@@ -113,6 +116,7 @@ async function portalPhases(ctx: StackContext, clientTimes: Map<string, { submit
   const login: number[] = [];
   const pages: number[] = [];
   const put: number[] = [];
+  const post: number[] = [];
   const rounds = ctx.quick ? 4 : 12;
   try {
     for (let i = 0; i < rounds && adapter; i++) {
@@ -127,14 +131,24 @@ async function portalPhases(ctx: StackContext, clientTimes: Map<string, { submit
       login.push(loggedIn - t0);
       pages.push(t1 - loggedIn);
       const bytes = Buffer.from(JSON.stringify(snakeizeKeys(result)), 'utf8');
+      // A job id of its own (no job row: the apply is called without the job's and the link's writes) and a new user.
+      const jobId = randomUUID();
+      const key = portalResultKey(config.objectStore.prefix, jobId, 1);
       const t2 = performance.now();
-      await store.put(`${config.objectStore.prefix}bench-phases/${ctx.runId}-${i}.json`, bytes, 'application/json');
+      const { sha256 } = await store.put(key, bytes, 'application/json');
       put.push(performance.now() - t2);
+      const t3 = performance.now();
+      const read = await readScrapeResult(store, { key, sha256, jobId, portalType: 'suwon', prefix: config.objectStore.prefix });
+      await applyScrapeResult(db, { jobId, userId: randomUUID(), portalType: 'suwon', jobCreatedAt: new Date(Date.now() - 60_000).toISOString() }, read);
+      post.push(performance.now() - t3);
     }
   } finally {
     store.close();
   }
   const noopAlone = await noop.latencies(rounds, 1);
-  lines.push(`scrape parts alone (concurrency 1, ${rounds} rounds, medians): login ${ms(median(login))}, data pages ${ms(median(pages))}, object put ${ms(median(put))}; noop start → result alone ${ms(median(noopAlone))}`);
+  lines.push(
+    `scrape parts alone (concurrency 1, ${rounds} rounds, medians): login ${ms(median(login))}, data pages ${ms(median(pages))}, object put ${ms(median(put))}; ` +
+      `post-processing alone (object read + apply transaction, a new student each) ${ms(median(post))}; noop start → result alone ${ms(median(noopAlone))}`,
+  );
   return lines;
 }

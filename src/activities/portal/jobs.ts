@@ -10,42 +10,42 @@ import { PO_FAILURES, PORTAL_JOB_ERROR_CODES } from '../../domain/portal/errors'
 import { failure } from '../../core/failures';
 import { guardedTransition } from '../../core/guarded-transition';
 import { PORTAL_LINK_JOB_STATES, type PortalJobResultCode, type PortalLinkJobStatus } from '../../domain/portal/job-state';
-import type { PortalStudentSummary } from '../../domain/portal/contracts';
+import type { PortalJobState, PortalStudentSummary } from '../../domain/portal/contracts';
 
 /** Dependencies of {@link createPortalLinkJobActivities}. */
 export interface PortalLinkJobActivityDeps {
   db: PrismaClient;
 }
 
-/** A transition's answer: whether this call moved the row, and its state after the call. */
-export interface PortalJobState {
-  moved: boolean;
-  status: PortalLinkJobStatus;
-  errorCode: string | null;
-}
+export type { PortalJobState };
 
 /** Longest stored error message, in code points. */
 export const MAX_ERROR_MESSAGE = 2000;
 
-/** The guarded transition of job `jobId` to `to` with `data`; `moved` false when its status did not allow it. */
-async function moveJob(
+/**
+ * The guarded transition of job `jobId` to `to` with `data`, answering the row's state: one
+ * statement when it moves (the UPDATE returns the row), one read more when it does not.
+ * @throws PORTAL_LINK_JOB_NOT_FOUND (non-retryable) when there is no such job.
+ */
+export async function moveJobState(
   db: PrismaClient | Prisma.TransactionClient,
   jobId: string,
   to: PortalLinkJobStatus,
   data: Prisma.PortalLinkJobUpdateManyMutationInput,
-): Promise<boolean> {
+): Promise<PortalJobState> {
+  let seen: { status: PortalLinkJobStatus; errorCode: string | null } | null = null;
   const r = await guardedTransition(PORTAL_LINK_JOB_STATES, {
     to,
-    write: (from) => db.portalLinkJob.updateMany({ where: { id: jobId, status: { in: from } }, data: { ...data, status: to } }),
-    read: () => db.portalLinkJob.findUnique({ where: { id: jobId }, select: { status: true } }),
+    write: async (from) => {
+      const rows = await db.portalLinkJob.updateManyAndReturn({ where: { id: jobId, status: { in: from } }, data: { ...data, status: to }, select: { status: true, errorCode: true } });
+      seen = rows[0] ?? null;
+      return rows;
+    },
+    read: async () => (seen = await db.portalLinkJob.findUnique({ where: { id: jobId }, select: { status: true, errorCode: true } })),
   });
-  return r.changed;
-}
-
-async function stateOf(db: PrismaClient | Prisma.TransactionClient, jobId: string, moved: boolean): Promise<PortalJobState> {
-  const row = await db.portalLinkJob.findUnique({ where: { id: jobId }, select: { status: true, errorCode: true } });
+  const row = seen as { status: PortalLinkJobStatus; errorCode: string | null } | null;
   if (!row) throw failure(PO_FAILURES, 'PORTAL_LINK_JOB_NOT_FOUND', `portal link job ${jobId} does not exist`);
-  return { moved, status: row.status, errorCode: row.errorCode };
+  return { moved: r.changed, status: row.status, errorCode: row.errorCode };
 }
 
 /**
@@ -54,14 +54,15 @@ async function stateOf(db: PrismaClient | Prisma.TransactionClient, jobId: strin
  * credentials are needed). Shared by the workflow's failure path and the reconciler.
  */
 export async function failPortalLinkJob(db: PrismaClient, jobId: string, code: string, message: string): Promise<PortalJobState> {
+  const data = { errorCode: code, errorMessage: storableText(message, MAX_ERROR_MESSAGE), finishedAt: new Date() };
+  if (code !== PORTAL_JOB_ERROR_CODES.PORTAL_CREDENTIALS_INVALID) return moveJobState(db, jobId, 'FAILED', data);
   return db.$transaction(async (tx) => {
-    const now = new Date();
-    const moved = await moveJob(tx, jobId, 'FAILED', { errorCode: code, errorMessage: storableText(message, MAX_ERROR_MESSAGE), finishedAt: now });
-    if (moved && code === PORTAL_JOB_ERROR_CODES.PORTAL_CREDENTIALS_INVALID) {
+    const state = await moveJobState(tx, jobId, 'FAILED', data);
+    if (state.moved) {
       const job = await tx.portalLinkJob.findUniqueOrThrow({ where: { id: jobId }, select: { userId: true, portalType: true } });
       await tx.portalLink.updateMany({ where: { userId: job.userId, portalType: job.portalType }, data: { status: 'LOGIN_REQUIRED' } });
     }
-    return stateOf(tx, jobId, moved);
+    return state;
   });
 }
 
@@ -79,7 +80,7 @@ export function createPortalLinkJobActivities({ db }: PortalLinkJobActivityDeps)
   return {
     /** QUEUED → RUNNING (started_at). Key: the job id. Retry: PROJECTION_RETRY (local first). */
     async markPortalJobRunning(args: { jobId: string }): Promise<PortalJobState> {
-      return stateOf(db, args.jobId, await moveJob(db, args.jobId, 'RUNNING', { startedAt: new Date() }));
+      return moveJobState(db, args.jobId, 'RUNNING', { startedAt: new Date() });
     },
 
     /**
@@ -88,13 +89,13 @@ export function createPortalLinkJobActivities({ db }: PortalLinkJobActivityDeps)
      */
     async markPortalJobPostProcessing(args: { jobId: string; resultKey: string; sha256: string | null }): Promise<PortalJobState> {
       const data = { postProcessingAt: new Date(), resultKey: args.resultKey, resultSha256: args.sha256 };
-      return stateOf(db, args.jobId, await moveJob(db, args.jobId, 'POST_PROCESSING', data));
+      return moveJobState(db, args.jobId, 'POST_PROCESSING', data);
     },
 
     /** PO-4: POST_PROCESSING → SUCCEEDED with the student summary. Key: the job id. Retry: PROJECTION_RETRY. */
     async completePortalJob(args: { jobId: string; summary: PortalStudentSummary }): Promise<PortalJobState> {
       const data = { summary: args.summary as unknown as Prisma.InputJsonValue, errorCode: null, errorMessage: null, finishedAt: new Date() };
-      return stateOf(db, args.jobId, await moveJob(db, args.jobId, 'SUCCEEDED', data));
+      return moveJobState(db, args.jobId, 'SUCCEEDED', data);
     },
 
     /** QUEUED | RUNNING | POST_PROCESSING → FAILED with `code` and `message`. Key: the job id. Retry: PROJECTION_RETRY. */

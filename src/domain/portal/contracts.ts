@@ -6,6 +6,7 @@
  */
 import { defineSignal } from '@temporalio/workflow';
 import { idempotentWorkflowId, ownTaskQueue } from '../../core/contracts';
+import type { PortalLinkJobStatus } from './job-state';
 
 /** The PO job type (search attribute JobType, workflow-ID prefix `portal-link:`). Not an async_jobs job. */
 export const PORTAL_LINK_JOB_TYPE = 'PORTAL_LINK';
@@ -76,10 +77,13 @@ export interface PortalLinkWorkflowResult {
 /**
  * PO-5 the callback, as the API hands it to the workflow after verifying its signature and scope:
  * a success with the result object's key (inside the job's scope) and its SHA-256 when given, or a
- * failure with the scraper's code and message.
+ * failure with the scraper's code and message. `postProcessing` true: the API moved the job
+ * RUNNING → POST_PROCESSING with this key and checksum in the statement that recorded the callback
+ * (committed only once this signal was delivered); absent (an API without that move), the workflow
+ * makes the move itself.
  */
 export type ScrapeCallback =
-  | { status: 'SUCCEEDED'; attempt: number; resultKey: string; sha256: string | null; requestId: string | null }
+  | { status: 'SUCCEEDED'; attempt: number; resultKey: string; sha256: string | null; requestId: string | null; postProcessing?: boolean }
   | { status: 'FAILED'; attempt: number; errorCode: string; errorMessage: string; requestId: string | null };
 
 /** PO-5/PO-7 signal carrying a verified callback; a repeat for an attempt already seen is ignored. */
@@ -156,10 +160,20 @@ export interface ApplyScrapeResultOutput {
   designatedCoursesVersion: number;
 }
 
+/** A link job's state after a projection write (PO-2): whether this call moved the row, and its status and error code now. */
+export interface PortalJobState {
+  moved: boolean;
+  status: PortalLinkJobStatus;
+  errorCode: string | null;
+}
+
 /**
  * Post-processing activities on the `jobs` queue (src/activities/portal/post-process.ts): read the
  * object (C16), camelize + validate (C17), apply in one transaction under the student lock (C18).
+ * `applyScrapeResultAndSucceed` also moves the job POST_PROCESSING → SUCCEEDED (with the summary)
+ * in that transaction, and applies nothing when the job is no longer post-processing.
  */
 export interface PortalPostProcessActivities {
   applyScrapeResult(input: ApplyScrapeResultInput): Promise<ApplyScrapeResultOutput>;
+  applyScrapeResultAndSucceed(input: ApplyScrapeResultInput): Promise<PortalJobState>;
 }

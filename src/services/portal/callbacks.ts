@@ -4,14 +4,18 @@
  * prefix and inside that job's own scope (PO-6); one accepted callback per (job, attempt)
  * (portal_scrape_callbacks), a repeat is answered like the first, counted
  * (`scrape_job_callback_duplicate_total`) and logged, and applies nothing (PO-7). A new callback is
- * recorded and handed to the job's workflow (scrapeCallbackSignal) in one step: the row commits only
- * once the signal was delivered, so a failed signal (503) can be retried by the scraper and is not a
- * duplicate. Nothing is recorded or signalled for a rejected callback. The job and whether its
+ * recorded and handed to the job's workflow (scrapeCallbackSignal) in one step: one statement records
+ * it and, for a success, moves the job RUNNING → POST_PROCESSING (PO-2, guarded) with the result's
+ * key; the transaction commits only once the signal was delivered, so a failed signal (503) can be
+ * retried by the scraper, is not a duplicate and leaves the job RUNNING. Nothing is recorded or signalled for a rejected callback. The job and whether its
  * attempt's callback is already recorded are one statement over the hot path, so a repeat is
  * answered without a transaction (the first one's row is committed).
  */
+import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import type { PortalLinkJobStatus, PrismaClient } from '@prisma/client';
+import { Prisma, type PortalLinkJobStatus, type PrismaClient } from '@prisma/client';
+import { transitionGuard } from '../../core/guarded-transition';
+import { PORTAL_LINK_JOB_STATES } from '../../domain/portal/job-state';
 import type { HotReads } from '../../db/hot-reads';
 import type { DomainError } from '../../core/domain-error';
 import type { PortalConfig as Config } from '../../config/portal';
@@ -63,6 +67,31 @@ interface JobWithCallback {
   seenBodySha256: string | null;
 }
 
+/**
+ * PO-6/PO-7 one statement: records the callback of (job, attempt) unless one is recorded
+ * (`inserted` 0) and, for a newly recorded success, moves the job RUNNING → POST_PROCESSING with
+ * the result's key and SHA-256 (`moved` 1; 0 when the job is no longer RUNNING). Runs in the
+ * transaction that commits only once the workflow was signalled.
+ */
+function recordCallback(jobId: string, attempt: number, requestId: string | null, bodySha256: string, cb: ScrapeCallback): Prisma.Sql {
+  const now = new Date();
+  const success = cb.status === 'SUCCEEDED';
+  return Prisma.sql`
+    WITH ins AS (
+      INSERT INTO portal_scrape_callbacks (id, job_id, attempt, request_id, status, body_sha256)
+      VALUES (${randomUUID()}::uuid, ${jobId}::uuid, ${attempt}::int, ${requestId}, ${cb.status}::"PortalScrapeCallbackStatus", ${bodySha256})
+      ON CONFLICT (job_id, attempt) DO NOTHING
+      RETURNING job_id),
+    moved AS (
+      UPDATE portal_link_jobs
+         SET status = 'POST_PROCESSING', post_processing_at = ${now}, updated_at = ${now},
+             result_key = ${success ? cb.resultKey : null}, result_sha256 = ${success ? cb.sha256 : null}
+       WHERE ${success}::boolean AND id = (SELECT job_id FROM ins)
+         AND status::text = ANY(${transitionGuard(PORTAL_LINK_JOB_STATES, 'POST_PROCESSING')}::text[])
+      RETURNING id)
+    SELECT (SELECT count(*) FROM ins)::int AS inserted, (SELECT count(*) FROM moved)::int AS moved`;
+}
+
 /** Longest X-Request-Id kept, in characters (it is opaque). */
 export const MAX_REQUEST_ID = 128;
 
@@ -90,20 +119,18 @@ export async function acceptScrapeCallback(deps: CallbackDeps, body: ScrapeCallb
     ? { duplicate: true as const, sameBody: job.seenBodySha256 === meta.bodySha256 }
     : await deps.db.$transaction(
     async (tx) => {
-      const inserted = await tx.portalScrapeCallback.createMany({
-        data: [{ jobId: job.id, attempt, requestId, status: body.status, bodySha256: meta.bodySha256 }],
-        skipDuplicates: true,
-      });
-      if (inserted.count === 0) {
+      const [rec] = await tx.$queryRaw<{ inserted: number; moved: number }[]>(recordCallback(job.id, attempt, requestId, meta.bodySha256, callback));
+      if (!rec || rec.inserted === 0) {
         // The first one's signal was delivered before its row committed: nothing to re-send.
         const first = await tx.portalScrapeCallback.findUnique({ where: { jobId_attempt: { jobId: job.id, attempt } }, select: { bodySha256: true } });
         return { duplicate: true as const, sameBody: first?.bodySha256 === meta.bodySha256 };
       }
-      if (job.status !== 'RUNNING') {
-        throw PO_ERRORS.problem('CALLBACK_JOB_NOT_ACTIVE', `the job is ${job.status}; it does not wait for a scrape callback`);
+      // A success moved the job in the same statement; not moved: it left RUNNING since the read above.
+      if (job.status !== 'RUNNING' || (callback.status === 'SUCCEEDED' && rec.moved === 0)) {
+        throw PO_ERRORS.problem('CALLBACK_JOB_NOT_ACTIVE', `the job is ${job.status === 'RUNNING' ? 'no longer RUNNING' : job.status}; it does not wait for a scrape callback`);
       }
       try {
-        await deps.starter.signalCallback(job.workflowId, callback);
+        await deps.starter.signalCallback(job.workflowId, callback.status === 'SUCCEEDED' ? { ...callback, postProcessing: true } : callback);
       } catch (err) {
         if (err instanceof WorkflowNotFoundError) {
           throw PO_ERRORS.problem('CALLBACK_JOB_NOT_ACTIVE', "the job's workflow is not running");

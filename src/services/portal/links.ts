@@ -20,9 +20,10 @@ import { DomainError } from '../../core/domain-error';
 import type { WarnLog } from '../../core/after-commit';
 import { idempotentCreate } from '../../core/idempotent-create';
 import type { ReplayPath } from '../../core/replay-answers';
+import type { HotReads } from '../../db/hot-reads';
 import { checkRequestWebhook } from '../../core/webhook-requests';
 import { PORTAL_LINK_JOB_STATES } from '../../domain/portal/job-state';
-import { portalLinkWorkflowId, type PortalLinkKind, type PortalStudentSummary } from '../../domain/portal/contracts';
+import { portalLinkWorkflowId, type PortalStudentSummary } from '../../domain/portal/contracts';
 import { startablePortalJobOf, type PortalLinkStarter } from './starter';
 import { PO_ERRORS, type PO_PROBLEMS } from '../../domain/portal/errors';
 
@@ -39,13 +40,32 @@ export interface PortalLinkDeps {
 }
 
 /** Every column of `portal_link_jobs` under the model's names: the job as `db.portalLinkJob.findUnique` answers it. */
-const PORTAL_LINK_JOB_ROW = `
-  SELECT id::text AS id, user_id::text AS "userId", portal_type AS "portalType", student_id AS "studentId", kind, status,
-         error_code AS "errorCode", error_message AS "errorMessage", workflow_id AS "workflowId", result_key AS "resultKey",
-         result_sha256 AS "resultSha256", summary, result_code AS "resultCode", created_at AS "createdAt",
-         started_at AS "startedAt", post_processing_at AS "postProcessingAt", finished_at AS "finishedAt", updated_at AS "updatedAt"
-    FROM portal_link_jobs
-   WHERE id = $1::uuid`;
+const PORTAL_LINK_JOB_COLUMNS = `
+  id::text AS id, user_id::text AS "userId", portal_type AS "portalType", student_id AS "studentId", kind, status,
+  error_code AS "errorCode", error_message AS "errorMessage", workflow_id AS "workflowId", result_key AS "resultKey",
+  result_sha256 AS "resultSha256", summary, result_code AS "resultCode", created_at AS "createdAt",
+  started_at AS "startedAt", post_processing_at AS "postProcessingAt", finished_at AS "finishedAt", updated_at AS "updatedAt"`;
+
+/** {@link PORTAL_LINK_JOB_COLUMNS} of job `$1`. */
+const PORTAL_LINK_JOB_ROW = `SELECT ${PORTAL_LINK_JOB_COLUMNS} FROM portal_link_jobs WHERE id = $1::uuid`;
+
+/**
+ * PO-1 one statement: the QUEUED job (LINK, or REFRESH when the user has a link to the portal),
+ * unless the user has an active job for the portal: the one-active-job index's conflict (also one
+ * committed meanwhile by a concurrent request) inserts nothing and returns no row. Answers the row as
+ * `db.portalLinkJob.create` does; created_at and updated_at from this process's clock, as Prisma sets them.
+ */
+function insertJob(userId: string, body: PortalLinkBody, workflowId: string): Prisma.Sql {
+  const now = new Date();
+  return Prisma.sql`
+    INSERT INTO portal_link_jobs (id, user_id, portal_type, student_id, kind, status, workflow_id, created_at, updated_at)
+    SELECT ${randomUUID()}::uuid, ${userId}::uuid, ${body.portalType}, ${body.studentId},
+           (CASE WHEN EXISTS (SELECT 1 FROM portal_links WHERE user_id = ${userId}::uuid AND portal_type = ${body.portalType})
+                 THEN 'REFRESH' ELSE 'LINK' END)::"PortalLinkJobKind",
+           'QUEUED', ${workflowId}, ${now}, ${now}
+    ON CONFLICT (user_id, portal_type) WHERE status IN ('QUEUED', 'RUNNING', 'POST_PROCESSING') DO NOTHING
+    RETURNING ${Prisma.raw(PORTAL_LINK_JOB_COLUMNS)}`;
+}
 
 /** Body of `POST /portal/link`. */
 export interface PortalLinkBody {
@@ -120,13 +140,12 @@ export async function requestPortalLink(deps: PortalLinkDeps, userId: string, ke
       keyHashTaken: async (tx, keyHash) =>
         (await tx.portalLinkJob.findUnique({ where: { workflowId: portalLinkWorkflowId(userId, keyHash) }, select: { id: true } })) !== null,
       async create(tx, keyHash) {
+        const [job] = await tx.$queryRaw<PortalLinkJob[]>(insertJob(userId, body, portalLinkWorkflowId(userId, keyHash)));
+        if (job) return job;
         const active = await activeJob(tx, userId, body.portalType);
         if (active) throw new PortalLinkActiveError(active);
-        const link = await tx.portalLink.findUnique({ where: { userId_portalType: { userId, portalType: body.portalType } }, select: { id: true } });
-        const kind: PortalLinkKind = link ? 'REFRESH' : 'LINK';
-        return tx.portalLinkJob.create({
-          data: { id: randomUUID(), userId, portalType: body.portalType, studentId: body.studentId, kind, status: 'QUEUED', workflowId: portalLinkWorkflowId(userId, keyHash) },
-        });
+        // The conflicting job finished between the insert and the read: the request may be sent again.
+        throw PO_ERRORS.problem('SERVICE_UNAVAILABLE', 'an active link job for this portal finished meanwhile; retry');
       },
       idOf: (job) => job.id,
       read: (jobId) => deps.db.portalLinkJob.findUnique({ where: { id: jobId } }),
@@ -151,9 +170,14 @@ export async function requestPortalLink(deps: PortalLinkDeps, userId: string, ke
   }
 }
 
-/** PO-4: the job `jobId` if it is the caller's, else 404 (another user's job does not exist for them). */
-export async function readPortalLinkJob(db: PrismaClient, userId: string, jobId: string): Promise<PortalLinkJob> {
-  const job = await db.portalLinkJob.findUnique({ where: { id: jobId } });
+/**
+ * PO-4: the job `jobId` (a UUID) if it is the caller's, else 404 (another user's job does not exist
+ * for them). With `reads` (the API's hot path) one `pg` read, else Prisma's.
+ */
+export async function readPortalLinkJob(db: PrismaClient, userId: string, jobId: string, reads?: Pick<HotReads, 'row'>): Promise<PortalLinkJob> {
+  const job = reads
+    ? await reads.row<PortalLinkJob>('portal_link_job_replayed', PORTAL_LINK_JOB_ROW, [jobId])
+    : await db.portalLinkJob.findUnique({ where: { id: jobId } });
   if (!job || job.userId !== userId) throw PO_ERRORS.problem('NOT_FOUND', `portal link job ${jobId} not found`);
   return job;
 }

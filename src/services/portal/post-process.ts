@@ -237,6 +237,8 @@ export async function applyScrapeResult(
     onApplied?: (tx: Tx, student: { id: string; studentNumber: string }, at: Date) => Promise<void>;
     /** Called in the transaction when the result is ignored (PO-9). */
     onIgnored?: (tx: Tx, reason: IgnoredReason) => Promise<void>;
+    /** Called in the transaction with its answer, last before the commit (the job's own move); what it throws rolls everything back and is rethrown. */
+    beforeCommit?: (tx: Tx, out: ApplyScrapeResultOutput) => Promise<void>;
   } = {},
 ): Promise<ApplyScrapeResultOutput> {
   const scrapedAt = new Date(result.scrapedAt);
@@ -257,13 +259,17 @@ export async function applyScrapeResult(
         await lockStudent(tx, input.userId, input.portalType);
         await opts.afterLock?.(tx);
         const stored = await tx.student.findUnique({ where: { userId_portalType: { userId: input.userId, portalType: input.portalType } } });
+        const answer = async (out: ApplyScrapeResultOutput) => {
+          await opts.beforeCommit?.(tx, out);
+          return out;
+        };
         if (stored && stored.sourceJobId === input.jobId && stored.dataAsOf.getTime() === scrapedAt.getTime()) {
-          return { ...(await summaryOf(tx, stored.id)), applied: true, ignoredReason: null }; // this job's result, already applied
+          return answer({ ...(await summaryOf(tx, stored.id)), applied: true, ignoredReason: null }); // this job's result, already applied
         }
         const ignored = staleness(stored, scrapedAt, jobCreatedAt, trusted);
         if (ignored) {
           await opts.onIgnored?.(tx, ignored);
-          return { ...(await summaryOf(tx, stored!.id)), applied: false, ignoredReason: ignored };
+          return answer({ ...(await summaryOf(tx, stored!.id)), applied: false, ignoredReason: ignored });
         }
 
         const { courseIds, profIds } = await upsertReferenceData(tx, input.portalType, result);
@@ -307,15 +313,28 @@ export async function applyScrapeResult(
         const record = { creditsAttempted: result.academicRecord.creditsAttempted, creditsEarned: result.academicRecord.creditsEarned, gpa: result.academicRecord.gpa };
         await tx.academicRecord.upsert({ where: { studentId }, create: { studentId, ...record }, update: record });
 
-        // Semesters and their courses: the result is the whole record, so the student's rows are replaced.
-        await tx.studentSemester.deleteMany({ where: { studentId } });
-        for (const s of result.semesters) {
-          const sem = await tx.studentSemester.create({ data: { studentId, year: s.year, term: s.term, gpa: s.gpa }, select: { id: true } });
-          if (s.courses.length === 0) continue;
-          await tx.studentCourse.createMany({
-            data: s.courses.map((c, position) => ({
+        // The result is the whole record, so the student's rows are replaced: a stored student's
+        // semesters (their courses cascade), certificates, evaluations and — when the result has a
+        // list — designated courses go in one statement (a new student has none).
+        if (stored) {
+          await tx.$executeRaw`
+            WITH sem AS (DELETE FROM student_semesters WHERE student_id = ${studentId}::uuid),
+                 cert AS (DELETE FROM language_certificates WHERE student_id = ${studentId}::uuid),
+                 ev AS (DELETE FROM course_evaluations WHERE student_id = ${studentId}::uuid)
+            DELETE FROM designated_courses WHERE ${designated != null}::boolean AND student_id = ${studentId}::uuid`;
+        }
+        // Semesters and their courses: one statement for the semesters, one for all their courses.
+        if (result.semesters.length > 0) {
+          const semKey = (s: { year: number; term: string }) => `${s.year}:${s.term}`;
+          const sems = await tx.studentSemester.createManyAndReturn({
+            data: result.semesters.map((s) => ({ studentId, year: s.year, term: s.term, gpa: s.gpa })),
+            select: { id: true, year: true, term: true },
+          });
+          const semesterIds = new Map(sems.map((s) => [semKey(s), s.id]));
+          const taken = result.semesters.flatMap((s) =>
+            s.courses.map((c, position) => ({
               studentId,
-              semesterId: sem.id,
+              semesterId: semesterIds.get(semKey(s))!,
               courseId: courseIds.get(c.courseCode)!,
               position,
               credits: c.credits,
@@ -325,17 +344,16 @@ export async function applyScrapeResult(
               retake: c.retake,
               professorId: c.professor === null ? null : (profIds.get(c.professor) ?? null),
             })),
-          });
+          );
+          if (taken.length > 0) await tx.studentCourse.createMany({ data: taken });
         }
 
-        await tx.languageCertificate.deleteMany({ where: { studentId } });
         if (p.languageCertificates.length > 0) {
           await tx.languageCertificate.createMany({
             data: p.languageCertificates.map((c, position) => ({ studentId, position, kind: c.kind, score: c.score, level: c.level, acquiredOn: new Date(`${c.acquiredOn}T00:00:00Z`) })),
           });
         }
 
-        await tx.courseEvaluation.deleteMany({ where: { studentId } });
         const ev = result.courseEvaluations;
         if (ev && ev.items.length > 0) {
           await tx.courseEvaluation.createMany({
@@ -344,26 +362,44 @@ export async function applyScrapeResult(
           });
         }
 
-        if (designated) {
-          await tx.designatedCourse.deleteMany({ where: { studentId } });
-          if (designated.length > 0) {
-            await tx.designatedCourse.createMany({
-              data: designated.map((c, position) => ({
-                studentId,
-                position,
-                courseId: courseIds.get(c.courseCode)!,
-                courseCode: c.courseCode,
-                courseName: c.courseName,
-                credits: c.credits,
-                area: c.area,
-                department: c.department,
-              })),
-            });
-          }
+        if (designated && designated.length > 0) {
+          await tx.designatedCourse.createMany({
+            data: designated.map((c, position) => ({
+              studentId,
+              position,
+              courseId: courseIds.get(c.courseCode)!,
+              courseCode: c.courseCode,
+              courseName: c.courseName,
+              credits: c.credits,
+              area: c.area,
+              department: c.department,
+            })),
+          });
         }
 
         await opts.onApplied?.(tx, { id: studentId, studentNumber: p.studentId }, new Date());
-        return { ...(await summaryOf(tx, studentId)), applied: true, ignoredReason: null };
+        // The summary of what was just written (summaryOf's values without reading them back); a
+        // kept designated list is counted.
+        const designatedCourses = designated ? designated.length : stored ? await tx.designatedCourse.count({ where: { studentId } }) : 0;
+        const courses = attempts.length;
+        const summary: PortalStudentSummary = {
+          studentId: p.studentId,
+          name: p.name,
+          admissionYear: p.admissionYear,
+          department: p.department,
+          major: p.major,
+          doubleMajor: p.doubleMajor,
+          enrollmentStatus: p.enrollmentStatus,
+          gradeLevel: p.gradeLevel,
+          creditsEarned: profile.creditsEarned,
+          gpa: record.gpa,
+          semesters: result.semesters.length,
+          courses,
+          designatedCourses,
+          dataAsOf: scrapedAt.toISOString(),
+        };
+        const designatedCoursesVersion = (stored?.designatedCoursesVersion ?? 0) + (designated ? 1 : 0);
+        return answer({ summary, semesters: summary.semesters, courses, designatedCoursesVersion, applied: true, ignoredReason: null });
       },
       { timeout: opts.timeoutMs ?? 60_000, maxWait: 10_000, isolationLevel: Prisma.TransactionIsolationLevel.ReadCommitted },
     );

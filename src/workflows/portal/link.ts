@@ -18,7 +18,10 @@
  * SUCCEEDED) and the post-processing itself run as local activities first ({@link localFirst}):
  * no `jobs` task round trip between the callback and SUCCEEDED, and the summary is in the history
  * once (as the workflow's result); a write whose local attempts are exhausted runs on the `jobs`
- * queue with the full retry budget.
+ * queue with the full retry budget. With {@link PORTAL_LINK_APPLY_SUCCEEDS_PATCH} as well, the API
+ * makes the POST_PROCESSING move with the callback it records (the signal says so), and one local
+ * activity applies the result and makes the SUCCEEDED move in one transaction: the workflow task
+ * after the callback runs one local activity.
  */
 import {
   ActivityFailure,
@@ -66,6 +69,15 @@ export const LOCAL_POST_PROCESS_TIMEOUT_MS = 60_000;
  */
 export const PORTAL_LINK_LOCAL_WRITES_PATCH = 'portal-link-local-writes';
 
+/**
+ * `patched()` ID of the finish in the apply: post-processing moves the job POST_PROCESSING →
+ * SUCCEEDED in its own transaction (`applyScrapeResultAndSucceed`, one local activity instead of
+ * two), and a callback whose API made the POST_PROCESSING move (`postProcessing` in the signal)
+ * costs no write of the workflow's before it. Histories without its marker (asked in the first
+ * workflow task, with {@link PORTAL_LINK_LOCAL_WRITES_PATCH}) replay the separate writes.
+ */
+export const PORTAL_LINK_APPLY_SUCCEEDS_PATCH = 'portal-link-apply-succeeds';
+
 /** Longest wait for the scrape activity's completion once its job SUCCEEDED (a lost completion never holds the workflow open longer). */
 export const SCRAPE_SETTLE_TIMEOUT_MS = 10_000;
 
@@ -102,6 +114,7 @@ export async function portalLinkWorkflow(input: PortalLinkWorkflowInput): Promis
   });
   // Asked in the first workflow task: a history without the marker replays every later write remote.
   const localWrites = patched(PORTAL_LINK_LOCAL_WRITES_PATCH);
+  const applySucceeds = localWrites && patched(PORTAL_LINK_APPLY_SUCCEEDS_PATCH);
   const after = localFirstActivities<PortalLinkJobActivities>(localWrites, localJobs, jobs);
   const localPost = localFirstActivities<PortalPostProcessActivities>(
     localWrites,
@@ -182,24 +195,39 @@ export async function portalLinkWorkflow(input: PortalLinkWorkflowInput): Promis
       return fail(cb.errorCode || PORTAL_JOB_ERROR_CODES.SCRAPE_FAILED, cb.errorMessage);
     }
 
-    const pp = await after.markPortalJobPostProcessing({ jobId: input.jobId, resultKey: cb.resultKey, sha256: cb.sha256 });
-    if (!pp.moved && pp.status !== 'POST_PROCESSING') return result(pp);
-    let applied: ApplyScrapeResultOutput;
-    try {
-      applied = await localPost.applyScrapeResult({
-        jobId: input.jobId,
-        userId: input.userId,
-        portalType: input.portalType,
-        resultKey: cb.resultKey,
-        sha256: cb.sha256,
-        jobCreatedAt: input.jobCreatedAt,
-      });
-    } catch (err) {
+    if (!(applySucceeds && cb.postProcessing === true)) {
+      const pp = await after.markPortalJobPostProcessing({ jobId: input.jobId, resultKey: cb.resultKey, sha256: cb.sha256 });
+      if (!pp.moved && pp.status !== 'POST_PROCESSING') return result(pp);
+    }
+    const apply = {
+      jobId: input.jobId,
+      userId: input.userId,
+      portalType: input.portalType,
+      resultKey: cb.resultKey,
+      sha256: cb.sha256,
+      jobCreatedAt: input.jobCreatedAt,
+    };
+    const failed = (err: unknown): Promise<PortalLinkWorkflowResult> => {
       if (isCancellation(err)) throw err;
       const f = failureCode(err, PORTAL_JOB_ERROR_CODES.C18);
       return fail(f.code, f.message);
+    };
+    let done: PortalJobState;
+    if (applySucceeds) {
+      try {
+        done = await localPost.applyScrapeResultAndSucceed(apply);
+      } catch (err) {
+        return failed(err);
+      }
+    } else {
+      let applied: ApplyScrapeResultOutput;
+      try {
+        applied = await localPost.applyScrapeResult(apply);
+      } catch (err) {
+        return failed(err);
+      }
+      done = await after.completePortalJob({ jobId: input.jobId, summary: applied.summary });
     }
-    const done = await after.completePortalJob({ jobId: input.jobId, summary: applied.summary });
     // The scrape's own completion follows its callback closely; a workflow completion sent while
     // it is pending would be refused (its task replayed, the local writes run again), so the
     // local-first branch waits for it, bounded: the row is SUCCEEDED already.

@@ -115,6 +115,25 @@ test('a replayed callback is answered like the first, counted, logged and applie
   expect(await callbackRows(j.jobId)).toBe(1);
 });
 
+test('a success records its callback and moves the job to POST_PROCESSING together; a workflow not running → 409, neither kept', async () => {
+  const j = await waitingJob();
+  expect((await postCallback(stack, successBody(stack, j.jobId, j.key, j.sha256), { attempt: 1 })).statusCode).toBe(202);
+  const moved = await stack.db.portalLinkJob.findUniqueOrThrow({ where: { id: j.jobId } });
+  expect(moved).toMatchObject({ resultKey: j.key, resultSha256: j.sha256, postProcessingAt: expect.any(Date) });
+  expect(['POST_PROCESSING', 'SUCCEEDED']).toContain(moved.status);
+
+  // A RUNNING row whose workflow does not exist: the signal fails, the statement's writes roll back.
+  const u = await stack.newUser();
+  const orphan = await stack.db.portalLinkJob.create({
+    data: { userId: u.userId, portalType: 'suwon', studentId: '20249999', kind: 'LINK', status: 'RUNNING', workflowId: `portal-link:${u.userId}:${randomUUID()}` },
+  });
+  const key = portalResultKey(stack.config.objectStore.prefix, orphan.id, 1);
+  const r = await postCallback(stack, successBody(stack, orphan.id, key, null), { attempt: 1 });
+  expect([r.statusCode, r.json().code]).toEqual([409, 'CALLBACK_JOB_NOT_ACTIVE']);
+  expect(await callbackRows(orphan.id)).toBe(0);
+  expect(await stack.db.portalLinkJob.findUniqueOrThrow({ where: { id: orphan.id } })).toMatchObject({ status: 'RUNNING', resultKey: null, postProcessingAt: null });
+});
+
 test('a scraped_at ahead of the server clock beyond the signature tolerance → 422 CALLBACK_SCRAPED_AT_IN_FUTURE, nothing recorded; within it is accepted', async () => {
   const j = await waitingJob();
   const scrapedAt = (at: string) => JSON.stringify({ ...(JSON.parse(successBody(stack, j.jobId, j.key, j.sha256)) as object), scraped_at: at });

@@ -5,6 +5,9 @@
  * key outside the job's scope is C16, an invalid document C17 (so is a scraped_at ahead of the server
  * clock), a database rejection C18 — each non-retryable and with nothing written; a store outage is
  * retryable. A result older than the student's data is ignored and its job says so.
+ * `applyScrapeResultAndSucceed` also SUCCEEDS the job in the apply's transaction (its summary as
+ * the tables read back), answers the state of a job no longer post-processing without applying, and
+ * changes nothing on a retry after its commit.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { PrismaClient } from '@prisma/client';
@@ -201,3 +204,58 @@ describe('time from outside', () => {
     expect((await db.portalLinkJob.findUniqueOrThrow({ where: { id: link.jobId } })).resultCode).toBeNull();
   });
 });
+
+describe('applyScrapeResultAndSucceed: the apply and the SUCCEEDED move in one transaction', () => {
+  const jobOf = (jobId: string) => db.portalLinkJob.findUniqueOrThrow({ where: { id: jobId } });
+
+  test('applies, SUCCEEDS with the summary as the stored data reads back; a retry after the commit changes nothing', async () => {
+    const userId = await newUser();
+    const job = await newJob(userId);
+    const doc = scrapeResult('20221234', later(job));
+    const link = await put(job, doc);
+    expect(await acts.applyScrapeResultAndSucceed(link)).toEqual({ moved: true, status: 'SUCCEEDED', errorCode: null });
+    const done = await jobOf(link.jobId);
+    expect(done).toMatchObject({ status: 'SUCCEEDED', resultCode: null, finishedAt: expect.any(Date) });
+    // The already-applied path reads the summary back from the tables: the same as the one stored.
+    const readBack = await applyScrapeResult(db, link, parseOrThrow(doc));
+    expect(done.summary).toEqual(readBack.summary);
+    expect(readBack.summary).toMatchObject({ creditsEarned: 7, semesters: 3, courses: 5, designatedCourses: 2 });
+
+    expect(await acts.applyScrapeResultAndSucceed(link)).toEqual({ moved: false, status: 'SUCCEEDED', errorCode: null });
+    expect(await jobOf(link.jobId)).toEqual(done);
+
+    // A REFRESH without a designated list keeps the stored one: counted, not replaced.
+    const refresh = await newJob(userId, 'REFRESH');
+    const kept = scrapeResult('20221234', later(refresh), { designatedCourses: null });
+    expect(await acts.applyScrapeResultAndSucceed(await put(refresh, kept))).toMatchObject({ moved: true, status: 'SUCCEEDED' });
+    expect((await jobOf(refresh.jobId)).summary).toMatchObject({ designatedCourses: 2 });
+  });
+
+  test('a job no longer POST_PROCESSING gets nothing applied and answers its state', async () => {
+    const userId = await newUser();
+    const job = await put(await newJob(userId), scrapeResult('20221234', new Date().toISOString()));
+    await db.portalLinkJob.update({ where: { id: job.jobId }, data: { status: 'FAILED', errorCode: 'CALLBACK_TIMEOUT' } });
+    expect(await acts.applyScrapeResultAndSucceed(job)).toEqual({ moved: false, status: 'FAILED', errorCode: 'CALLBACK_TIMEOUT' });
+    await expectNothingWritten(userId);
+  });
+
+  test('an ignored older result SUCCEEDS with STALE_RESULT_IGNORED; a failing one is its failure, the job untouched', async () => {
+    const userId = await newUser();
+    const link = await newJob(userId);
+    await acts.applyScrapeResultAndSucceed(await put(link, scrapeResult('20221234', later(link))));
+    const refresh = await newJob(userId, 'REFRESH');
+    const older = new Date(Date.parse(refresh.jobCreatedAt) - 60_000).toISOString();
+    expect(await acts.applyScrapeResultAndSucceed(await put(refresh, scrapeResult('20221234', older)))).toMatchObject({ moved: true, status: 'SUCCEEDED' });
+    expect(await jobOf(refresh.jobId)).toMatchObject({ status: 'SUCCEEDED', resultCode: 'STALE_RESULT_IGNORED', summary: { dataAsOf: later(link) } });
+
+    const other = await newJob(await newUser());
+    expect(await failureOf(acts.applyScrapeResultAndSucceed(other))).toMatchObject({ type: 'PORTAL_RESULT_UNREADABLE', details: [{ code: 'C16' }] });
+    expect(await jobOf(other.jobId)).toMatchObject({ status: 'POST_PROCESSING', summary: null });
+  });
+});
+
+function parseOrThrow(doc: unknown) {
+  const parsed = parseScrapeResult(doc);
+  if (!parsed.ok) throw new Error('the test result does not parse');
+  return parsed.result;
+}

@@ -21,8 +21,12 @@ import {
 
 /** What one scrape attempt does. */
 export type ScrapeStep =
-  /** Writes the result and calls back SUCCEEDED (`callbacks` times: repeats test PO-7), then returns. */
-  | { ok: true; callbacks?: number }
+  /**
+   * Writes the result and calls back SUCCEEDED (`callbacks` times: repeats test PO-7), then returns.
+   * The API's move to POST_PROCESSING with the first callback (signal `postProcessing`) unless
+   * `apiMoves` is false (an API without that move).
+   */
+  | { ok: true; callbacks?: number; apiMoves?: boolean }
   /** Returns as if the callback had been accepted, but no callback reaches the workflow. */
   | { silent: true }
   /** Calls back FAILED with `code`, then fails non-retryably. */
@@ -74,6 +78,13 @@ export function fakePoActivities(client: WorkflowClient, scrapeSteps: ScrapeStep
       if (applyStep !== 'ok') throw ApplicationFailure.create({ message: `scripted ${applyStep.fail}`, type: `POST_PROCESS_${applyStep.fail}`, nonRetryable: true, details: [{ code: applyStep.fail }] });
       return { summary: SUMMARY, applied: true, ignoredReason: null, semesters: 5, courses: 26, designatedCoursesVersion: 1 };
     },
+    // Applied only while the job post-processes (the real one rolls back otherwise), SUCCEEDED in the same step.
+    applyScrapeResultAndSucceed: async (a: ApplyScrapeResultInput) => {
+      if (job.status !== 'POST_PROCESSING') return { moved: false, status: job.status, errorCode: job.errorCode };
+      applies.push(a);
+      if (applyStep !== 'ok') throw ApplicationFailure.create({ message: `scripted ${applyStep.fail}`, type: `POST_PROCESS_${applyStep.fail}`, nonRetryable: true, details: [{ code: applyStep.fail }] });
+      return move('SUCCEEDED', { summary: SUMMARY });
+    },
   };
   const signal = (cb: ScrapeCallback) => client.getHandle(Context.current().info.workflowExecution?.workflowId ?? '').signal(scrapeCallbackSignal, cb);
   const portal = {
@@ -83,7 +94,12 @@ export function fakePoActivities(client: WorkflowClient, scrapeSteps: ScrapeStep
       const step = scrapeSteps[scrapes.length - 1] ?? { ok: true };
       const resultKey = `portal-results/${input.jobId}/${attempt}.json`;
       if ('ok' in step) {
-        for (let i = 0; i < (step.callbacks ?? 1); i++) await signal({ status: 'SUCCEEDED', attempt, resultKey, sha256: 'a'.repeat(64), requestId: null });
+        const apiMoves = step.apiMoves !== false;
+        for (let i = 0; i < (step.callbacks ?? 1); i++) {
+          // Like the API: the move with the first recorded callback of the attempt, repeats are duplicates.
+          const moved = apiMoves && i === 0 && move('POST_PROCESSING', { resultKey }).moved;
+          await signal({ status: 'SUCCEEDED', attempt, resultKey, sha256: 'a'.repeat(64), requestId: null, ...(moved ? { postProcessing: true } : {}) });
+        }
         return { resultKey, sha256: 'a'.repeat(64), attempt };
       }
       if ('silent' in step) return { resultKey, sha256: 'a'.repeat(64), attempt };

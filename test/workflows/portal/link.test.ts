@@ -60,15 +60,29 @@ test('a success walks QUEUED → RUNNING → POST_PROCESSING → SUCCEEDED with 
   expect(r.scrapes[0]).toMatchObject({ password: 'hunter2-portal', studentId: '20231234', callbackUrl: expect.stringContaining('/internal/scrape-results') });
 });
 
-test('the moves after the callback and the post-processing run local-first: the scrape is the only activity task', async () => {
+/** The activity types scheduled on task queues, and the number of local activities run, of a history. */
+function activitiesOf(history: Awaited<ReturnType<typeof run>>['history']) {
+  const events = history.events ?? [];
+  const scheduled = events.flatMap((e) => (e.activityTaskScheduledEventAttributes?.activityType?.name ? [e.activityTaskScheduledEventAttributes.activityType.name] : []));
+  const markers = events.flatMap((e) => (e.markerRecordedEventAttributes?.markerName ? [e.markerRecordedEventAttributes.markerName] : []));
+  return { scheduled, local: markers.filter((m) => m === 'core_local_activity').length };
+}
+
+test('after the callback one local activity applies the result and SUCCEEDS the job: the scrape is the only activity task', async () => {
   const r = await run([{ ok: true }]);
   expect(r.result.status).toBe('SUCCEEDED');
-  const events = r.history.events ?? [];
-  const scheduled = events.flatMap((e) => (e.activityTaskScheduledEventAttributes?.activityType?.name ? [e.activityTaskScheduledEventAttributes.activityType.name] : []));
-  expect(scheduled).toEqual(['scrapePortal']);
-  const markers = events.flatMap((e) => (e.markerRecordedEventAttributes?.markerName ? [e.markerRecordedEventAttributes.markerName] : []));
-  expect(markers.filter((m) => m === 'core_local_activity')).toHaveLength(4);
+  // RUNNING, then the apply with its SUCCEEDED move; POST_PROCESSING was the callback's (the API's) move.
+  expect(activitiesOf(r.history)).toEqual({ scheduled: ['scrapePortal'], local: 2 });
   expect(r.transitions).toEqual(['RUNNING', 'POST_PROCESSING', 'SUCCEEDED']);
+  expect(r.applies).toHaveLength(1);
+});
+
+test('a callback from an API that did not move the job: the workflow makes the POST_PROCESSING move itself', async () => {
+  const r = await run([{ ok: true, apiMoves: false }]);
+  expect(r.result).toMatchObject({ status: 'SUCCEEDED', errorCode: null });
+  expect(activitiesOf(r.history)).toEqual({ scheduled: ['scrapePortal'], local: 3 });
+  expect(r.transitions).toEqual(['RUNNING', 'POST_PROCESSING', 'SUCCEEDED']);
+  expect(r.job.summary).toEqual(SUMMARY);
 });
 
 test('PO-7: a callback delivered three times is applied once', async () => {

@@ -2,9 +2,13 @@
  * Regenerates the portal-link family's histories in test/histories (run after an intentional
  * workflow change, then commit): `npx tsx test/workflows/portal/record-histories.ts`. Time-skipping
  * test server, in-memory activities (./fakes.ts); the scripted scraper calls back by signal.
- * `portal-link-succeeded.json` (its moves after the callback and the post-processing on the `jobs`
- * queue, no `patched('portal-link-local-writes')` marker) stays checked in, unrecorded, for as long
- * as such runs can be open; `portal-link-local-succeeded.json` is the local-first branch.
+ * Kept checked in, unrecorded, for as long as such runs can be open: `portal-link-succeeded.json`
+ * (its moves after the callback and the post-processing on the `jobs` queue, no
+ * `patched('portal-link-local-writes')` marker) and `portal-link-local-succeeded.json` (local-first,
+ * with the POST_PROCESSING move, the apply and the SUCCEEDED move as three local activities, no
+ * `patched('portal-link-apply-succeeds')` marker). `portal-link-apply-succeeds.json` is the branch
+ * of today: the callback's signal says the API made the POST_PROCESSING move, one local activity
+ * applies and SUCCEEDS.
  */
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -33,7 +37,7 @@ async function main(): Promise<void> {
         await handle.result();
         writeFileSync(join(__dirname, '..', '..', 'histories', file), `${JSON.stringify(JSON.parse(historyToJSON(await handle.fetchHistory())), null, 1)}\n`);
       };
-      await record('portal-link-local-succeeded.json', 'portalLinkWorkflow', [linkInput({ jobs: TQ, portal: TQ }, randomUUID())]);
+      await record('portal-link-apply-succeeds.json', 'portalLinkWorkflow', [linkInput({ jobs: TQ, portal: TQ }, randomUUID())]);
       await record('reconcile-portal-link-jobs.json', 'reconcilePortalLinkJobsWorkflow', [{ queues: { jobs: TQ, ai: TQ, github: TQ }, graceSeconds: 30 }]);
     });
   } finally {

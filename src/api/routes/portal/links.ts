@@ -96,7 +96,7 @@ export const portalLinkRoutes: FastifyPluginAsyncZod<PortalLinkRouteDeps> = asyn
       return answerLongPoll(deps, req.headers, reply, {
         source: changes,
         id: jobId,
-        read: () => readPortalLinkJob(deps.db, req.userId, jobId),
+        read: () => readPortalLinkJob(deps.db, req.userId, jobId, deps.replays?.reads),
         etag: portalLinkJobEtag,
         body: portalLinkJobView,
         notFound: () => PO_ERRORS.problem('NOT_FOUND', `portal link job ${jobId} not found`),
