@@ -5,14 +5,22 @@
  * request), `POST /til` for its TIL_GENERATION job; each terminal job's event reaches each URL,
  * signed with the caller's signing secret and verified with the reference `standardwebhooks`
  * implementation on a local receiver. A repeat naming only finished jobs keeps no target; a refused
- * URL (400) or a missing signing secret (409) writes nothing. Each test starts or stops the `ai`
+ * URL (400) or a missing signing secret (409) writes nothing, and a create undone because Temporal
+ * is unavailable (503, an API whose client points where nothing listens) keeps no target. Each test starts or stops the `ai`
  * worker it needs, so the jobs' states are decided by the test, not by timing. Nothing measures
  * time: every wait polls for a condition with generous bounds.
  */
 import { randomUUID } from 'node:crypto';
+import { Connection } from '@temporalio/client';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
+import { buildApp } from '../../../src/api/app';
+import { temporalClient } from '../../../src/core/connections';
 import { maintenanceTaskQueue } from '../../../src/core/contracts';
 import { ASYNC_JOB_WEBHOOK_SOURCE } from '../../../src/core/webhook-requests';
+import { getFreePort } from '../../../src/dev/temporal-server';
+import { createJobStarter, FAMILY_API } from '../../../src/families';
 import { PG_INDEXES, PG_PARTIAL, SOURDOUGH } from '../../fixtures/texts';
 import { addCard } from '../../support/learning';
 import { pollUntil } from '../../support/poll';
@@ -25,6 +33,8 @@ type User = Awaited<ReturnType<Stack['newUser']>>;
 let stack: Stack;
 const rx = webhookReceiver();
 let base: string;
+let down: FastifyInstance | undefined;
+let deadConnection: Connection | undefined;
 
 beforeAll(async () => {
   base = await rx.start();
@@ -36,6 +46,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await down?.close();
+  await deadConnection?.close();
   await stack?.stop();
   await rx.stop();
 });
@@ -183,5 +195,19 @@ describe('refusals write nothing', () => {
     const plain = await submit(erin, content);
     expect(plain.statusCode).toBe(202);
     expect(plain.json().created).toBe(true);
+  });
+
+  it('a new scrap undone because Temporal is unavailable (503) keeps no target', async () => {
+    // Nothing listens on a port just found free: every call is refused (gRPC UNAVAILABLE).
+    deadConnection = Connection.lazy({ address: `127.0.0.1:${await getFreePort()}` });
+    const dead = temporalClient(deadConnection, stack.config.temporal);
+    down = await buildApp({ ...FAMILY_API, config: stack.config, db: stack.db, starter: createJobStarter(dead, stack.queues), temporal: dead, logger: pino({ level: 'silent' }) });
+    await down.ready();
+    const fay = await stack.newUser();
+    await signingSecret(fay);
+    const res = await down.inject({ method: 'POST', url: '/scraps', headers: fay.auth, payload: { content: `${PG_INDEXES}\n\n${randomUUID()}`, webhook: `${base}/undone` } });
+    expect(res.statusCode).toBe(503);
+    expect(res.json().code).toBe('WORKFLOW_START_UNAVAILABLE');
+    await nothingWritten(fay);
   });
 });

@@ -53,7 +53,7 @@ export const scrapRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, deps
         body: Body,
         response: {
           202: Accepted,
-          400: problemResponse('VALIDATION_FAILED, or WEBHOOK_URL_REFUSED (a `webhook` URL the destination rules refuse); nothing is written'),
+          400: problemResponse('VALIDATION_FAILED, MALFORMED_JSON (the failed checks in `errors`) or WEBHOOK_URL_REFUSED (a `webhook` URL the destination rules refuse); nothing is written'),
           401: ProblemSchema,
           409: problemResponse('WEBHOOK_SIGNING_SECRET_MISSING (a `webhook` without a signing secret); nothing is written'),
           413: ProblemSchema,

@@ -64,7 +64,7 @@ export const tilRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, deps) 
           .meta({ examples: [{ targetDate: '2026-11-30' }] }),
         response: {
           202: TilAccepted,
-          400: problemResponse('VALIDATION_FAILED, TARGET_DATE_IN_FUTURE, or WEBHOOK_URL_REFUSED (a `webhook` URL the destination rules refuse)'),
+          400: problemResponse('VALIDATION_FAILED, MALFORMED_JSON (the failed checks in `errors`), TARGET_DATE_IN_FUTURE or WEBHOOK_URL_REFUSED (a `webhook` URL the destination rules refuse)'),
           401: ProblemSchema,
           409: problemResponse('DUPLICATE_RESOURCE (a TIL generation of yours is active) or WEBHOOK_SIGNING_SECRET_MISSING (a `webhook` without a signing secret)'),
           422: ProblemSchema,
