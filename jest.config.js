@@ -11,6 +11,8 @@ module.exports = {
   },
   // ESM-only dependencies (Jest on Node 20 cannot require() ESM): compiled to CommonJS by swc.
   transformIgnorePatterns: ['/node_modules/(?!(content-disposition|content-type|cookie|@octokit|universal-user-agent|before-after-hook|fast-content-type-parse|json-with-bigint|canonicalize)/)'],
+  // Files that start servers or processes first, so short files fill the workers' tails.
+  testSequencer: '<rootDir>/test/support/test-sequencer.js',
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   // A bound on progress only (a test or hook that hangs), generous for a loaded machine.

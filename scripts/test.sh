@@ -11,6 +11,8 @@
 #     which starts the production topology itself.
 # Arguments are a jest filter for the main suite: `npm test -- test/unit` runs those tests only
 # (no build, no cluster suite).
+# The last line is the plain tally of both jest suites, `tests: N passed, N failed` (from their --json
+# reports): CI reads the closing line, and Schemathesis closes with a pytest-style line of its own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 t0=$(date +%s)
@@ -27,6 +29,7 @@ set -m
 nice -n 10 bash -c 't=$(date +%s); bash scripts/cluster/install.sh; echo "built in $(( $(date +%s) - t )) s"' >"$install_log" 2>&1 &
 install_pid=$!
 st_install_log="$(mktemp)"
+results_dir="$(mktemp -d)"
 nice -n 10 bash scripts/schemathesis.sh --install >"$st_install_log" 2>&1 &
 st_install_pid=$!
 set +m
@@ -35,6 +38,7 @@ cleanup() {
     if kill -0 "$pid" 2>/dev/null; then kill -TERM -- "-$pid" 2>/dev/null || true; fi
   done
   rm -f "$install_log" "$st_install_log"
+  rm -rf "$results_dir"
 }
 trap cleanup EXIT
 
@@ -42,7 +46,7 @@ bash scripts/setup.sh
 npm run --silent lint
 npm run --silent typecheck
 t1=$(date +%s)
-npx jest
+npx jest --json --outputFile="$results_dir/main.json"
 t2=$(date +%s)
 if ! wait "$st_install_pid"; then
   cat "$st_install_log" >&2
@@ -62,6 +66,15 @@ if ! wait "$install_pid"; then
   exit 1
 fi
 t3=$(date +%s)
-npm run --silent test:cluster
+npm run --silent test:cluster -- --json --outputFile="$results_dir/cluster.json"
 t4=$(date +%s)
 echo "test: setup, lint, typecheck $((t1 - t0)) s; main suite $((t2 - t1)) s; schemathesis $((t2b - t2)) s (Temporal server build $build_running at its end); Temporal server build $(tail -n 1 "$install_log" | sed 's/^built in //'), waited for $((t3 - t2b)) s after schemathesis; cluster suite $((t4 - t3)) s; total $((t4 - t0)) s"
+node -e '
+let passed = 0, failed = 0;
+for (const file of process.argv.slice(1)) {
+  const r = JSON.parse(require("fs").readFileSync(file, "utf8"));
+  passed += r.numPassedTests;
+  failed += r.numFailedTests;
+}
+console.log(`tests: ${passed} passed, ${failed} failed`);
+' "$results_dir/main.json" "$results_dir/cluster.json"

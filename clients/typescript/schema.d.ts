@@ -938,7 +938,7 @@ export interface paths {
         put?: never;
         /**
          * Enqueue the extraction of a source's current version now (the poller does this on its own)
-         * @description 202 with the new job; 200 `skipped` with reason `already_active` (ST-2: another job of the source is pending or processing) or `version_exists` (ST-3: this version already has a job). 409 STUDY_EXPLANATION_NOT_READY when the question has no explanation yet; 404 when the source is not yours.
+         * @description 202 with the new job; 200 `skipped` with reason `already_active` (ST-2: another job of the source is pending or processing) or `version_exists` (ST-3: this version already has a job). 409 STUDY_EXPLANATION_NOT_READY when the question has no explanation yet; 404 when the source is not yours. `webhook` (optional) receives the new job's terminal event (study_memo_card_job.completed, .failed or .skipped), signed with your signing secret; it is checked before anything is written (400 WEBHOOK_URL_REFUSED, 409 WEBHOOK_SIGNING_SECRET_MISSING) and kept only with a new job (202): a skipped request keeps none.
          */
         post: operations["postStudyMemoCardJobs"];
         delete?: never;
@@ -9575,17 +9575,17 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "sourceKind": "study_question",
-                 *       "sourceId": "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b"
-                 *     }
-                 */
                 "application/json": {
                     /** @enum {string} */
                     sourceKind: "study_question" | "knowledge_card";
                     /** Format: uuid */
                     sourceId: string;
+                    /**
+                     * Format: uri
+                     * @description per-request completion webhook: an https URL (public address, no credentials; http and private addresses only with WEBHOOK_ALLOW_PRIVATE_URLS, dev/test), signed per Standard Webhooks with your signing secret (POST /webhooks/signing-secret). 400 WEBHOOK_URL_REFUSED; 409 WEBHOOK_SIGNING_SECRET_MISSING without a secret. It receives the terminal event of the resource this request creates
+                     * @example https://hooks.example.com/durable-jobs
+                     */
+                    webhook?: string;
                 };
             };
         };
@@ -9622,7 +9622,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED, MALFORMED_JSON (the failed checks in `errors`) or a code of this operation */
+            /** @description VALIDATION_FAILED, MALFORMED_JSON (the failed checks in `errors`) or WEBHOOK_URL_REFUSED (the `webhook` URL is refused) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9660,7 +9660,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict */
+            /** @description STUDY_EXPLANATION_NOT_READY or WEBHOOK_SIGNING_SECRET_MISSING (a `webhook` without a signing secret) */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -42,17 +42,17 @@ export interface BenchFamily {
 
 /**
  * Follows job `id` of `family` until terminal, the bench's way: POLL_MS between short polls,
- * `Prefer: wait=LONG_POLL_WAIT_S` on long polls, JOB_TIMEOUT_MS at the most, throwing when a
+ * `Prefer: wait=LONG_POLL_WAIT_S` on long polls, `timeoutMs` (ms, default JOB_TIMEOUT_MS) at the most, throwing when a
  * worker of the stack failed.
  */
-export function follow(family: BenchFamily, id: string, way: PollWay): Promise<Followed> {
+export function follow(family: BenchFamily, id: string, way: PollWay, timeoutMs = JOB_TIMEOUT_MS): Promise<Followed> {
   return followJob((h) => family.read(id, h), {
     way,
     terminal: family.terminal,
     what: `${family.name} job ${id}`,
     pollMs: POLL_MS,
     waitS: LONG_POLL_WAIT_S,
-    timeoutMs: JOB_TIMEOUT_MS,
+    timeoutMs,
     sleep,
     now: () => performance.now(),
     wallClock: () => Date.now(),

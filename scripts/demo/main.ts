@@ -4,7 +4,8 @@
  * family's part (families/<family>.ts, found by the manifests' family names) in the manifests'
  * order, and ends with `jobs: <completed>/<total> completed` over every family's jobs (exit 0 when
  * all completed and every completion webhook to the demo's own receiver, webhooks.ts, was
- * delivered).
+ * delivered). The receiver is the demo user's endpoint; a part may register it for a company too
+ * (`webhooks.registerCompany`).
  *
  *   npm run demo [-- --files '<glob>' ...] [--limit N] [--keep] [--ai local]
  *
@@ -53,7 +54,7 @@ async function main(): Promise<void> {
     const results: PartResult[] = [];
     for (const [i, { family, part }] of parts.entries()) {
       if (i > 0) say('');
-      const ctx = { apiUrl: stack.apiUrl, db: stack.db, config: stack.config, uiUrl: stack.uiUrl, user: { token, auth, api }, options: { files: values.files ?? [], limit }, shared, say };
+      const ctx = { apiUrl: stack.apiUrl, db: stack.db, config: stack.config, uiUrl: stack.uiUrl, user: { token, auth, api }, options: { files: values.files ?? [], limit }, shared, webhooks, say };
       results.push(await part.run(ctx, stack.states.get(family)));
     }
     for (const family of without) say(`(the ${family} family has no demo part: scripts/demo/families/${family}.ts)`);

@@ -43,6 +43,16 @@ export interface DemoShared {
   documents?: { file: string; scrapId: string }[];
 }
 
+/** The demo's webhook receiver (webhooks.ts), for a part that registers an endpoint of another scope. */
+export interface DemoWebhookRegistry {
+  /**
+   * Registers the receiver as the company endpoint of `companyId` through `api`, whose user must be
+   * an OWNER of the company; its deliveries are counted and one of them verified in the demo's
+   * webhook summary. Returns the endpoint's id. @throws ApiCallError when the API refuses it.
+   */
+  registerCompany(api: ApiClient, companyId: string): Promise<string>;
+}
+
 /** What a part gets when it runs. */
 export interface PartContext {
   apiUrl: string;
@@ -52,6 +62,7 @@ export interface PartContext {
   user: DemoUser;
   options: DemoOptions;
   shared: DemoShared;
+  webhooks: DemoWebhookRegistry;
   say: (line: string) => void;
 }
 

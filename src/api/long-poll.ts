@@ -108,29 +108,24 @@ async function readOrNull<R>(resource: PollableResource<R, unknown>): Promise<R 
   }
 }
 
-/**
- * Waits until the row's entity tag differs from `seenTag`, `ms` have passed, the client went away
- * or the app is closing; returns the row as read last (null: it does not exist for the caller).
- * @throws DomainError SERVICE_UNAVAILABLE (503) when the process's waiter bound is reached.
- */
-async function waitForChange<R>(deps: LongPollDeps, resource: PollableResource<R, unknown>, seenTag: string, ms: number, signal: AbortSignal): Promise<R | null> {
-  const { changes } = deps.hot;
-  const deadline = performance.now() + ms;
+/** A subscription to one row's changes (see {@link watchRow}). */
+interface RowWatch {
+  /** Resolves at once when a change may have happened since the subscription or the last call, else at the first change, after `ms`, or on abort. */
+  next(ms: number, signal: AbortSignal): Promise<void>;
+  off(): void;
+}
+
+/** Subscribes to the row's changes away from `seenTag`; null when the process's waiter bound is reached. */
+function watchRow(deps: LongPollDeps, resource: Pick<PollableResource<unknown, unknown>, 'source' | 'id'>, seenTag: string): RowWatch | null {
   let woken = false;
   let wake: (() => void) | undefined;
-  const off = changes.subscribe(resource.source, resource.id, seenTag, () => {
+  const off = deps.hot.changes.subscribe(resource.source, resource.id, seenTag, () => {
     woken = true;
     wake?.();
   });
-  if (!off) {
-    throw CORE_ERRORS.problem('SERVICE_UNAVAILABLE', 'too many long polls are waiting; retry shortly');
-  }
-  try {
-    // Read again after subscribing: a change between the first read and the subscription is seen here.
-    let row = await readOrNull(resource);
-    while (row && resource.etag(row) === seenTag && !signal.aborted && !changes.draining()) {
-      const left = deadline - performance.now();
-      if (left <= 0) break;
+  if (!off) return null;
+  return {
+    async next(ms, signal) {
       if (!woken) {
         await new Promise<void>((resolve) => {
           const done = () => {
@@ -139,19 +134,39 @@ async function waitForChange<R>(deps: LongPollDeps, resource: PollableResource<R
             wake = undefined;
             resolve();
           };
-          const timer = setTimeout(done, left);
+          const timer = setTimeout(done, ms);
           wake = done;
           signal.addEventListener('abort', done, { once: true });
         });
       }
       woken = false;
-      // Woken (the row may have changed) or the wait is over: what the client gets is read now.
-      if (!signal.aborted) row = await readOrNull(resource);
-    }
-    return row;
-  } finally {
-    off();
+    },
+    off,
+  };
+}
+
+/**
+ * Waits on `watch`, re-reading the row after each wake-up, until its entity tag differs from
+ * `seenTag`, `ms` have passed, the client went away or the app is closing; returns the row as read
+ * last (null: it does not exist for the caller). `row` is the row as read after the subscription.
+ */
+async function waitForChange<R>(deps: LongPollDeps, resource: PollableResource<R, unknown>, watch: RowWatch, row: R | null, seenTag: string, ms: number, signal: AbortSignal): Promise<R | null> {
+  const deadline = performance.now() + ms;
+  while (row && resource.etag(row) === seenTag && !signal.aborted && !deps.hot.changes.draining()) {
+    const left = deadline - performance.now();
+    if (left <= 0) break;
+    await watch.next(left, signal);
+    // Woken (the row may have changed) or the wait is over: what the client gets is read now.
+    if (!signal.aborted) row = await readOrNull(resource);
   }
+  return row;
+}
+
+/** The one entity tag an `If-None-Match` names (without `W/`), or undefined for a list, `*` or none. */
+function singleTag(header: string | string[] | undefined): string | undefined {
+  if (typeof header !== 'string') return undefined;
+  const tag = header.trim();
+  return tag === '' || tag === '*' || tag.includes(',') ? undefined : tag.replace(/^W\//, '');
 }
 
 /**
@@ -164,29 +179,45 @@ export async function answerLongPoll<R, B>(
   reply: FastifyReply,
   resource: PollableResource<R, B>,
 ): Promise<B | FastifyReply> {
-  let row = await readOrNull(resource);
-  if (!row) throw resource.notFound();
   const ifNoneMatch = headers['if-none-match'];
   const wanted = preferredWaitSeconds(headers.prefer);
   const cap = deps.config.api.jobWait.maxSeconds;
+  const granted = wanted !== undefined && wanted > 0 && cap > 0 && !ifNoneMatchIsWildcard(ifNoneMatch) ? Math.min(wanted, cap) : 0;
+  const mayWait = granted > 0;
   reply.header('Vary', 'Prefer');
-  if (wanted !== undefined && wanted > 0 && cap > 0 && !ifNoneMatchIsWildcard(ifNoneMatch) && ifNoneMatchMatches(ifNoneMatch, resource.etag(row))) {
-    const granted = Math.min(wanted, cap);
-    const gone = new AbortController();
-    const onClose = () => {
-      if (!reply.raw.writableEnded) gone.abort();
-    };
-    reply.raw.once('close', onClose);
-    try {
-      row = await waitForChange(deps, resource, resource.etag(row), granted * 1000, gone.signal);
-    } finally {
-      reply.raw.removeListener('close', onClose);
-    }
+  // A request holding one tag subscribes before its first read: a change after that read wakes it,
+  // so the read is not repeated after subscribing (one read fewer per wait). Any other subscribes
+  // after the read that finds it current, then reads again.
+  const held = mayWait ? singleTag(ifNoneMatch) : undefined;
+  const early = held !== undefined ? watchRow(deps, resource, held) : null;
+  try {
+    let row = await readOrNull(resource);
     if (!row) throw resource.notFound();
-    reply.header('Preference-Applied', `wait=${granted}`);
+    if (mayWait && ifNoneMatchMatches(ifNoneMatch, resource.etag(row))) {
+      const seenTag = resource.etag(row);
+      const watch = early ?? watchRow(deps, resource, seenTag);
+      if (!watch) throw CORE_ERRORS.problem('SERVICE_UNAVAILABLE', 'too many long polls are waiting; retry shortly');
+      const gone = new AbortController();
+      const onClose = () => {
+        if (!reply.raw.writableEnded) gone.abort();
+      };
+      reply.raw.once('close', onClose);
+      try {
+        // Subscribed after the first read: a change between the two is seen by this read.
+        if (!early) row = await readOrNull(resource);
+        row = await waitForChange(deps, resource, watch, row, seenTag, granted * 1000, gone.signal);
+      } finally {
+        reply.raw.removeListener('close', onClose);
+        if (!early) watch.off();
+      }
+      if (!row) throw resource.notFound();
+      reply.header('Preference-Applied', `wait=${granted}`);
+    }
+    const etag = resource.etag(row);
+    reply.header('ETag', etag).header('Cache-Control', 'private, no-cache');
+    if (ifNoneMatchMatches(ifNoneMatch, etag)) return reply.code(304).send();
+    return resource.body(row);
+  } finally {
+    early?.off();
   }
-  const etag = resource.etag(row);
-  reply.header('ETag', etag).header('Cache-Control', 'private, no-cache');
-  if (ifNoneMatchMatches(ifNoneMatch, etag)) return reply.code(304).send();
-  return resource.body(row);
 }

@@ -67,5 +67,6 @@ export const RequestWebhookField = z
   .min(1)
   .max(2048)
   .optional()
+  // `format: uri` documents the shape; the destination rules decide (WEBHOOK_URL_REFUSED, not VALIDATION_FAILED).
   .meta({ format: 'uri', example: 'https://hooks.example.com/durable-jobs' })
   .describe(`${REQUEST_WEBHOOK_RULES}. It receives the terminal event of the resource this request creates`);

@@ -1,6 +1,7 @@
 /**
  * Companies and their members (shared by the company-scoped families): create a
- * company (or find it by name) and give a user a role in it. Used by the CLI, the demo and tests.
+ * company (or find it by name), give a user a role in it or remove them. Used by the CLI, the demo
+ * and tests.
  */
 import type { CompanyRole, PrismaClient } from '@prisma/client';
 
@@ -17,4 +18,10 @@ export async function setMember(db: Pick<PrismaClient, 'companyMember'>, company
     create: { companyId, userId, role },
     update: { role },
   });
+}
+
+/** Removes `userId` from `companyId`; returns whether they were a member. */
+export async function removeMember(db: Pick<PrismaClient, 'companyMember'>, companyId: string, userId: string): Promise<boolean> {
+  const done = await db.companyMember.deleteMany({ where: { companyId, userId } });
+  return done.count > 0;
 }

@@ -24,7 +24,7 @@
  * one key run one after another: end the transaction soon after a replay.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { Prisma } from '@prisma/client';
+import { Prisma } from '@prisma/client';
 import type { DomainError } from './domain-error';
 import { CORE_ERRORS } from './errors';
 import { shortName } from './text';
@@ -259,6 +259,57 @@ function replayOrConflict(
     resourceType: row.resource_type,
     resourceId: row.resource_id,
   };
+}
+
+/** What {@link answeredClaimStatement} answers: the statement and the ids it writes. */
+export interface AnsweredClaimStatement {
+  /**
+   * `INSERT … ON CONFLICT … RETURNING id` of the key's record, answered at once (`answer`):
+   * it returns a row (the record's `id`, text) only when the key is free (no record, or an
+   * expired one, which it replaces) and `guard` holds; otherwise it writes nothing. Meant as the
+   * first CTE of the caller's one statement, whose inserts select from it.
+   */
+  sql: Prisma.Sql;
+  /** The id of the record it writes. */
+  recordId: string;
+  /** SHA-256 hex of the key ({@link idempotencyKeyHash}). */
+  keyHash: string;
+}
+
+/**
+ * The claim of `input` with its answer in one data-modifying statement (AR-7, DC-1), for a create
+ * that writes its resource in the same statement (a CTE selecting from this one): the record, its
+ * answer and the resource commit together or not at all, so no other request ever sees the claim
+ * without its answer. A concurrent claim of the same key waits on the unique index until the
+ * statement ends, as in {@link claimIdempotencyKey}. When it writes nothing (the key is taken,
+ * answered or in progress, or `guard` is false) the caller takes {@link claimIdempotencyKey}'s
+ * transaction, which gives the replay or the error.
+ * @param guard a boolean SQL expression that must hold for anything to be written (e.g. the
+ *   caller's role), evaluated in the statement's snapshot.
+ * @throws DomainError VALIDATION_FAILED when the request is not representable as JSON.
+ */
+export async function answeredClaimStatement(input: IdempotencyClaimInput, answer: IdempotentAnswer, guard: Prisma.Sql): Promise<AnsweredClaimStatement> {
+  const now = input.now ?? new Date();
+  const ttlMs = input.ttlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS;
+  if (!(ttlMs > 0)) throw new RangeError('ttlMs must be positive');
+  const keyHash = idempotencyKeyHash(input.key);
+  const fp = await fingerprintRequest(input.request);
+  const recordId = randomUUID();
+  const at = now.toISOString();
+  const sql = Prisma.sql`
+      INSERT INTO idempotency_records
+        (id, scope_id, operation, key_hash, request_hash, field_hashes, created_at, expires_at, status_code, resource_type, resource_id)
+      SELECT ${recordId}::uuid, ${input.scopeId}::uuid, ${input.operation}::text, ${keyHash}::text, ${fp.requestHash}::text,
+             ${JSON.stringify(fp.fieldHashes)}::jsonb, ${at}::timestamptz, ${new Date(now.getTime() + ttlMs).toISOString()}::timestamptz,
+             ${answer.statusCode}::int, ${answer.resourceType}::text, ${answer.resourceId}::text
+       WHERE ${guard}
+      ON CONFLICT (scope_id, operation, key_hash) DO UPDATE SET
+        id = EXCLUDED.id, request_hash = EXCLUDED.request_hash, field_hashes = EXCLUDED.field_hashes,
+        status_code = EXCLUDED.status_code, resource_type = EXCLUDED.resource_type, resource_id = EXCLUDED.resource_id,
+        created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+      WHERE idempotency_records.expires_at <= ${at}::timestamptz
+      RETURNING id::text AS id`;
+  return { sql, recordId, keyHash };
 }
 
 /**

@@ -12,10 +12,23 @@
  * indexed read of the key's record (or its cached copy, answered records only), the fingerprint
  * compared, the resource read; no transaction and no Temporal call unless the family asks for a
  * replay's start (`onReplay`). A key without an answered, unexpired record takes the transaction.
+ *
+ * With `oneStatement` a new key is claimed, answered and its resource created in one statement
+ * ({@link answeredClaimStatement} and the family's inserts selecting from it): one round trip
+ * instead of the transaction's. When that statement writes nothing (the key is taken, or the
+ * family's guard fails) the transaction runs as without it and answers the replay or the error.
+ * Not with a per-request webhook (its row is written by the transaction).
  */
 import type { Prisma, PrismaClient } from '@prisma/client';
 import { startOrUndo, workflowStartUnavailable, type WarnLog } from './after-commit';
-import { claimIdempotencyKey, reclaimedKeyHash, recordIdempotentAnswer, withdrawIdempotencyRecord, type IdempotencyClaimInput } from './idempotency';
+import {
+  answeredClaimStatement,
+  claimIdempotencyKey,
+  reclaimedKeyHash,
+  recordIdempotentAnswer,
+  withdrawIdempotencyRecord,
+  type IdempotencyClaimInput,
+} from './idempotency';
 import type { DomainError } from './domain-error';
 import type { ReplayAnswers } from './replay-answers';
 import type { StartOutcome } from './workflow-start';
@@ -34,6 +47,30 @@ export interface CreateStart<R> {
   /** The error thrown after the undo, given the start's error (default 503 WORKFLOW_START_UNAVAILABLE). */
   problem?(err: unknown): DomainError;
   log: WarnLog;
+}
+
+/** The ids of a {@link OneStatementCreate}'s claim: the record's, the resource's, and the key hash the resource takes. */
+export interface OneStatementIds {
+  recordId: string;
+  resourceId: string;
+  /** SHA-256 hex of the key: the resource's key hash unless a resource already holds it. */
+  keyHash: string;
+  /** The hash to take instead when a resource already holds `keyHash` ({@link reclaimedKeyHash}). */
+  reclaimedKeyHash: string;
+}
+
+/** A create in one statement (see the module comment). */
+export interface OneStatementCreate<R> {
+  /** The id the new resource gets (recorded as the answer's `resourceId` before it is written). */
+  newId(): string;
+  /** Boolean SQL that must hold for anything to be written (e.g. the caller's role in the scope). */
+  guard: Prisma.Sql;
+  /**
+   * Runs `WITH claim AS (<claim>) …`: the family's inserts select from `claim` (no row: nothing
+   * is written) and take `reclaimedKeyHash` when a resource holds `keyHash`; answers the created
+   * resource, or null when nothing was written.
+   */
+  run(claim: Prisma.Sql, ids: OneStatementIds): Promise<R | null>;
 }
 
 /** The operation and the family's hooks of {@link idempotentCreate}. */
@@ -70,6 +107,8 @@ export interface IdempotentCreateSpec<R> {
    * never depends on them. @throws the request's DomainError; nothing is written then.
    */
   beforeCreate?(): Promise<void>;
+  /** The one-statement create of a new key (see the module comment); absent: the transaction always. */
+  oneStatement?: OneStatementCreate<R>;
 }
 
 /** Result of {@link idempotentCreate}: the resource (as stored after the start), the status code, and whether it was a replay. */
@@ -97,7 +136,7 @@ export async function idempotentCreate<R>(spec: IdempotentCreateSpec<R>): Promis
   const fast = spec.replays ? await answerReplay(spec, spec.replays) : null;
   if (fast) return fast;
   if (spec.beforeCreate) await spec.beforeCreate();
-  const outcome = await spec.db.$transaction(async (tx) => {
+  const outcome = (spec.oneStatement && !spec.webhook ? await createInOneStatement(spec, spec.oneStatement) : null) ?? await spec.db.$transaction(async (tx) => {
     const claim = await claimIdempotencyKey(tx, spec.claim);
     if (claim.kind === 'replay') return { replay: true as const, resourceId: claim.resourceId, statusCode: claim.statusCode };
     const taken = spec.keyHashTaken ? await spec.keyHashTaken(tx, claim.keyHash) : false;
@@ -126,6 +165,19 @@ export async function idempotentCreate<R>(spec: IdempotentCreateSpec<R>): Promis
     start.problem ? { problem: start.problem } : {},
   );
   return { resource: (await spec.read(spec.idOf(created))) ?? created, statusCode: spec.statusCode, replay: false };
+}
+
+/** The one-statement create of a new key; null when it wrote nothing (the transaction decides). */
+async function createInOneStatement<R>(spec: IdempotentCreateSpec<R>, one: OneStatementCreate<R>): Promise<{ replay: false; resource: R; recordId: string } | null> {
+  const resourceId = one.newId();
+  const claim = await answeredClaimStatement(spec.claim, { statusCode: spec.statusCode, resourceType: spec.resourceType, resourceId }, one.guard);
+  const resource = await one.run(claim.sql, {
+    recordId: claim.recordId,
+    resourceId,
+    keyHash: claim.keyHash,
+    reclaimedKeyHash: reclaimedKeyHash(claim.keyHash, claim.recordId),
+  });
+  return resource === null ? null : { replay: false, resource, recordId: claim.recordId };
 }
 
 /**

@@ -109,11 +109,11 @@ export async function deliveryFor(db: PrismaClient, userId: string, id: string):
   return row;
 }
 
-/** A new PENDING delivery of delivery `id`'s event (same event id and payload) to the same endpoint or per-request URL. */
+/** A new PENDING delivery of delivery `id`'s event (same event id, payload and company) to the same endpoint or per-request URL. */
 export async function redeliver(db: PrismaClient, userId: string, id: string): Promise<WebhookDelivery & { target: { url: string } | null }> {
   const row = await deliveryFor(db, userId, id);
   return db.webhookDelivery.create({
     include: { target: { select: { url: true } } },
-    data: { endpointId: row.endpointId, targetId: row.targetId, eventId: row.eventId, eventType: row.eventType, payload: row.payload as Prisma.InputJsonValue, redeliveryOf: row.id },
+    data: { endpointId: row.endpointId, targetId: row.targetId, companyId: row.companyId, eventId: row.eventId, eventType: row.eventType, payload: row.payload as Prisma.InputJsonValue, redeliveryOf: row.id },
   });
 }

@@ -6,13 +6,16 @@
  * and its id; the trigger then writes a delivery to it as well. Its deliveries are signed with the
  * requesting user's signing secret (`whsec_…`, Standard Webhooks; created or rotated by
  * {@link rotateSigningSecret}; stored sealed, src/core/webhook-secrets.ts), so a create naming a URL
- * before the user has one is refused. Async jobs take one target per request and job: several
- * requests may name URLs for one job (e.g. repeated submissions landing on its active job), each
- * gets its own delivery ({@link recordJobRequestWebhooks}).
+ * before the user has one is refused. A delivery of a company's resource to a per-request URL is sent
+ * only while the URL's user is still a member of that company ({@link requestTargetRefusal}). Async
+ * jobs take one target per request and job: several requests may name URLs for one job (e.g.
+ * repeated submissions landing on its active job), each gets its own delivery
+ * ({@link recordJobRequestWebhooks}).
  */
 import type { Prisma, PrismaClient, WebhookSigningSecret } from '@prisma/client';
 import { CORE_ERRORS } from './errors';
 import { ASYNC_JOB_STATES } from './job-state';
+import type { MembershipReader } from './tenancy';
 import type { DestinationPolicy } from './webhook-destination';
 import { assertDestination } from './webhook-endpoints';
 import { signingSecretOwner, type WebhookSecretBox } from './webhook-secrets';
@@ -79,6 +82,22 @@ export async function removeOrphanJobRequestWebhooks(tx: Prisma.TransactionClien
     DELETE FROM webhook_request_targets t
     WHERE t.source = ${ASYNC_JOB_WEBHOOK_SOURCE} AND t.resource_id = ANY(${[...jobIds]}::text[])
       AND NOT EXISTS (SELECT 1 FROM async_jobs j WHERE j.job_id::text = t.resource_id)`;
+}
+
+/**
+ * Why a delivery must not be sent to its per-request URL, or null when it may be sent (or is not a
+ * per-request delivery): its event's resource belongs to `companyId` (the terminal-status trigger
+ * writes it for company-scoped sources) and the user who named the URL is no longer a member of
+ * that company, in any role. The reason is the text recorded with the delivery.
+ */
+export async function requestTargetRefusal(
+  db: MembershipReader,
+  delivery: { companyId: string | null; target: { userId: string } | null },
+): Promise<string | null> {
+  const { companyId, target } = delivery;
+  if (!target || !companyId) return null;
+  const member = await db.companyMember.findUnique({ where: { companyId_userId: { companyId, userId: target.userId } }, select: { role: true } });
+  return member ? null : `not sent: the user who named this webhook is no longer a member of company ${companyId}`;
 }
 
 /** Removes the request webhook of resource `resourceId` of `source` (its create was undone). */

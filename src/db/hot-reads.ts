@@ -5,7 +5,8 @@
  * cache of src/auth/token-cache.ts), the job read of `GET /async-jobs/{id}` (SAN-5), the
  * version reads of its long poll (src/db/job-changes.ts), and the replay fast path of idempotent
  * creates: the Idempotency-Key record, the caller's company role (src/core/replay-answers.ts,
- * src/core/member-cache.ts) and a family's point read of the replayed resource ({@link HotReads.row}).
+ * src/core/member-cache.ts) and a family's fixed read-only statements ({@link HotReads.row}): the
+ * replayed or just created resource, and the AI run of `GET /api/v1/ai-runs/{id}` with its details.
  * Nothing else: every write, every transaction and every other read stays on Prisma.
  * Why: these reads are the API's most frequent requests, and Prisma's query compiler and client
  * cost about 0.9 ms of CPU per query against about 0.16 ms for the same statement through `pg`
@@ -60,7 +61,7 @@ export interface HotReads {
   memberRole(companyId: string, userId: string): Promise<CompanyRole | null>;
   /**
    * The first row of a fixed read-only statement of a family (its replayed resource, a duplicate
-   * check), prepared under `name` when prepared statements are on; null when there is none. The
+   * check, a status read), prepared under `name` when prepared statements are on; null when there is none. The
    * statement's text must be a constant per name.
    */
   row<R extends QueryResultRow>(name: string, text: string, values: unknown[]): Promise<R | null>;

@@ -1,5 +1,6 @@
 /**
- * Jest globalSetup: one PostgreSQL 15 server, one Temporal dev server, one S3-compatible server
+ * Jest globalSetup: one PostgreSQL 15 server (with the test-database template migrated, see
+ * ./postgres.ts), one Temporal dev server, one S3-compatible server
  * (moto, PO-6) and the workflow bundles (./workflow-bundles.ts) for the whole run, shared by every
  * test file through `TEST_PG_ADMIN_URL`, `TEST_TEMPORAL_ADDRESS`, `TEST_TEMPORAL_UI_URL`,
  * `OBJECT_STORE_*` (see ./object-store.ts) and `TEST_WORKFLOW_BUNDLE_DIR`.
@@ -7,7 +8,7 @@
  * while developing). Handles stay on globalThis for global-teardown.ts.
  */
 import { startTestObjectStore } from './object-store';
-import { startPostgres } from './postgres';
+import { prepareTemplate, startPostgres, type TestPostgres } from './postgres';
 import { startTestTemporal } from './temporal';
 import { BUNDLE_DIR_ENV, buildSharedBundles } from './workflow-bundles';
 
@@ -27,13 +28,25 @@ async function timed<T>(start: () => Promise<T>): Promise<{ value: T; ms: number
   return { value, ms: Date.now() - t0 };
 }
 
+/** PostgreSQL with its test-database template migrated ({@link prepareTemplate}). */
+async function startMigratedPostgres(): Promise<TestPostgres> {
+  const pg = await startPostgres();
+  try {
+    await prepareTemplate(pg.adminUrl);
+  } catch (err) {
+    await pg.stop();
+    throw err;
+  }
+  return pg;
+}
+
 export default async function globalSetup(): Promise<void> {
   const handles: TestServerHandles = { stops: [] };
   (globalThis as WithHandles)[HANDLES_KEY] = handles;
 
   const reuseObjectStore = Boolean(process.env.OBJECT_STORE_ENDPOINT);
   const [pg, temporal, objects, bundles] = await Promise.allSettled([
-    process.env.TEST_PG_ADMIN_URL ? undefined : timed(startPostgres),
+    process.env.TEST_PG_ADMIN_URL ? undefined : timed(startMigratedPostgres),
     process.env.TEST_TEMPORAL_ADDRESS ? undefined : timed(startTestTemporal),
     timed(startTestObjectStore),
     process.env[BUNDLE_DIR_ENV] ? undefined : timed(buildSharedBundles),

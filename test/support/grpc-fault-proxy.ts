@@ -14,7 +14,7 @@
  * client and an API app on it.
  */
 import net from 'node:net';
-import { Connection, type Client } from '@temporalio/client';
+import { Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor, type Client } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildApp } from '../../src/api/app';
@@ -181,12 +181,23 @@ export interface FaultyApi {
   close(): Promise<void>;
 }
 
+/** Options of {@link startFaultyApi}. */
+export interface FaultyApiOptions {
+  /** Per-call deadline of the client in ms (default: the stack's config). */
+  callTimeoutMs?: number;
+  /**
+   * Attempts of each gRPC call the connection makes (the SDK's retry policy otherwise, default 10:
+   * a refused call then ends after about 20 s of backoff).
+   */
+  grpcAttempts?: number;
+}
+
 /**
  * Starts a {@link GrpcFaultProxy} in front of `stack`'s Temporal frontend and builds the project's
- * Temporal client (per-call deadline `callTimeoutMs`, default the stack's config) and an API app on
- * it, sharing the stack's config, database and queues. The proxy starts forwarding.
+ * Temporal client ({@link FaultyApiOptions}) and an API app on it, sharing the stack's config,
+ * database and queues. The proxy starts forwarding.
  */
-export async function startFaultyApi(stack: Stack, opts: { callTimeoutMs?: number } = {}): Promise<FaultyApi> {
+export async function startFaultyApi(stack: Stack, opts: FaultyApiOptions = {}): Promise<FaultyApi> {
   const proxy = await startGrpcFaultProxy(stack.config.temporal.address);
   let connection: Connection | undefined;
   let app: FastifyInstance | undefined;
@@ -196,7 +207,7 @@ export async function startFaultyApi(stack: Stack, opts: { callTimeoutMs?: numbe
     await proxy.close();
   };
   try {
-    connection = await Connection.connect({ address: proxy.address });
+    connection = await Connection.connect({ address: proxy.address, ...grpcRetries(opts.grpcAttempts) });
     const temporal = opts.callTimeoutMs === undefined ? stack.config.temporal : { ...stack.config.temporal, callTimeoutMs: opts.callTimeoutMs };
     const client = temporalClient(connection, temporal);
     app = await buildApp({ ...FAMILY_API, config: stack.config, db: stack.db, starter: createJobStarter(client, stack.queues), temporal: client, logger: pino({ level: 'silent' }) });
@@ -206,4 +217,12 @@ export async function startFaultyApi(stack: Stack, opts: { callTimeoutMs?: numbe
     await close().catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * Connection options that make each gRPC call at most `attempts` times with the SDK's backoff
+ * (nothing when `attempts` is undefined: the SDK's own policy).
+ */
+export function grpcRetries(attempts: number | undefined): { interceptors?: ReturnType<typeof makeGrpcRetryInterceptor>[] } {
+  return attempts === undefined ? {} : { interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions({ maxAttempts: attempts }))] };
 }

@@ -165,12 +165,27 @@ export interface TestDatabase {
 
 /**
  * Creates `test_<random>` as a copy of `app_template`, which is migrated with `migrateDeploy`
- * the first time (or when prisma/migrations changed). Template work and cloning are serialised
- * across jest workers by a PostgreSQL advisory lock.
+ * the first time (or when prisma/migrations changed; see {@link prepareTemplate}). Template work
+ * and cloning are serialised across jest workers by a PostgreSQL advisory lock.
  * @throws MigrationError when the template cannot be migrated.
  */
 export async function createTestDatabase(adminUrl: string): Promise<TestDatabase> {
   const name = `test_${randomBytes(6).toString('hex')}`;
+  await withTemplate(adminUrl, (admin) => admin.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DB}`));
+  return { url: withDatabase(adminUrl, name), drop: dropper(adminUrl, name) };
+}
+
+/**
+ * Migrates `app_template` on the server at `adminUrl` unless it is current (globalSetup does this
+ * while the other test servers start, so that no test file waits for it).
+ * @throws MigrationError when the template cannot be migrated.
+ */
+export async function prepareTemplate(adminUrl: string): Promise<void> {
+  await withTemplate(adminUrl, async () => undefined);
+}
+
+/** Runs `then` under the template lock once `app_template` is current (migrated with `migrateDeploy` if not). */
+async function withTemplate(adminUrl: string, then: (admin: Client) => Promise<unknown>): Promise<void> {
   const admin = new Client({ connectionString: adminUrl });
   admin.on('error', () => undefined); // a server shut down mid-call surfaces through the pending query
   await admin.connect();
@@ -188,15 +203,13 @@ export async function createTestDatabase(adminUrl: string): Promise<TestDatabase
         await migrateDeploy(withDatabase(adminUrl, TEMPLATE_DB));
         await admin.query(`COMMENT ON DATABASE ${TEMPLATE_DB} IS '${fingerprint}'`);
       }
-      await admin.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DB}`);
+      await then(admin);
     } finally {
       await admin.query('SELECT pg_advisory_unlock($1)', [TEMPLATE_LOCK_KEY]);
     }
   } finally {
     await admin.end();
   }
-
-  return { url: withDatabase(adminUrl, name), drop: dropper(adminUrl, name) };
 }
 
 /** `drop()` of a {@link TestDatabase}: runs once however often it is called. */

@@ -106,9 +106,11 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     ...opts.env,
   });
   const db = createPrisma(database.url, { poolMax: 10 });
-  const connection = await Connection.connect({ address: config.temporal.address });
+  const [connection, native] = await Promise.all([
+    Connection.connect({ address: config.temporal.address }),
+    NativeConnection.connect({ address: config.temporal.address }),
+  ]);
   const client = temporalClient(connection, config.temporal);
-  const native = await NativeConnection.connect({ address: config.temporal.address });
   const queues = taskQueues(prefix);
   const logger = opts.logger ?? pino({ level: 'error' });
   const app = await buildApp({
@@ -137,7 +139,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     };
   };
   // The `jobs` process's queues (every job workflow, the reconcilers) always run.
-  for (const name of processOf('jobs').queues) await startQueue(name);
+  const jobsQueues = processOf('jobs').queues.map((name) => startQueue(name));
   /** Workers started by name through the named helpers below, with their stop functions. */
   const named = new Map<string, () => Promise<void>>();
   const startNamed = async (name: string, extra: Pick<QueueWorkerDeps, 'activities' | 'provided'> = {}) => {
@@ -177,9 +179,18 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       await database.drop();
     },
   };
-  if (opts.aiWorker !== false) await stack.startAiWorker();
-  if (opts.githubWorker) await stack.startGithubWorker();
-  if (opts.aiRunsWorker !== false) await stack.startAiRunsWorker();
+  // Every worker is created at once (each waits on the server and on its own bundle load).
+  const starts = await Promise.allSettled([
+    ...jobsQueues,
+    opts.aiWorker !== false ? stack.startAiWorker() : undefined,
+    opts.githubWorker ? stack.startGithubWorker() : undefined,
+    opts.aiRunsWorker !== false ? stack.startAiRunsWorker() : undefined,
+  ]);
+  const failed = starts.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) {
+    await stack.stop().catch(() => undefined);
+    throw failed.reason;
+  }
   return stack;
 }
 

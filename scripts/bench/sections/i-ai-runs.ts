@@ -13,6 +13,7 @@ import { compareWithHealth } from '../load';
 import { median, ms, pcts, pool, rate, ratio } from '../measure';
 import { LONG_POLL_WAIT_S, READ_CONNECTIONS } from '../options';
 import { phaseReport, type PhaseSample } from '../phases';
+import { countStatements, formatTally } from '../statements';
 import type { BenchSection } from '../section';
 
 /** Section (i). */
@@ -31,6 +32,7 @@ export const sectionI: BenchSection = {
     const runLat: number[] = [];
     const seen: { id: string; submittedAt: number; seenAt: number }[] = [];
     let failedRuns = 0;
+    const statements = countStatements();
     await pool(runsN, sizes.latencyConcurrency, async (i) => {
       const t = performance.now();
       const submittedAt = Date.now();
@@ -40,12 +42,28 @@ export const sectionI: BenchSection = {
       else runLat.push(performance.now() - t);
       seen.push({ id, submittedAt, seenAt });
     });
+    const runTally = statements.tally();
     const noopSamples: PhaseSample[] = [];
     baseLat.push(...(await noop.latencies(Math.max(1, Math.round(runsN / 2)), sizes.latencyConcurrency, noopSamples)));
     const runP = pcts(runLat);
     const baseP = pcts(baseLat);
     say(`POST → SUCCEEDED: p50 ${ms(runP.p50)}, p95 ${ms(runP.p95)} (n=${runP.n}${failedRuns ? `, ${failedRuns} FAILED` : ''})`);
     say(`baseline noopWorkflow start → result: p50 ${ms(baseP.p50)}, p95 ${ms(baseP.p95)} (n=${baseP.n}, half before and half after); ratio p50 ${ratio(runP.p50 / baseP.p50)}, p95 ${ratio(runP.p95 / baseP.p95)}`);
+    say(`database statements per run (the whole process: API, workers, long polls; pg driver calls): ${formatTally(runTally, runsN)}`);
+    const app = stack.app;
+    if (app) {
+      // One create and one read of a finished run, counted while nothing else runs (the new run's
+      // first workflow task comes after the create's answer: its start is the create's last call
+      // but one, the read after it).
+      const created = await statements.during(() =>
+        app.inject({ method: 'POST', url: '/api/v1/ai-runs', headers: { ...hrHeaders, 'idempotency-key': randomUUID() }, payload: JSON.stringify({ companyId, text: 'Count: an employment certificate for my visa' }) }),
+      );
+      const runId = (created.value.json() as { aiRunId: string }).aiRunId;
+      await follow(family, runId, 'long');
+      const read = await statements.during(() => app.inject({ method: 'GET', url: `/api/v1/ai-runs/${runId}`, headers: hrHeaders }));
+      say(`database statements of one request: POST /api/v1/ai-runs (new key, ${created.value.statusCode}) ${formatTally(created.tally)}; GET /api/v1/ai-runs/{id} (SUCCEEDED, ${read.value.statusCode}) ${formatTally(read.tally)}`);
+    }
+    statements.stop();
     // Profile: where one run's time goes, from the middle half of the runs: history events
     // (server times) and the projection's own timestamps (this process's clock, as the client's).
     const mid = seen.slice(Math.floor(seen.length / 4), Math.floor(seen.length / 4) + 40);

@@ -25,7 +25,8 @@ async function tenant(ctx: StackContext, name: string) {
   /** POST /scraps; resolves with its analysis job's id. */
   const submit = async (): Promise<string> => (await scraps.create(seq++, `q-${name}`))[0]!;
   const completed = async (jobId: string): Promise<void> => {
-    const { status } = await follow(scraps, jobId, 'long');
+    // Behind a flood without keys, B waits for the whole flood (minutes): the flood's drain bound.
+    const { status } = await follow(scraps, jobId, 'long', JOB_TIMEOUT_MS * 4);
     if (status !== 'COMPLETED') throw new Error(`(q) job ${jobId} of ${name} ${status}`);
   };
   const latency = async (): Promise<number> => {

@@ -1,5 +1,6 @@
 /**
- * The AI-runs part of `npm run demo`: a company and an HR member, realistic HR requests
+ * The AI-runs part of `npm run demo`: a company with an OWNER, who registers the demo's webhook
+ * receiver as the company's endpoint (its runs' ai_run events), and an HR member; realistic HR requests
  * in Korean and English over the REST API (some with missing slots, one ambiguous, one the local
  * runtime fails on its first attempt, one it rejects terminally), every run to SUCCEEDED — the
  * rejected one through a manual retry (AR-4) — then HR's decisions (AR-5: the first candidate that
@@ -12,7 +13,7 @@ import type { PrismaClient } from '@prisma/client';
 import { createUserWithToken } from '../../../src/auth/tokens';
 import { ensureCompany, setMember } from '../../../src/core/companies';
 import { createApiClient, ok } from '../../lib/api-client';
-import { definePart } from '../part';
+import { definePart, type DemoWebhookRegistry } from '../part';
 
 /** Demo markers the demo's config hands the local runtime (AI_RUNTIME_FAIL_FIRST_MARKER / AI_RUNTIME_REJECT_FIRST_MARKER). */
 const AR_DEMO_MARKERS = { failFirst: '[demo:flaky]', rejectFirst: '[demo:reject]' } as const;
@@ -44,17 +45,22 @@ interface RunView {
 /** The part: the local runtime fails or rejects the marked requests' first attempt; retries start after 0.5 s. */
 export const part = definePart({
   env: () => ({ AI_RUNTIME_FAIL_FIRST_MARKER: AR_DEMO_MARKERS.failFirst, AI_RUNTIME_REJECT_FIRST_MARKER: AR_DEMO_MARKERS.rejectFirst, AI_RUN_RETRY_INITIAL_MS: '500' }),
-  run: ({ apiUrl, db, say, uiUrl, config }) => runArDemo(apiUrl, db, say, uiUrl, config.temporal.namespace),
+  run: ({ apiUrl, db, say, uiUrl, config, webhooks }) => runArDemo(apiUrl, db, webhooks, say, uiUrl, config.temporal.namespace),
 });
 
 /** Runs the AR demo against the API at `apiUrl`; `say` prints a line. */
-async function runArDemo(apiUrl: string, db: PrismaClient, say: (line: string) => void, uiUrl: string, namespace: string): Promise<{ completed: number; total: number }> {
+async function runArDemo(apiUrl: string, db: PrismaClient, webhooks: DemoWebhookRegistry, say: (line: string) => void, uiUrl: string, namespace: string): Promise<{ completed: number; total: number }> {
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const companyId = await ensureCompany(db, `Demo HR Co ${stamp}`);
+  // Company endpoints need an OWNER (an HR manager writes runs but does not route their events).
+  const owner = await createUserWithToken(db, `demo-owner-${stamp}`);
+  await setMember(db, companyId, owner.userId, 'OWNER');
+  const endpointId = await webhooks.registerCompany(createApiClient(apiUrl, owner.token), companyId);
   const hr = await createUserWithToken(db, `demo-hr-${stamp}`);
   await setMember(db, companyId, hr.userId, 'HR_MANAGER');
   const api = createApiClient(apiUrl, hr.token);
   say(`AI runs: company ${companyId}, HR manager ${hr.userId}; ${REQUESTS.length} requests …`);
+  say(`  webhooks: the company's endpoint ${endpointId} (registered by its OWNER ${owner.userId}) receives every run's ai_run event`);
 
   // Long polls the run (Prefer: wait with its last ETag: the answer comes as soon as it changes, 304 after the wait).
   const waitFor = async (id: string, statuses: readonly string[]): Promise<RunView> => {

@@ -10,7 +10,7 @@
  * Services throw DomainError; only the API maps them to HTTP.
  */
 import { randomUUID } from 'node:crypto';
-import type { AiAttempt, AiCandidate, AiRun, CompanyRole, PrismaClient } from '@prisma/client';
+import { Prisma, type AiAttempt, type AiCandidate, type AiRun, type CompanyRole, type PrismaClient } from '@prisma/client';
 import type { AiRunsConfig as Config } from '../../config/ai-runs';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { workflowStartUnavailable, type WarnLog } from '../../core/after-commit';
@@ -18,6 +18,7 @@ import { idempotentCreate } from '../../core/idempotent-create';
 import { checkRequestWebhook } from '../../core/webhook-requests';
 import { requireMembership } from '../../core/tenancy';
 import type { ReplayPath } from '../../core/replay-answers';
+import type { HotReads } from '../../db/hot-reads';
 import { startFailureKind, WorkflowNotStartedError } from '../../core/workflow-start';
 import { failActiveRun, moveRun } from './run-projection';
 import { AR_ERRORS, RUN_ERROR_CODES } from '../../domain/ai-runs/errors';
@@ -63,16 +64,52 @@ export interface RequestCorrelation {
 export const AI_RUN_OPERATIONS = { create: 'ai-runs.create', retry: (runId: string) => `ai-runs.retry:${runId}` } as const;
 
 /** Every column of `ai_runs` under the model's names: the run as `db.aiRun.findUnique` answers it. */
-const AI_RUN_ROW = `
-  SELECT id::text AS id, company_id::text AS "companyId", actor_user_id::text AS "actorUserId", status,
+const AI_RUN_COLUMNS = `
+         id::text AS id, company_id::text AS "companyId", actor_user_id::text AS "actorUserId", status,
          analysis_outcome AS "analysisOutcome", input_masked AS "inputMasked", input_hash AS "inputHash", locale,
          idempotency_key_hash AS "idempotencyKeyHash", workflow_id AS "workflowId", attempt_count AS "attemptCount",
          retry_count AS "retryCount", max_attempts AS "maxAttempts", next_attempt_at AS "nextAttemptAt",
          deadline_at AS "deadlineAt", version, error_code AS "errorCode", error_message AS "errorMessage",
          request_id AS "requestId", trace_id AS "traceId", created_at AS "createdAt", updated_at AS "updatedAt",
-         started_at AS "startedAt", finished_at AS "finishedAt"
-    FROM ai_runs
-   WHERE id = $1::uuid`;
+         started_at AS "startedAt", finished_at AS "finishedAt"`;
+
+/** The run `$1` (text of the hot path's point read). */
+const AI_RUN_ROW = `SELECT ${AI_RUN_COLUMNS} FROM ai_runs WHERE id = $1::uuid`;
+
+/**
+ * AR-3 one statement: the run `$1` with its attempts (by number) and candidates (by created_at,
+ * ordinal; each with its attempt's number) under the model's names, as `readAiRun`'s Prisma read
+ * answers them (timestamps as JSON text), and the role of user `$2` in the run's company (null: not
+ * a member).
+ */
+const AI_RUN_WITH_DETAILS = `
+  SELECT ${AI_RUN_COLUMNS},
+         (SELECT m.role FROM company_members m WHERE m.company_id = r.company_id AND m.user_id = $2::uuid) AS "memberRole",
+         COALESCE((SELECT json_agg(json_build_object(
+             'id', a.id, 'runId', a.run_id, 'number', a.number, 'trigger', a.trigger, 'status', a.status,
+             'errorCode', a.error_code, 'errorMessage', a.error_message, 'validationErrors', a.validation_errors,
+             'requestId', a.request_id, 'traceId', a.trace_id, 'latencyMs', a.latency_ms,
+             'backendVersion', a.backend_version, 'agentVersion', a.agent_version, 'modelVersion', a.model_version,
+             'promptVersion', a.prompt_version, 'contextPackVersion', a.context_pack_version,
+             'workflowCatalogVersion', a.workflow_catalog_version, 'contractVersion', a.contract_version,
+             'knowledgeVersion', a.knowledge_version, 'startedAt', a.started_at, 'finishedAt', a.finished_at
+           ) ORDER BY a.number) FROM ai_attempts a WHERE a.run_id = r.id), '[]'::json) AS attempts,
+         COALESCE((SELECT json_agg(json_build_object(
+             'id', c.id, 'runId', c.run_id, 'attemptId', c.attempt_id, 'ordinal', c.ordinal, 'taskType', c.task_type,
+             'title', c.title, 'slots', c.slots, 'missingSlots', c.missing_slots, 'confidence', c.confidence,
+             'validationErrors', c.validation_errors, 'blocked', c.blocked, 'status', c.status, 'createdAt', c.created_at,
+             'attempt', json_build_object('number', ca.number)
+           ) ORDER BY c.created_at, c.ordinal)
+           FROM ai_candidates c JOIN ai_attempts ca ON ca.id = c.attempt_id WHERE c.run_id = r.id), '[]'::json) AS candidates
+    FROM ai_runs r
+   WHERE r.id = $1::uuid`;
+
+/** A row of {@link AI_RUN_WITH_DETAILS} as the driver parses it (the JSON's timestamps are text). */
+type AiRunDetailsRow = AiRun & {
+  memberRole: CompanyRole | null;
+  attempts: (Omit<AiAttempt, 'startedAt' | 'finishedAt'> & { startedAt: string; finishedAt: string | null })[];
+  candidates: (Omit<AiCandidate, 'createdAt'> & { createdAt: string; attempt: { number: number } })[];
+};
 
 /** Result of {@link createAiRun}: the run (as stored now) and whether this was a replay of the key. */
 export interface CreateResult {
@@ -102,7 +139,39 @@ export async function createAiRun(deps: AiRunDeps, userId: string, key: string, 
     claim: { scopeId: body.companyId, operation: AI_RUN_OPERATIONS.create, key, request, ttlMs: deps.config.idempotency.ttlMs },
     statusCode: 202,
     resourceType: 'ai-run',
-    ...(replays ? { replays: replays.answers, readReplayed: (runId: string) => replays.reads.row<AiRun>('ai_run_replayed', AI_RUN_ROW, [runId]) } : {}),
+    ...(replays ? { replays: replays.answers } : {}),
+    oneStatement: {
+      newId: () => randomUUID(),
+      guard: Prisma.sql`EXISTS (SELECT 1 FROM company_members
+        WHERE company_id = ${body.companyId}::uuid AND user_id = ${userId}::uuid
+          AND role IN (${Prisma.join(AI_RUN_WRITER_ROLES.map((role) => Prisma.sql`${role}::"CompanyRole"`))}))`,
+      async run(claim, ids) {
+        const now = new Date();
+        const at = now.toISOString();
+        const sealed = deps.box.seal(ids.resourceId, body.text);
+        const rows = await deps.db.$queryRaw<AiRun[]>`
+          WITH claim AS (${claim}),
+          taken AS (SELECT EXISTS (SELECT 1 FROM ai_runs WHERE company_id = ${body.companyId}::uuid AND idempotency_key_hash = ${ids.keyHash}::text) AS taken),
+          run AS (
+            INSERT INTO ai_runs (id, company_id, actor_user_id, status, input_masked, input_hash, locale, idempotency_key_hash,
+                                 workflow_id, max_attempts, deadline_at, request_id, trace_id, created_at, updated_at)
+            SELECT ${ids.resourceId}::uuid, ${body.companyId}::uuid, ${userId}::uuid, 'QUEUED', ${maskInput(body.text)}::text,
+                   ${inputHashOf(a.inputHashKey ?? '', body.text)}::text, ${body.locale ?? null}::text,
+                   CASE WHEN taken.taken THEN ${ids.reclaimedKeyHash}::text ELSE ${ids.keyHash}::text END,
+                   CASE WHEN taken.taken THEN ${aiRunWorkflowId(body.companyId, ids.reclaimedKeyHash)}::text ELSE ${aiRunWorkflowId(body.companyId, ids.keyHash)}::text END,
+                   ${a.maxAttempts}::int, ${new Date(now.getTime() + a.deadlineMs).toISOString()}::timestamptz,
+                   ${corr.requestId ?? null}::text, ${corr.traceId ?? null}::text, ${at}::timestamptz, ${at}::timestamptz
+              FROM claim, taken
+            RETURNING ${Prisma.raw(AI_RUN_COLUMNS)}
+          ),
+          sealed AS (
+            INSERT INTO ai_run_pending_inputs (run_id, key_id, ciphertext, created_at)
+            SELECT id::uuid, ${sealed.keyId}::text, ${sealed.ciphertext}::text, ${at}::timestamptz FROM run
+          )
+          SELECT * FROM run`;
+        return rows[0] ?? null;
+      },
+    },
     ...(body.webhook !== undefined ? { webhook: { source: AI_RUN_WEBHOOK_SOURCE, userId, url: body.webhook }, beforeCreate: () => checkRequestWebhook(deps.db, { allowPrivate: deps.config.webhooks.allowPrivateUrls }, userId, body.webhook!) } : {}),
     keyHashTaken: async (tx, keyHash) =>
       (await tx.aiRun.findUnique({ where: { companyId_idempotencyKeyHash: { companyId: body.companyId, idempotencyKeyHash: keyHash } }, select: { id: true } })) !== null,
@@ -133,7 +202,7 @@ export async function createAiRun(deps: AiRunDeps, userId: string, key: string, 
       return run;
     },
     idOf: (run) => run.id,
-    read: (runId) => deps.db.aiRun.findUnique({ where: { id: runId } }),
+    read: (runId) => (replays ? replays.reads.row<AiRun>('ai_run_replayed', AI_RUN_ROW, [runId]) : deps.db.aiRun.findUnique({ where: { id: runId } })),
     start: {
       run: (run) => deps.starter.start(startableRunOf(run), body.text),
       ids: (run) => ({ aiRunId: run.id }),
@@ -170,10 +239,12 @@ export type AiRunWithDetails = AiRun & { attempts: AiAttempt[]; candidates: (AiC
 
 /**
  * AR-3: the run `runId` as the caller may read it (any member role): one read of the run with its
- * details, then the caller's membership of its company (a long poll reads it on every change).
+ * details, then the caller's membership of its company (a long poll reads it on every change);
+ * with `hot` (the API's hot path) both in one statement over `pg`.
  * @throws DomainError NOT_FOUND.
  */
-export async function readAiRun(db: PrismaClient, userId: string, runId: string): Promise<AiRunWithDetails> {
+export async function readAiRun(db: PrismaClient, userId: string, runId: string, hot?: Pick<HotReads, 'row'>): Promise<AiRunWithDetails> {
+  if (hot) return readAiRunHot(hot, userId, runId);
   const run = await db.aiRun.findUnique({
     where: { id: runId },
     include: {
@@ -182,6 +253,18 @@ export async function readAiRun(db: PrismaClient, userId: string, runId: string)
     },
   });
   return shownTo(db, userId, runId, run);
+}
+
+/** {@link readAiRun} in one statement over the hot path (the run, its details and the caller's role). @throws DomainError NOT_FOUND. */
+async function readAiRunHot(hot: Pick<HotReads, 'row'>, userId: string, runId: string): Promise<AiRunWithDetails> {
+  const row = await hot.row<AiRunDetailsRow>('ai_run_with_details', AI_RUN_WITH_DETAILS, [runId, userId]);
+  if (!row || row.memberRole === null) throw AR_ERRORS.problem('NOT_FOUND', `ai run ${runId} not found`);
+  const { memberRole: _role, attempts, candidates, ...run } = row;
+  return {
+    ...run,
+    attempts: attempts.map((a) => ({ ...a, startedAt: new Date(a.startedAt), finishedAt: a.finishedAt === null ? null : new Date(a.finishedAt) })),
+    candidates: candidates.map((c) => ({ ...c, createdAt: new Date(c.createdAt) })),
+  };
 }
 
 /** Result of {@link retryAiRun}: the run after the retry and the attempt number the retry makes. */

@@ -8,11 +8,17 @@
  *   the poller's NOT EXISTS on that version keeps it from even trying.
  * Every insert is `INSERT … ON CONFLICT DO NOTHING … RETURNING` and its result is checked: an
  * enqueue that lost a race reports "skipped" with the reason instead of failing or vanishing.
+ * The API's enqueue may name a per-request completion webhook (src/core/webhook-requests.ts), kept
+ * with the new job in the insert's transaction and removed with a withdrawn one.
  */
 import { Prisma } from '@prisma/client';
-import type { DbClient } from '../../db/client';
+import type { Db, DbClient } from '../../db/client';
+import { recordRequestWebhook, removeRequestWebhook, type RequestWebhook } from '../../core/webhook-requests';
 import { studyCardExtractWorkflowId, type StudySourceKind } from '../../domain/study/contracts';
 import { STUDY_MEMO_CARD_JOB_STATES } from '../../domain/study/job-state';
+
+/** Event source of an extraction job's terminal events (the prefix of the `study_memo_card_jobs` webhook trigger). */
+export const STUDY_MEMO_CARD_JOB_WEBHOOK_SOURCE = 'study_memo_card_job';
 
 /** One job row as the enqueue side returns it. */
 export interface EnqueuedJob {
@@ -95,11 +101,30 @@ export async function enqueueExtraction(db: DbClient, req: ExtractionRequest): P
 }
 
 /**
- * Deletes the still pending job `jobId` that an API request enqueued and whose workflow Temporal
- * could not start (the request answers 503 and the client retries): no job of that version is left.
+ * {@link enqueueExtraction} with the request's per-request webhook (already checked with
+ * `checkRequestWebhook`): the webhook is kept with a new job in the insert's transaction; a skipped
+ * enqueue keeps none (the job it names is another request's or the poller's). Without `webhook`,
+ * exactly {@link enqueueExtraction}.
  */
-export async function withdrawExtraction(db: DbClient, jobId: string): Promise<void> {
-  await db.studyMemoCardJob.deleteMany({ where: { id: jobId, status: 'pending' } });
+export async function enqueueRequestedExtraction(db: Db, req: ExtractionRequest, webhook: RequestWebhook | undefined): Promise<EnqueueOutcome> {
+  if (!webhook) return enqueueExtraction(db, req);
+  return db.$transaction(async (tx) => {
+    const r = await enqueueExtraction(tx, req);
+    if (r.status === 'enqueued') await recordRequestWebhook(tx, webhook, r.job.jobId);
+    return r;
+  });
+}
+
+/**
+ * Deletes the still pending job `jobId` that an API request enqueued and whose workflow Temporal
+ * could not start (the request answers 503 and the client retries), with its per-request webhook:
+ * no job of that version is left.
+ */
+export async function withdrawExtraction(db: Db, jobId: string): Promise<void> {
+  await db.$transaction(async (tx) => {
+    const gone = await tx.studyMemoCardJob.deleteMany({ where: { id: jobId, status: 'pending' } });
+    if (gone.count > 0) await removeRequestWebhook(tx, STUDY_MEMO_CARD_JOB_WEBHOOK_SOURCE, jobId);
+  });
 }
 
 /** Options of {@link pollSources}. */

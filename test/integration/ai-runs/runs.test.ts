@@ -2,13 +2,17 @@
  * AR-1/AR-3/AR-4/AR-7 through the API against the real PostgreSQL and Temporal with the local
  * runtime: create (Idempotency-Key, replays, conflicts, 20 concurrent POSTs → one run), read
  * (status and outcome apart, attempts, candidates, ETag / 304), automatic retry after a retryable
- * failure, a terminal failure and its manual retry (same retry key → one attempt), cancel, tenancy.
+ * failure, a terminal failure and its manual retry (same retry key → one attempt), cancel, tenancy;
+ * the read's one statement over `pg` against the Prisma read.
  */
 import { randomUUID } from 'node:crypto';
 import { Client } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { payloadCodecFromConfig } from '../../../src/crypto/payload-codec';
+import { pgPoolOf } from '../../../src/db/client';
+import { createHotReads } from '../../../src/db/hot-reads';
+import { readAiRun } from '../../../src/services/ai-runs/runs';
 import { startStack, type Stack } from '../../support/stack';
 import { companyWithMembers, getRun, postRun, waitForRun } from './support';
 
@@ -142,6 +146,14 @@ describe('attempts (AR-4, AR-7, AR-8)', () => {
       [1, 'FAILED', 'INITIAL', 'RUNTIME_UNAVAILABLE'],
       [2, 'SUCCEEDED', 'AUTO_RETRY', null],
     ]);
+    // The GET's one-statement read over `pg` answers exactly what the Prisma read does, for every member.
+    const hot = createHotReads(pgPoolOf(stack.db)!);
+    const viaPrisma = await readAiRun(stack.db, co.hr.userId, id);
+    expect(viaPrisma.candidates.length).toBeGreaterThan(0);
+    expect(await readAiRun(stack.db, co.hr.userId, id, hot)).toEqual(viaPrisma);
+    expect(await readAiRun(stack.db, co.viewer.userId, id, hot)).toEqual(viaPrisma);
+    await expect(readAiRun(stack.db, co.outsider.userId, id, hot)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(readAiRun(stack.db, co.hr.userId, randomUUID(), hot)).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
   test('a terminal failure → FAILED at once; manual retry: FAILED → RETRYING, one new attempt per retry key, earlier attempts untouched', async () => {

@@ -5,15 +5,16 @@
  * Temporal unavailable undoing the resource and the key's record (503; the retry with the key
  * creates it), the start of a replay when the family asks for it, a rollback that leaves the key
  * unclaimed, a fresh key hash for a key reused after its record expired, and concurrent requests
- * with one key making one resource.
+ * with one key making one resource; the same over the one-statement create (claim, answer and
+ * resource in one statement, the transaction when it writes nothing).
  */
 import { randomUUID } from 'node:crypto';
 import { ServiceError } from '@temporalio/client';
-import type { PrismaClient } from '@prisma/client';
+import { Prisma, type PrismaClient } from '@prisma/client';
 import type { WarnLog } from '../../../src/core/after-commit';
 import { createPrisma } from '../../../src/db/client';
 import { idempotencyKeyHash, reclaimedKeyHash } from '../../../src/core/idempotency';
-import { idempotentCreate, type IdempotentCreateSpec } from '../../../src/core/idempotent-create';
+import { idempotentCreate, type IdempotentCreateSpec, type OneStatementCreate } from '../../../src/core/idempotent-create';
 import type { StartOutcome } from '../../../src/core/workflow-start';
 import { createTestDatabase } from '../../support/postgres';
 
@@ -218,4 +219,103 @@ test('concurrent requests with one key make one resource and one start; all answ
   expect(results.filter((r) => !r.replay)).toHaveLength(1);
   expect(h.starts).toEqual([...ids]);
   expect(await countLabel(label)).toBe(1);
+});
+
+/** The one-statement create of the scratch family: the claim's CTE, then the resource selected from it. */
+function oneStatement(label: string, guard: Prisma.Sql = Prisma.sql`true`): OneStatementCreate<Scratch> {
+  return {
+    newId: () => randomUUID(),
+    guard,
+    async run(claim, ids) {
+      const rows = await db.$queryRaw<Scratch[]>`
+        WITH claim AS (${claim}),
+        taken AS (SELECT EXISTS (SELECT 1 FROM scratch_resources WHERE key_hash = ${ids.keyHash}::text) AS taken)
+        INSERT INTO scratch_resources (id, key_hash, label)
+        SELECT ${ids.resourceId}::uuid, CASE WHEN taken.taken THEN ${ids.reclaimedKeyHash}::text ELSE ${ids.keyHash}::text END, ${label}::text
+          FROM claim, taken
+        RETURNING id::text AS id, key_hash, label, status`;
+      return rows[0] ?? null;
+    },
+  };
+}
+
+/** A `db` whose transactions fail the test: the one statement must do without them. */
+const noTransaction = { $transaction: () => Promise.reject(new Error('a transaction was opened')) } as unknown as PrismaClient;
+
+describe('one-statement create', () => {
+  test('a new key: the resource and the answered record in one statement, no transaction; the replay answers it', async () => {
+    const key = `k-${randomUUID()}`;
+    const scopeId = randomUUID();
+    const h = harness(scopeId, key);
+    const label = `one-stmt-${randomUUID()}`;
+    const create = jest.fn(() => Promise.reject(new Error('the transaction create ran')));
+    const first = await idempotentCreate(h.spec(label, { db: noTransaction, create, oneStatement: oneStatement(label) }));
+    expect(first).toMatchObject({ statusCode: 202, replay: false, resource: { label, status: 'RUNNING', key_hash: idempotencyKeyHash(key) } });
+    expect(create).not.toHaveBeenCalled();
+    const records = await db.$queryRaw<{ status_code: number; resource_type: string; resource_id: string }[]>`
+      SELECT status_code, resource_type, resource_id FROM idempotency_records WHERE scope_id = ${scopeId}::uuid AND key_hash = ${idempotencyKeyHash(key)}`;
+    expect(records).toEqual([{ status_code: 202, resource_type: 'scratch', resource_id: first.resource.id }]);
+    const again = await idempotentCreate(h.spec(label, { oneStatement: oneStatement(label) }));
+    expect(again).toMatchObject({ replay: true, resource: { id: first.resource.id } });
+    expect(h.starts).toEqual([first.resource.id]);
+    expect(await countLabel(label)).toBe(1);
+  });
+
+  test('a false guard writes nothing; the transaction runs and answers its error', async () => {
+    const key = `k-${randomUUID()}`;
+    const scopeId = randomUUID();
+    const h = harness(scopeId, key);
+    const label = `guarded-${randomUUID()}`;
+    const refused = h.spec(label, { oneStatement: oneStatement(label, Prisma.sql`false`), create: () => Promise.reject(new Error('not a member')) });
+    await expect(idempotentCreate(refused)).rejects.toThrow('not a member');
+    const records = await db.$queryRaw<unknown[]>`SELECT 1 FROM idempotency_records WHERE scope_id = ${scopeId}::uuid`;
+    expect(records).toEqual([]);
+    expect(await countLabel(label)).toBe(0);
+    expect(h.starts).toEqual([]);
+  });
+
+  test('concurrent requests with one key make one resource and one start; all answer its id', async () => {
+    const h = harness(randomUUID(), `k-${randomUUID()}`);
+    const label = `race-one-${randomUUID()}`;
+    const results = await Promise.all(Array.from({ length: 8 }, () => idempotentCreate(h.spec(label, { oneStatement: oneStatement(label) }))));
+    const ids = new Set(results.map((r) => r.resource.id));
+    expect(ids.size).toBe(1);
+    expect(results.filter((r) => !r.replay)).toHaveLength(1);
+    expect(h.starts).toEqual([...ids]);
+    expect(await countLabel(label)).toBe(1);
+  });
+
+  test('a key reused after its record expired gets a fresh key hash; the earlier resource stays', async () => {
+    const key = `k-${randomUUID()}`;
+    const scopeId = randomUUID();
+    const h = harness(scopeId, key);
+    const label = `expired-one-${randomUUID()}`;
+    const past = new Date(Date.now() - 60_000);
+    const first = await idempotentCreate(h.spec(label, { claim: { scopeId, operation: 'scratch.create', key, request: { label }, ttlMs: 1, now: past }, oneStatement: oneStatement(label) }));
+    expect(first.resource.key_hash).toBe(idempotencyKeyHash(key));
+    const second = await idempotentCreate(h.spec(label, { db: noTransaction, oneStatement: oneStatement(label) }));
+    expect(second.replay).toBe(false);
+    const records = await db.$queryRaw<{ id: string }[]>`
+      SELECT id::text AS id FROM idempotency_records WHERE scope_id = ${scopeId}::uuid AND key_hash = ${idempotencyKeyHash(key)}`;
+    expect(records).toHaveLength(1);
+    expect(second.resource.key_hash).toBe(reclaimedKeyHash(idempotencyKeyHash(key), records[0]!.id));
+    expect(await countLabel(label)).toBe(2);
+  });
+
+  test('Temporal unavailable for the start: the resource and the record are undone (503); the retry creates it', async () => {
+    const key = `k-${randomUUID()}`;
+    const scopeId = randomUUID();
+    let down = true;
+    const h = harness(scopeId, key, async () => {
+      if (down) throw unavailable();
+      return 'started';
+    });
+    const label = `undo-one-${randomUUID()}`;
+    await expect(idempotentCreate(h.spec(label, { oneStatement: oneStatement(label) }))).rejects.toMatchObject({ code: 'WORKFLOW_START_UNAVAILABLE' });
+    expect({ resources: await countLabel(label), records: await recordsOf(scopeId) }).toEqual({ resources: 0, records: 0 });
+    down = false;
+    const ok = await idempotentCreate(h.spec(label, { oneStatement: oneStatement(label) }));
+    expect(ok).toMatchObject({ replay: false, resource: { label, status: 'RUNNING' } });
+    expect({ resources: await countLabel(label), records: await recordsOf(scopeId) }).toEqual({ resources: 1, records: 1 });
+  });
 });

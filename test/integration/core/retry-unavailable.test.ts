@@ -31,7 +31,8 @@ let proxied: Client;
 
 beforeAll(async () => {
   stack = await startStack({ env: { ...testObjectStoreEnv(), AI_RUNTIME_REJECT_FIRST_MARKER: '[reject]' } });
-  faultyApi = await startFaultyApi(stack);
+  // Three gRPC attempts per call: a refused call ends in under a second, not after 20 s of backoff.
+  faultyApi = await startFaultyApi(stack, { grpcAttempts: 3 });
   ({ proxy, app: faulty, client: proxied } = faultyApi);
 }, 120_000);
 afterEach(() => proxy?.forward());

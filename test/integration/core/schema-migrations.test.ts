@@ -1,8 +1,9 @@
 /**
  * prisma/migrations and prisma/schema describe the same database (DC-3): `prisma migrate diff`
  * from the migrations (replayed on an empty shadow database) to the multi-file schema is empty, so
- * a schema change that ships without its migration fails here. The second case proves the same
- * diff does see a change.
+ * a schema change that ships without its migration fails here. The migrations hold CHECK
+ * constraints, which the schema engine describes (through src/db/migrate-adapter.ts) and leaves out
+ * of the diff. The second case proves the same diff does see a change.
  */
 import { appendFileSync, cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';

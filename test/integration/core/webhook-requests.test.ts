@@ -3,13 +3,15 @@
  * a create naming a `webhook` URL (an AI run and a portal link job), the delivery of its terminal
  * event signed with the caller's signing secret and verified with the reference `standardwebhooks`
  * implementation on a local receiver, refusals with nothing written (a refused URL → 400, no
- * signing secret → 409), the Idempotency-Key fingerprint, and isolation between users. Nothing
- * measures time: every wait polls for a condition with generous bounds.
+ * signing secret → 409), the Idempotency-Key fingerprint, isolation between users, and a requester
+ * who left the company (their run's delivery is not sent, FAILED with the reason). Nothing measures
+ * time: every wait polls for a condition with generous bounds.
  */
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { ensureCompany, setMember } from '../../../src/core/companies';
+import { ensureCompany, removeMember, setMember } from '../../../src/core/companies';
 import { maintenanceTaskQueue } from '../../../src/core/contracts';
+import { webhookDeliveryWorkflowId } from '../../../src/core/webhook-endpoints';
 import { openSigningSecret, sealStoredSecrets, webhookSecretBoxFromConfig } from '../../../src/core/webhook-secrets';
 import { pollUntil } from '../../support/poll';
 import { startStack, type Stack } from '../../support/stack';
@@ -230,5 +232,71 @@ describe('delivery', () => {
     const runId = res.json().aiRunId as string;
     await stack.db.$executeRaw`UPDATE ai_runs SET status = 'FAILED' WHERE id = ${runId}::uuid`;
     expect(await stack.db.webhookDelivery.count({ where: { targetId: { not: null }, payload: { path: ['data', 'id'], equals: runId } } })).toBe(0);
+  });
+});
+
+describe('a requester who left the company', () => {
+  /** The delivery `id` once it is final, as its owner reads it (with its attempts). */
+  async function finished(user: User, id: string) {
+    return pollUntil(
+      async () => (await stack.app.inject({ method: 'GET', url: `/webhooks/deliveries/${id}`, headers: user.auth })).json(),
+      (v: { status: string }) => v.status === 'SUCCEEDED' || v.status === 'FAILED',
+      { describe: `delivery ${id} to finish`, timeoutMs: 90_000 },
+    );
+  }
+
+  it('gets no POST for their run: FAILED with the reason, not retried; a member still gets theirs, the company endpoint too', async () => {
+    const company = await ensureCompany(stack.db, `co-${randomUUID()}`);
+    const [leaver, stayer] = [await stack.newUser(), await stack.newUser()];
+    await setMember(stack.db, company, leaver.userId, 'OWNER');
+    await setMember(stack.db, company, stayer.userId, 'HR_MANAGER');
+    await signingSecret(leaver);
+    const stayerSecret = await signingSecret(stayer);
+    // The leaver also registered the company's endpoint: it is the company's, and stays.
+    const endpoint = await stack.app.inject({ method: 'POST', url: '/webhooks/endpoints', headers: leaver.auth, payload: { url: `${base}/company`, companyId: company } });
+    expect(endpoint.statusCode).toBe(201);
+    const left = await createRun(leaver, randomUUID(), { companyId: company, webhook: `${base}/left` });
+    const stayed = await createRun(stayer, randomUUID(), { companyId: company, webhook: `${base}/stayed` });
+    expect([left.statusCode, stayed.statusCode]).toEqual([202, 202]);
+    const [leftRun, stayedRun] = [left.json().aiRunId as string, stayed.json().aiRunId as string];
+
+    expect(await removeMember(stack.db, company, leaver.userId)).toBe(true);
+    await stack.db.$executeRaw`UPDATE ai_runs SET status = 'SUCCEEDED' WHERE id IN (${leftRun}::uuid, ${stayedRun}::uuid)`;
+    const [dl, ds] = [await requestDeliveryOf(leftRun), await requestDeliveryOf(stayedRun)];
+    expect([dl.companyId, ds.companyId]).toEqual([company, company]);
+    const de = await pollUntil(
+      () => stack.db.webhookDelivery.findFirst({ where: { endpointId: endpoint.json().id as string, payload: { path: ['data', 'id'], equals: leftRun } } }),
+      (d) => d !== null,
+      { describe: `the company endpoint's delivery of ${leftRun}` },
+    );
+    await relay();
+
+    const reason = `not sent: the user who named this webhook is no longer a member of company ${company}`;
+    expect(await finished(leaver, dl.id)).toMatchObject({
+      status: 'FAILED', attemptCount: 1, lastError: reason, requestUrl: `${base}/left`,
+      attempts: [{ number: 1, statusCode: null, durationMs: 0, error: reason }],
+    });
+    // Final: the delivery's workflow ended after that one attempt (no retry is scheduled).
+    expect(await stack.client.workflow.getHandle(webhookDeliveryWorkflowId(dl.id)).result()).toBe('gone');
+    expect(await finished(stayer, ds.id)).toMatchObject({ status: 'SUCCEEDED', attemptCount: 1 });
+    const got = rx.received.filter((r) => r.path === '/stayed' && r.body.includes(stayedRun));
+    expect(got).toHaveLength(1);
+    expect(new Webhook(stayerSecret).verify(got[0]!.body, got[0]!.headers as Record<string, string>)).toMatchObject({ data: { id: stayedRun, companyId: company } });
+    expect(await stack.client.workflow.getHandle(webhookDeliveryWorkflowId(de.id)).result()).toBe('succeeded');
+    expect(rx.received.filter((r) => r.path === '/company' && r.body.includes(leftRun))).toHaveLength(1);
+
+    // A redelivery is checked the same way; once a member again (any role), the requester gets the event.
+    const again = await stack.app.inject({ method: 'POST', url: `/webhooks/deliveries/${dl.id}/redeliver`, headers: leaver.auth });
+    expect(again.statusCode).toBe(202);
+    await relay();
+    expect(await finished(leaver, again.json().id as string)).toMatchObject({ status: 'FAILED', lastError: reason });
+    await setMember(stack.db, company, leaver.userId, 'VIEWER');
+    const back = await stack.app.inject({ method: 'POST', url: `/webhooks/deliveries/${dl.id}/redeliver`, headers: leaver.auth });
+    expect(back.statusCode).toBe(202);
+    await relay();
+    expect(await finished(leaver, back.json().id as string)).toMatchObject({ status: 'SUCCEEDED' });
+    const leftPosts = rx.received.filter((r) => r.path === '/left');
+    expect(leftPosts).toHaveLength(1);
+    expect(leftPosts[0]!.headers['webhook-id']).toBe(dl.eventId);
   });
 });

@@ -20,6 +20,7 @@ import { createJobStarter, FAMILY_API } from '../../../src/families';
 import { writeExplanation } from '../../../src/services/study/questions';
 import { startStack, waitForJob, type Stack } from '../../support/stack';
 import { testObjectStoreEnv } from '../../support/object-store';
+import { grpcRetries } from '../../support/grpc-fault-proxy';
 
 let stack: Stack;
 let down: FastifyInstance;
@@ -27,8 +28,9 @@ let deadConnection: Connection;
 
 beforeAll(async () => {
   stack = await startStack({ aiRunsWorker: false, env: testObjectStoreEnv() });
-  // Nothing listens on a port just found free: every call is refused (gRPC UNAVAILABLE).
-  deadConnection = Connection.lazy({ address: `127.0.0.1:${await getFreePort()}` });
+  // Nothing listens on a port just found free: every call is refused (gRPC UNAVAILABLE), after
+  // three attempts (the SDK's ten take about 20 s of backoff).
+  deadConnection = Connection.lazy({ address: `127.0.0.1:${await getFreePort()}`, ...grpcRetries(3) });
   const dead = temporalClient(deadConnection, stack.config.temporal);
   down = await buildApp({ ...FAMILY_API, config: stack.config, db: stack.db, starter: createJobStarter(dead, stack.queues), temporal: dead, logger: pino({ level: 'silent' }) });
   await down.ready();

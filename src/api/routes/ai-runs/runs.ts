@@ -94,7 +94,7 @@ export const aiRunRoutes: FastifyPluginAsyncZod<ArRunRouteDeps> = async (app, de
       return answerLongPoll(deps, req.headers, reply, {
         source: changes,
         id: aiRunId,
-        read: () => readAiRun(deps.db, req.userId, aiRunId),
+        read: () => readAiRun(deps.db, req.userId, aiRunId, deps.replays?.reads),
         etag: aiRunTag,
         body: aiRunView,
         notFound: () => AR_ERRORS.problem('NOT_FOUND', `ai run ${aiRunId} not found`),

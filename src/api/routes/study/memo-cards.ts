@@ -4,19 +4,20 @@
  * jobs (status, attempts, error_code, drops by reason), the live cards of a topic, and
  * `POST /study/memo-card-jobs`, which enqueues the current version of a source exactly as the
  * poller would and reports "skipped, already active" (ST-2) or "skipped, version exists" (ST-3)
- * instead of failing.
+ * instead of failing; its optional `webhook` is the new job's per-request completion webhook.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { startOrUndo } from '../../../core/after-commit';
 import { isBlankText } from '../../../core/blank';
-import { enqueueExtraction, withdrawExtraction } from '../../../services/study/enqueue';
+import { checkRequestWebhook } from '../../../core/webhook-requests';
+import { enqueueRequestedExtraction, STUDY_MEMO_CARD_JOB_WEBHOOK_SOURCE, withdrawExtraction } from '../../../services/study/enqueue';
 import { loadSource } from '../../../services/study/sources';
 import { startExtraction } from '../../../services/study/start';
 import type { StudyConfig } from '../../../config/study';
 import type { ApiDeps } from '../../deps';
-import { ProblemSchema } from '../../problem';
-import { Uuid } from '../../schemas';
+import { ProblemSchema, problemResponse } from '../../problem';
+import { RequestWebhookField, Uuid } from '../../schemas';
 import { MemoCardJobSchema, MemoCardSchema, memoCardJobView, memoCardView } from './schemas';
 import { ST_ERRORS } from '../../../domain/study/errors';
 import { notFound } from '../../../core/errors';
@@ -151,17 +152,25 @@ export const memoCardRoutes: FastifyPluginAsyncZod<ApiDeps<StudyConfig>> = async
         description:
           '202 with the new job; 200 `skipped` with reason `already_active` (ST-2: another job of the source is pending or ' +
           'processing) or `version_exists` (ST-3: this version already has a job). 409 STUDY_EXPLANATION_NOT_READY when ' +
-          'the question has no explanation yet; 404 when the source is not yours.',
+          'the question has no explanation yet; 404 when the source is not yours. `webhook` (optional) receives the new ' +
+          "job's terminal event (study_memo_card_job.completed, .failed or .skipped), signed with your signing secret; it " +
+          'is checked before anything is written (400 WEBHOOK_URL_REFUSED, 409 WEBHOOK_SIGNING_SECRET_MISSING) and kept ' +
+          'only with a new job (202): a skipped request keeps none.',
         body: z
-          .strictObject({ sourceKind: SourceKind, sourceId: Uuid })
-          .meta({ examples: [{ sourceKind: 'study_question', sourceId: '6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b' }] }),
+          .strictObject({ sourceKind: SourceKind, sourceId: Uuid, webhook: RequestWebhookField })
+          .meta({
+            examples: [
+              { sourceKind: 'study_question', sourceId: '6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b' },
+              { sourceKind: 'study_question', sourceId: '6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b', webhook: 'https://hooks.example.com/durable-jobs' },
+            ],
+          }),
         response: {
           202: z.object({ status: z.literal('enqueued'), jobId: z.uuid(), workflowId: z.string(), sourceVersion: z.iso.datetime() }),
           200: z.object({ status: z.literal('skipped'), reason: z.enum(['already_active', 'version_exists']), jobId: z.uuid().nullable() }),
-          400: ProblemSchema,
+          400: problemResponse('VALIDATION_FAILED, MALFORMED_JSON (the failed checks in `errors`) or WEBHOOK_URL_REFUSED (the `webhook` URL is refused)'),
           401: ProblemSchema,
           404: ProblemSchema,
-          409: ProblemSchema,
+          409: problemResponse('STUDY_EXPLANATION_NOT_READY or WEBHOOK_SIGNING_SECRET_MISSING (a `webhook` without a signing secret)'),
         },
       },
     },
@@ -169,10 +178,12 @@ export const memoCardRoutes: FastifyPluginAsyncZod<ApiDeps<StudyConfig>> = async
       const source = await loadSource(deps.db, req.body.sourceKind, req.body.sourceId);
       if (!source || source.userId !== req.userId) throw notFound(`${req.body.sourceKind} ${req.body.sourceId}`);
       if (!source.version || isBlankText(source.explanation ?? '')) throw ST_ERRORS.problem('STUDY_EXPLANATION_NOT_READY', `${req.body.sourceKind} ${source.id} has no explanation yet`);
-      const r = await enqueueExtraction(deps.db, {
+      const url = req.body.webhook;
+      if (url !== undefined) await checkRequestWebhook(deps.db, { allowPrivate: deps.config.webhooks.allowPrivateUrls }, req.userId, url);
+      const r = await enqueueRequestedExtraction(deps.db, {
         userId: req.userId, sourceKind: source.kind, sourceId: source.id, sourceVersion: source.version,
         maxAttempts: deps.config.study.extract.maxAttempts, payload: { enqueuedBy: 'api' },
-      });
+      }, url === undefined ? undefined : { source: STUDY_MEMO_CARD_JOB_WEBHOOK_SOURCE, userId: req.userId, url });
       if (r.status === 'skipped') return reply.code(200).send({ status: 'skipped', reason: r.reason, jobId: r.jobId });
       const temporal = deps.temporal;
       const job = r.job;

@@ -1,4 +1,4 @@
--- Data written by the release of migration 20261203140000_webhook_request_targets_per_request (no
+-- Data written by the release of migration 20261203150000_webhook_request_targets_per_request (no
 -- new table or enum value: (source, resource_id) of webhook_request_targets is no longer unique):
 -- two submissions of the same scrap content, each naming its own URL for the still PENDING refine
 -- job of the async_jobs_status_notify seed.
