@@ -4196,6 +4196,12 @@ export interface operations {
                     sourceUrl?: string;
                     /** @description wins over the extracted title; at least one visible character: not only Unicode White_Space or Default_Ignorable_Code_Point (zero-width, format) characters. Checked by the server: must match the ECMA-262 pattern /[^\p{White_Space}\p{Default_Ignorable_Code_Point}]/u (in x-server-pattern), which uses Unicode property classes. */
                     title?: string;
+                    /**
+                     * Format: uri
+                     * @description per-request completion webhook: an https URL (public address, no credentials; http and private addresses only with WEBHOOK_ALLOW_PRIVATE_URLS, dev/test), signed per Standard Webhooks with your signing secret (POST /webhooks/signing-secret). 400 WEBHOOK_URL_REFUSED; 409 WEBHOOK_SIGNING_SECRET_MISSING without a secret. It receives the terminal event (async_job.completed or async_job.failed) of each job the answer names that is not terminal yet when the request commits: both jobs of a new scrap; for a repeated submission (same content) the analysis job it enqueued or found active and a refine job still active. A repeat whose answer names only finished jobs gets no delivery. Each request naming a URL gets its own delivery, also when several land on one job
+                     * @example https://hooks.example.com/durable-jobs
+                     */
+                    webhook?: string;
                 };
             };
         };
@@ -4209,7 +4215,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScrapAccepted"];
                 };
             };
-            /** @description VALIDATION_FAILED, MALFORMED_JSON (the failed checks in `errors`) or a code of this operation */
+            /** @description VALIDATION_FAILED, MALFORMED_JSON (the failed checks in `errors`) or WEBHOOK_URL_REFUSED (a `webhook` URL the destination rules refuse); nothing is written */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4231,6 +4237,15 @@ export interface operations {
             };
             /** @description REQUEST_TIMEOUT: the body was not received in time */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description WEBHOOK_SIGNING_SECRET_MISSING (a `webhook` without a signing secret); nothing is written */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5619,6 +5634,12 @@ export interface operations {
                  */
                 "application/json": {
                     targetDate: string & (unknown & unknown);
+                    /**
+                     * Format: uri
+                     * @description per-request completion webhook: an https URL (public address, no credentials; http and private addresses only with WEBHOOK_ALLOW_PRIVATE_URLS, dev/test), signed per Standard Webhooks with your signing secret (POST /webhooks/signing-secret). 400 WEBHOOK_URL_REFUSED; 409 WEBHOOK_SIGNING_SECRET_MISSING without a secret. It receives the terminal event (async_job.completed or async_job.failed) of the TIL_GENERATION job of the answer
+                     * @example https://hooks.example.com/durable-jobs
+                     */
+                    webhook?: string;
                 };
             };
         };
@@ -5632,7 +5653,7 @@ export interface operations {
                     "application/json": components["schemas"]["TilAccepted"];
                 };
             };
-            /** @description VALIDATION_FAILED, MALFORMED_JSON (the failed checks in `errors`) or a code of this operation */
+            /** @description VALIDATION_FAILED, MALFORMED_JSON (the failed checks in `errors`), TARGET_DATE_IN_FUTURE or WEBHOOK_URL_REFUSED (a `webhook` URL the destination rules refuse) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5661,7 +5682,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict */
+            /** @description DUPLICATE_RESOURCE (a TIL generation of yours is active) or WEBHOOK_SIGNING_SECRET_MISSING (a `webhook` without a signing secret) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6158,7 +6179,7 @@ export interface operations {
                     locale?: "ko" | "en";
                     /**
                      * Format: uri
-                     * @description per-request completion webhook: an https URL (public address, no credentials; http and private addresses only with WEBHOOK_ALLOW_PRIVATE_URLS, dev/test) that receives the terminal event, signed per Standard Webhooks with your signing secret (POST /webhooks/signing-secret). 400 WEBHOOK_URL_REFUSED; 409 WEBHOOK_SIGNING_SECRET_MISSING without a secret
+                     * @description per-request completion webhook: an https URL (public address, no credentials; http and private addresses only with WEBHOOK_ALLOW_PRIVATE_URLS, dev/test), signed per Standard Webhooks with your signing secret (POST /webhooks/signing-secret). 400 WEBHOOK_URL_REFUSED; 409 WEBHOOK_SIGNING_SECRET_MISSING without a secret. It receives the terminal event of the resource this request creates
                      * @example https://hooks.example.com/durable-jobs
                      */
                     webhook?: string;
@@ -7208,7 +7229,7 @@ export interface operations {
                     password: string;
                     /**
                      * Format: uri
-                     * @description per-request completion webhook: an https URL (public address, no credentials; http and private addresses only with WEBHOOK_ALLOW_PRIVATE_URLS, dev/test) that receives the terminal event, signed per Standard Webhooks with your signing secret (POST /webhooks/signing-secret). 400 WEBHOOK_URL_REFUSED; 409 WEBHOOK_SIGNING_SECRET_MISSING without a secret
+                     * @description per-request completion webhook: an https URL (public address, no credentials; http and private addresses only with WEBHOOK_ALLOW_PRIVATE_URLS, dev/test), signed per Standard Webhooks with your signing secret (POST /webhooks/signing-secret). 400 WEBHOOK_URL_REFUSED; 409 WEBHOOK_SIGNING_SECRET_MISSING without a secret. It receives the terminal event of the resource this request creates
                      * @example https://hooks.example.com/durable-jobs
                      */
                     webhook?: string;
@@ -9561,7 +9582,7 @@ export interface operations {
                     sourceId: string;
                     /**
                      * Format: uri
-                     * @description per-request completion webhook: an https URL (public address, no credentials; http and private addresses only with WEBHOOK_ALLOW_PRIVATE_URLS, dev/test) that receives the terminal event, signed per Standard Webhooks with your signing secret (POST /webhooks/signing-secret). 400 WEBHOOK_URL_REFUSED; 409 WEBHOOK_SIGNING_SECRET_MISSING without a secret
+                     * @description per-request completion webhook: an https URL (public address, no credentials; http and private addresses only with WEBHOOK_ALLOW_PRIVATE_URLS, dev/test), signed per Standard Webhooks with your signing secret (POST /webhooks/signing-secret). 400 WEBHOOK_URL_REFUSED; 409 WEBHOOK_SIGNING_SECRET_MISSING without a secret. It receives the terminal event of the resource this request creates
                      * @example https://hooks.example.com/durable-jobs
                      */
                     webhook?: string;

@@ -48,21 +48,25 @@ export function idempotencyKeyHeaders(opts: { required: boolean; description: st
   return opts.required ? headers.meta({ required: [IDEMPOTENCY_KEY_HEADER] }) : headers;
 }
 
+/** What every per-request `webhook` field says of its URL, its signing and its refusals (OpenAPI text). */
+export const REQUEST_WEBHOOK_RULES =
+  'per-request completion webhook: an https URL (public address, no credentials; http and private addresses only with ' +
+  'WEBHOOK_ALLOW_PRIVATE_URLS, dev/test), signed per Standard Webhooks with your signing secret (POST /webhooks/signing-secret). ' +
+  '400 WEBHOOK_URL_REFUSED; 409 WEBHOOK_SIGNING_SECRET_MISSING without a secret';
+
 /**
  * The optional `webhook` field of a create that makes a pollable resource: where its terminal event
  * is POSTed (a per-request completion webhook, signed with the caller's signing secret). Checked by
  * the endpoint rules: 400 WEBHOOK_URL_REFUSED; 409 WEBHOOK_SIGNING_SECRET_MISSING without a secret.
- * Part of the request's Idempotency-Key fingerprint.
+ * Part of the request's Idempotency-Key fingerprint where the create takes one. A create whose
+ * resource differs from "one resource, one terminal event" restates the delivery rule with
+ * `.describe(`${REQUEST_WEBHOOK_RULES}. …`)` (the format and example stay).
  */
 export const RequestWebhookField = z
   .string()
   .min(1)
   .max(2048)
   .optional()
-  .describe(
-    'per-request completion webhook: an https URL (public address, no credentials; http and private addresses only with ' +
-      'WEBHOOK_ALLOW_PRIVATE_URLS, dev/test) that receives the terminal event, signed per Standard Webhooks with your signing ' +
-      'secret (POST /webhooks/signing-secret). 400 WEBHOOK_URL_REFUSED; 409 WEBHOOK_SIGNING_SECRET_MISSING without a secret',
-  )
   // `format: uri` documents the shape; the destination rules decide (WEBHOOK_URL_REFUSED, not VALIDATION_FAILED).
-  .meta({ format: 'uri', example: 'https://hooks.example.com/durable-jobs' });
+  .meta({ format: 'uri', example: 'https://hooks.example.com/durable-jobs' })
+  .describe(`${REQUEST_WEBHOOK_RULES}. It receives the terminal event of the resource this request creates`);

@@ -9,6 +9,7 @@ import { startOrUndo, type WarnLog } from './after-commit';
 import type { JobType } from './contracts';
 import { enqueueIfNoneActive, type JobKey } from './projection';
 import type { JobStarter, StartableJob } from './starter';
+import { ASYNC_JOB_WEBHOOK_SOURCE, recordJobRequestWebhooks, removeOrphanJobRequestWebhooks, type JobRequestWebhook } from './webhook-requests';
 
 /** Dependencies of {@link enqueueAndStart}. */
 export interface EnqueueDeps {
@@ -31,6 +32,12 @@ export interface EnqueueScope {
    * after the body's new jobs are deleted, the last registered first.
    */
   undoWith(undo: (tx: Prisma.TransactionClient) => Promise<unknown>): void;
+  /**
+   * Keeps the request's per-request webhook for each of `jobIds` still active (new or already
+   * there; {@link recordJobRequestWebhooks}); the undo removes these targets again. Returns how
+   * many jobs it was kept for.
+   */
+  attachWebhook(webhook: JobRequestWebhook, jobIds: readonly string[]): Promise<number>;
 }
 
 /** Interactive-transaction limits (ms), as Prisma's `maxWait` / `timeout`. */
@@ -59,6 +66,11 @@ export async function enqueueAndStart<T>(deps: EnqueueDeps, body: (scope: Enqueu
         return r;
       },
       undoWith: (undo) => void undos.push(undo),
+      async attachWebhook(webhook, jobIds) {
+        const ids = await recordJobRequestWebhooks(tx, webhook, jobIds);
+        if (ids.length > 0) undos.push((t) => t.webhookRequestTarget.deleteMany({ where: { id: { in: ids } } }));
+        return ids.length;
+      },
     });
   }, limits);
   await startJobsOrUndo(deps, created, undos);
@@ -67,7 +79,8 @@ export async function enqueueAndStart<T>(deps: EnqueueDeps, body: (scope: Enqueu
 
 /**
  * Starts each committed job's workflow ({@link startOrUndo}); when Temporal is unavailable for the
- * first, deletes the jobs (still PENDING: nothing started them) and runs `undos`, then throws the 503.
+ * first, deletes the jobs (still PENDING: nothing started them) and runs `undos`, then removes the
+ * request webhooks of the jobs (and companions) now gone, and throws the 503.
  */
 async function startJobsOrUndo(deps: EnqueueDeps, jobs: readonly StartableJob[], undos: readonly ((tx: Prisma.TransactionClient) => Promise<unknown>)[]): Promise<void> {
   const starts = jobs.map((job) => ({ ids: { jobId: job.jobId, jobType: job.jobType }, start: () => deps.starter.start(job) }));
@@ -75,6 +88,7 @@ async function startJobsOrUndo(deps: EnqueueDeps, jobs: readonly StartableJob[],
     deps.db.$transaction(async (tx) => {
       await tx.asyncJob.deleteMany({ where: { jobId: { in: jobs.map((j) => j.jobId) }, status: 'PENDING' } });
       for (const undo of [...undos].reverse()) await undo(tx);
+      await removeOrphanJobRequestWebhooks(tx, jobs.flatMap((j) => [j.jobId, ...(j.companions ?? []).map((c) => c.jobId)]));
     }),
   );
 }
@@ -94,8 +108,9 @@ export interface NewTargetJobs {
  * the jobs and the target (`targetDelete(targetId)`: the statement deleting the target row) are
  * deleted again and the 503 thrown, as in {@link enqueueAndStart}; another failed start is left to
  * the reconciler. A new target has no active job, so SAN-2 holds (the partial unique index still
- * guards it). Returns null, having written nothing, when the target already existed: the caller
- * takes its usual path ({@link enqueueAndStart}).
+ * guards it). With `webhook`, the same statement keeps it for every new job (a per-request
+ * webhook, src/core/webhook-requests.ts), removed with the undo. Returns null, having written
+ * nothing, when the target already existed: the caller takes its usual path ({@link enqueueAndStart}).
  * @throws DomainError 503 WORKFLOW_START_UNAVAILABLE as above.
  */
 export async function enqueueNewTargetAndStart(
@@ -104,8 +119,16 @@ export async function enqueueNewTargetAndStart(
   jobTypes: readonly [JobType, ...JobType[]],
   userId: string,
   targetDelete: (targetId: string) => Prisma.Sql,
+  webhook?: JobRequestWebhook,
 ): Promise<NewTargetJobs | null> {
   const types = Prisma.join(jobTypes.map((t, i) => Prisma.sql`(${t}, ${i})`));
+  const targets = webhook
+    ? Prisma.sql`,
+    targets AS (
+      INSERT INTO webhook_request_targets (id, source, resource_id, user_id, url)
+      SELECT gen_random_uuid(), ${ASYNC_JOB_WEBHOOK_SOURCE}, jobs.job_id::text, ${webhook.userId}::uuid, ${webhook.url} FROM jobs
+    )`
+    : Prisma.empty;
   const rows = await deps.db.$queryRaw<{ job_id: string; job_type: JobType; target_id: string; ord: number }[]>`
     WITH target AS (${targetInsert}),
     jobs AS (
@@ -114,7 +137,7 @@ export async function enqueueNewTargetAndStart(
       FROM target CROSS JOIN (VALUES ${types}) AS t(job_type, ord)
       ON CONFLICT (target_id, job_type) WHERE status IN ('PENDING', 'PROCESSING') DO NOTHING
       RETURNING job_id, job_type::text AS job_type, target_id::text AS target_id
-    )
+    )${targets}
     SELECT jobs.job_id::text AS job_id, jobs.job_type, jobs.target_id, t.ord
     FROM jobs JOIN (VALUES ${types}) AS t(job_type, ord) ON t.job_type = jobs.job_type
     ORDER BY t.ord`;

@@ -7,10 +7,14 @@
  * requesting user's signing secret (`whsec_…`, Standard Webhooks; created or rotated by
  * {@link rotateSigningSecret}; stored sealed, src/core/webhook-secrets.ts), so a create naming a URL
  * before the user has one is refused. A delivery of a company's resource to a per-request URL is sent
- * only while the URL's user is still a member of that company ({@link requestTargetRefusal}).
+ * only while the URL's user is still a member of that company ({@link requestTargetRefusal}). Async
+ * jobs take one target per request and job: several requests may name URLs for one job (e.g.
+ * repeated submissions landing on its active job), each gets its own delivery
+ * ({@link recordJobRequestWebhooks}).
  */
 import type { Prisma, PrismaClient, WebhookSigningSecret } from '@prisma/client';
 import { CORE_ERRORS } from './errors';
+import { ASYNC_JOB_STATES } from './job-state';
 import type { MembershipReader } from './tenancy';
 import type { DestinationPolicy } from './webhook-destination';
 import { assertDestination } from './webhook-endpoints';
@@ -27,6 +31,12 @@ export interface RequestWebhook {
   url: string;
 }
 
+/** Event source of async jobs' terminal events (the prefix of the `async_jobs` webhook trigger); the resource id is the job id. */
+export const ASYNC_JOB_WEBHOOK_SOURCE = 'async_job';
+
+/** A per-request webhook of async jobs: the requesting user and the checked URL (source {@link ASYNC_JOB_WEBHOOK_SOURCE}). */
+export type JobRequestWebhook = Omit<RequestWebhook, 'source'>;
+
 /**
  * Checks a create's `webhook` URL before anything is written.
  * @throws DomainError 400 WEBHOOK_URL_REFUSED (see {@link assertDestination}); 409
@@ -41,6 +51,37 @@ export async function checkRequestWebhook(db: Pick<PrismaClient, 'webhookSigning
 /** Keeps `webhook` for resource `resourceId`, in the create's transaction. */
 export async function recordRequestWebhook(tx: Prisma.TransactionClient, webhook: RequestWebhook, resourceId: string): Promise<void> {
   await tx.webhookRequestTarget.create({ data: { source: webhook.source, resourceId, userId: webhook.userId, url: webhook.url } });
+}
+
+/**
+ * Keeps `webhook` for each job of `jobIds` that is still active (PENDING or PROCESSING), in the
+ * request's transaction: one target per job, beside the targets other requests keep for it. The
+ * jobs are locked FOR SHARE, so a concurrent terminal write either waits for this commit (and its
+ * trigger then sees the target) or committed first (and the job is skipped here). Returns the ids
+ * of the targets written (none: every job was terminal or absent).
+ */
+export async function recordJobRequestWebhooks(tx: Prisma.TransactionClient, webhook: JobRequestWebhook, jobIds: readonly string[]): Promise<string[]> {
+  if (jobIds.length === 0) return [];
+  const rows = await tx.$queryRaw<{ id: string }[]>`
+    INSERT INTO webhook_request_targets (id, source, resource_id, user_id, url)
+    SELECT gen_random_uuid(), ${ASYNC_JOB_WEBHOOK_SOURCE}, j.job_id::text, ${webhook.userId}::uuid, ${webhook.url}
+    FROM (
+      SELECT job_id FROM async_jobs
+      WHERE job_id = ANY(${[...jobIds]}::uuid[]) AND status::text = ANY(${[...ASYNC_JOB_STATES.active]}::text[])
+      ORDER BY job_id
+      FOR SHARE
+    ) j
+    RETURNING id::text AS id`;
+  return rows.map((r) => r.id);
+}
+
+/** Removes the request targets of async jobs among `jobIds` that no longer exist (their create was undone). */
+export async function removeOrphanJobRequestWebhooks(tx: Prisma.TransactionClient, jobIds: readonly string[]): Promise<void> {
+  if (jobIds.length === 0) return;
+  await tx.$executeRaw`
+    DELETE FROM webhook_request_targets t
+    WHERE t.source = ${ASYNC_JOB_WEBHOOK_SOURCE} AND t.resource_id = ANY(${[...jobIds]}::text[])
+      AND NOT EXISTS (SELECT 1 FROM async_jobs j WHERE j.job_id::text = t.resource_id)`;
 }
 
 /**

@@ -4,8 +4,9 @@ import { z } from 'zod';
 import { VISIBLE_TEXT_PATTERN } from '../../../core/blank';
 import { submitScrap } from '../../../services/scraps/scraps';
 import type { SanRouteDeps } from './deps';
-import { ProblemSchema } from '../../problem';
+import { ProblemSchema, problemResponse } from '../../problem';
 import { statusLink } from '../../openapi';
+import { REQUEST_WEBHOOK_RULES, RequestWebhookField } from '../../schemas';
 
 /** SAN-7 submission: 202 `{ scrapId, analysisJobId, refineJobId }` with `Location` of the analysis job. */
 export const scrapRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, deps) => {
@@ -25,6 +26,12 @@ export const scrapRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, deps
         .regex(/^https?:\/\//i, 'must be an http(s) URL')
         .optional(),
       title: z.string().min(1, notBlank).max(300).regex(VISIBLE_TEXT_PATTERN, notBlank).optional().describe(`wins over the extracted title; ${visible}`),
+      webhook: RequestWebhookField.describe(
+        `${REQUEST_WEBHOOK_RULES}. It receives the terminal event (async_job.completed or async_job.failed) of each job the answer ` +
+          'names that is not terminal yet when the request commits: both jobs of a new scrap; for a repeated submission (same ' +
+          'content) the analysis job it enqueued or found active and a refine job still active. A repeat whose answer names only ' +
+          'finished jobs gets no delivery. Each request naming a URL gets its own delivery, also when several land on one job',
+      ),
     })
     .meta({
       examples: [
@@ -44,11 +51,17 @@ export const scrapRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, deps
         tags: ['scraps'],
         summary: 'Submit a scrap; enqueues CARD_ANALYSIS and SCRAP_REFINE (deduplicated per user by content SHA-256)',
         body: Body,
-        response: { 202: Accepted, 400: ProblemSchema, 401: ProblemSchema, 413: ProblemSchema },
+        response: {
+          202: Accepted,
+          400: problemResponse('VALIDATION_FAILED, MALFORMED_JSON (the failed checks in `errors`) or WEBHOOK_URL_REFUSED (a `webhook` URL the destination rules refuse); nothing is written'),
+          401: ProblemSchema,
+          409: problemResponse('WEBHOOK_SIGNING_SECRET_MISSING (a `webhook` without a signing secret); nothing is written'),
+          413: ProblemSchema,
+        },
       },
     },
     async (req, reply) => {
-      const result = await submitScrap({ db: deps.db, starter: deps.starter, log: req.log }, req.userId, req.body);
+      const result = await submitScrap({ db: deps.db, starter: deps.starter, log: req.log, destinations: { allowPrivate: deps.config.webhooks.allowPrivateUrls } }, req.userId, req.body);
       req.log.info({ scrapId: result.scrapId, jobId: result.analysisJobId, created: result.created }, 'scrap accepted');
       return reply.code(202).header('Location', `/async-jobs/${result.analysisJobId}`).send(result);
     },

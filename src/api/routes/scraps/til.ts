@@ -8,7 +8,8 @@ import { JOB_STATUSES } from '../../../core/contracts';
 import { requestTil } from '../../../services/scraps/til';
 import { dateValue, isoDate } from '../../../services/scraps/til-sources';
 import type { SanRouteDeps } from './deps';
-import { ProblemSchema } from '../../problem';
+import { ProblemSchema, problemResponse } from '../../problem';
+import { REQUEST_WEBHOOK_RULES, RequestWebhookField } from '../../schemas';
 import { Uuid } from '../../schemas';
 import { SAN_ERRORS } from '../../../domain/scraps/errors';
 import { notFound } from '../../../core/errors';
@@ -55,12 +56,24 @@ export const tilRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, deps) 
       schema: {
         tags: ['til'],
         summary: "Generate the TIL of a date (user's time zone) from that day's cards; enqueues TIL_GENERATION",
-        body: z.strictObject({ targetDate: IsoDateSchema }).meta({ examples: [{ targetDate: '2026-11-30' }] }),
-        response: { 202: TilAccepted, 400: ProblemSchema, 401: ProblemSchema, 409: ProblemSchema, 422: ProblemSchema },
+        body: z
+          .strictObject({
+            targetDate: IsoDateSchema,
+            webhook: RequestWebhookField.describe(`${REQUEST_WEBHOOK_RULES}. It receives the terminal event (async_job.completed or async_job.failed) of the TIL_GENERATION job of the answer`),
+          })
+          .meta({ examples: [{ targetDate: '2026-11-30' }] }),
+        response: {
+          202: TilAccepted,
+          400: problemResponse('VALIDATION_FAILED, MALFORMED_JSON (the failed checks in `errors`), TARGET_DATE_IN_FUTURE or WEBHOOK_URL_REFUSED (a `webhook` URL the destination rules refuse)'),
+          401: ProblemSchema,
+          409: problemResponse('DUPLICATE_RESOURCE (a TIL generation of yours is active) or WEBHOOK_SIGNING_SECRET_MISSING (a `webhook` without a signing secret)'),
+          422: ProblemSchema,
+        },
       },
     },
     async (req, reply) => {
-      const result = await requestTil({ db: deps.db, starter: deps.starter, log: req.log }, req.userId, req.body.targetDate);
+      const services = { db: deps.db, starter: deps.starter, log: req.log, destinations: { allowPrivate: deps.config.webhooks.allowPrivateUrls } };
+      const result = await requestTil(services, req.userId, req.body.targetDate, req.body.webhook);
       req.log.info({ summaryId: result.summaryId, jobId: result.jobId }, 'til requested');
       return reply.code(202).header('Location', `/async-jobs/${result.jobId}`).send(result);
     },
