@@ -29,7 +29,7 @@ export function fakeStudyCardActivities(steps: ExtractStep[] = ['ok'], opts: { r
       return fn(...args);
     }) as F;
   /** The steps the one-activity attempt calls, looked up when called. */
-  let inner: Pick<Acts, 'beginStudyCardAttempt' | 'extractStudyCards' | 'storeStudyCards'> | undefined;
+  const inner: { acts?: Pick<Acts, 'beginStudyCardAttempt' | 'extractStudyCards' | 'storeStudyCards'> } = {};
   const acts = {
     pollStudyCardSources: record<Acts['pollStudyCardSources']>('pollStudyCardSources', async () => ({
       enqueued: (opts.polled ?? []).map((input) => ({ workflowId: `study-card-extract:${input.sourceKind}:${input.sourceId}:${input.sourceVersion}`, input })),
@@ -83,17 +83,17 @@ export function fakeStudyCardActivities(steps: ExtractStep[] = ['ok'], opts: { r
     }),
     /** begin, the scripted call and the store in one activity, as the real one (each step looked up when called, so a test may replace it). */
     runStudyCardAttempt: record<Acts['runStudyCardAttempt']>('runStudyCardAttempt', async (a) => {
-      const begin = (await inner!.beginStudyCardAttempt(a))!;
+      const begin = (await inner.acts!.beginStudyCardAttempt(a))!;
       if (!begin.proceed) return { outcome: 'not-begun', state: begin };
-      const extracted = await inner!.extractStudyCards(a);
+      const extracted = await inner.acts!.extractStudyCards(a);
       try {
-        return { outcome: 'stored', stored: await inner!.storeStudyCards({ ...a, ...extracted }) };
+        return { outcome: 'stored', stored: await inner.acts!.storeStudyCards({ ...a, ...extracted }) };
       } catch {
         return { outcome: 'extracted', extracted };
       }
     }),
   };
-  inner = acts;
+  inner.acts = acts;
   return { acts: acts satisfies Partial<Acts>, job, log, calls: () => calls };
 }
 
