@@ -17,7 +17,7 @@ import { extractionPassages, parseCloze, type MemoCard, type MemoCardExtractionI
 import { ST_FAILURES, type ExtractionErrorCode } from '../../domain/study/errors';
 import { batchVerdict, guardMemoCards } from '../../domain/study/guards';
 import { pollSources, stalePendingJobs, type EnqueuedJob } from '../../services/study/enqueue';
-import { abandonJob, beginAttempt, failAttempt, skipAttempt, type BeginResult, type JobState } from '../../services/study/jobs';
+import { abandonJob, beginAttempt, failAttempt, failCallAttempt, skipAttempt, type BeginResult, type JobState } from '../../services/study/jobs';
 import { loadSource, notReadyReason, relatedDistanceOf, retrieveRelated } from '../../services/study/sources';
 import { supersedeCards, type CardToStore, type SupersedeResult } from '../../services/study/supersede';
 import { extractInputOf } from '../../services/study/start';
@@ -48,6 +48,15 @@ export interface ExtractedCards {
   contextRefs: string[];
 }
 
+/**
+ * What one `runStudyCardAttempt` ended with: the attempt was not begun (the row's state says why),
+ * the cards were stored (the supersede's result), or they were extracted but not stored.
+ */
+export type StudyCardAttemptOutcome =
+  | { outcome: 'not-begun'; state: BeginResult }
+  | { outcome: 'stored'; stored: SupersedeResult }
+  | { outcome: 'extracted'; extracted: ExtractedCards };
+
 /** Plain fields of a guarded card (ST-5): a cloze card's answer is its deletions' answers. */
 export function toStoredCard(card: MemoCard, key: string): CardToStore {
   const evidence = card.evidence.map((e) => ({ ref: e.ref, quote: e.quote }));
@@ -63,6 +72,56 @@ export function createStudyCardActivities({ db, ai, config }: StudyCardActivityD
     input: extractInputOf(config, j),
     searchAttributes: { jobType: STUDY_CARD_EXTRACT_JOB_TYPE, targetId: j.sourceId, userId: j.userId },
   });
+
+  /** The extraction call of {@link StudyCardActivities.extractStudyCards}; `beats`: a heartbeat after the embedding and after the AI call too. */
+  const extract = async (args: { jobId: string; attempt: number }, beats: boolean): Promise<ExtractedCards> => {
+    const job = await db.studyMemoCardJob.findUnique({ where: { id: args.jobId } });
+    if (!job) throw failure(ST_FAILURES, 'STUDY_JOB_NOT_FOUND', `study_memo_card_jobs ${args.jobId} does not exist`);
+    const source = await loadSource(db, job.sourceKind as StudySourceKind, job.sourceId);
+    const notReady = notReadyReason(source, job.sourceVersion);
+    if (notReady || !source?.explanation) {
+      throw failure(ST_FAILURES, 'STUDY_EXTRACTION_ATTEMPT_FAILED', notReady ?? 'no explanation', { details: [{ code: 'no_ready_explanation' }] });
+    }
+    const limits = config.study.extract;
+    return withHeartbeat(async (signal) => {
+      const [query] = await ai.embed([`${source.question}\n${source.explanation}`], signal);
+      if (beats) heartbeat();
+      const retrieved = query
+        ? await retrieveRelated(db, source, query, { limit: limits.retrievalLimit, scanLimit: limits.retrievalScanLimit, relatedDistance: relatedDistanceOf(ai.embeddingModel) })
+        : { passages: [], boilerplate: NO_BOILERPLATE, belowFloor: 0 };
+      const related = retrieved.passages;
+      const request: MemoCardExtractionInput = {
+        topic: source.topicName,
+        question: source.question,
+        userAnswer: source.userAnswer,
+        explanation: source.explanation!,
+        related: related.map((p) => ({ ref: p.ref, text: p.text })),
+        maxCards: limits.maxCards,
+      };
+      const batch = await ai.extractMemoCards(request, signal);
+      if (beats) heartbeat();
+      const liveOthers = await db.studyMemoCard.findMany({
+        where: { userId: source.userId, deletedAt: null, NOT: { sourceKind: source.kind, sourceId: source.id } },
+        select: { normalizedKey: true },
+      });
+      const outcome = guardMemoCards({
+        cards: batch.cards,
+        passages: extractionPassages(request),
+        liveKeys: liveOthers.map((c) => c.normalizedKey),
+        relevance: { passageScores: new Map(related.map((p) => [p.ref, p.score])), boilerplate: retrieved.boilerplate },
+      });
+      const verdict = batchVerdict(outcome, batch.cards.length);
+      const dropped = Object.fromEntries(Object.entries(outcome.droppedByReason).filter(([, n]) => n > 0));
+      activityLog.info('memo cards extracted', { jobId: args.jobId, returned: batch.cards.length, kept: outcome.kept.length, dropped, contextBelowFloor: retrieved.belowFloor });
+      return {
+        cards: outcome.kept.map((k) => toStoredCard(k.card, k.key)),
+        returned: batch.cards.length,
+        dropped,
+        needsReview: verdict.needsReview ? verdict.reason : null,
+        contextRefs: related.map((p) => p.ref),
+      };
+    }, toAiFailure);
+  };
 
   return {
     /**
@@ -118,52 +177,39 @@ export function createStudyCardActivities({ db, ai, config }: StudyCardActivityD
      * ST-4 codes); a source not ready by then fails STUDY_EXTRACTION_ATTEMPT_FAILED `no_ready_explanation`.
      */
     async extractStudyCards(args: { jobId: string; attempt: number }): Promise<ExtractedCards> {
-      const job = await db.studyMemoCardJob.findUnique({ where: { id: args.jobId } });
-      if (!job) throw failure(ST_FAILURES, 'STUDY_JOB_NOT_FOUND', `study_memo_card_jobs ${args.jobId} does not exist`);
-      const source = await loadSource(db, job.sourceKind as StudySourceKind, job.sourceId);
-      const notReady = notReadyReason(source, job.sourceVersion);
-      if (notReady || !source?.explanation) {
-        throw failure(ST_FAILURES, 'STUDY_EXTRACTION_ATTEMPT_FAILED', notReady ?? 'no explanation', { details: [{ code: 'no_ready_explanation' }] });
-      }
-      const extract = config.study.extract;
-      return withHeartbeat(async (signal) => {
-        const [query] = await ai.embed([`${source.question}\n${source.explanation}`], signal);
-        heartbeat();
-        const retrieved = query
-          ? await retrieveRelated(db, source, query, { limit: extract.retrievalLimit, scanLimit: extract.retrievalScanLimit, relatedDistance: relatedDistanceOf(ai.embeddingModel) })
-          : { passages: [], boilerplate: NO_BOILERPLATE, belowFloor: 0 };
-        const related = retrieved.passages;
-        const request: MemoCardExtractionInput = {
-          topic: source.topicName,
-          question: source.question,
-          userAnswer: source.userAnswer,
-          explanation: source.explanation!,
-          related: related.map((p) => ({ ref: p.ref, text: p.text })),
-          maxCards: extract.maxCards,
-        };
-        const batch = await ai.extractMemoCards(request, signal);
-        heartbeat();
-        const liveOthers = await db.studyMemoCard.findMany({
-          where: { userId: source.userId, deletedAt: null, NOT: { sourceKind: source.kind, sourceId: source.id } },
-          select: { normalizedKey: true },
-        });
-        const outcome = guardMemoCards({
-          cards: batch.cards,
-          passages: extractionPassages(request),
-          liveKeys: liveOthers.map((c) => c.normalizedKey),
-          relevance: { passageScores: new Map(related.map((p) => [p.ref, p.score])), boilerplate: retrieved.boilerplate },
-        });
-        const verdict = batchVerdict(outcome, batch.cards.length);
-        const dropped = Object.fromEntries(Object.entries(outcome.droppedByReason).filter(([, n]) => n > 0));
-        activityLog.info('memo cards extracted', { jobId: args.jobId, returned: batch.cards.length, kept: outcome.kept.length, dropped, contextBelowFloor: retrieved.belowFloor });
-        return {
-          cards: outcome.kept.map((k) => toStoredCard(k.card, k.key)),
-          returned: batch.cards.length,
-          dropped,
-          needsReview: verdict.needsReview ? verdict.reason : null,
-          contextRefs: related.map((p) => p.ref),
-        };
-      }, toAiFailure);
+      return extract(args, true);
+    },
+
+    /**
+     * ST-4 … ST-6 one whole attempt of an extraction, the only activity of a clean run: begins
+     * attempt `attempt` in the row (as `beginStudyCardAttempt`; a refusal — the row closed, out of
+     * attempts, or just skipped `no_ready_explanation` — is returned as `not-begun`), extracts as
+     * `extractStudyCards` (its failures thrown the same way), then supersedes and completes the job
+     * as `storeStudyCards` (`stored`). A store that throws returns the cards instead (`extracted`),
+     * for the workflow to store with its projection retries, so a database failure there never
+     * costs an attempt; the cards are in the history only then. Idempotent per attempt (each step is).
+     */
+    async runStudyCardAttempt(args: { jobId: string; attempt: number }): Promise<StudyCardAttemptOutcome> {
+      // Beats through the begin and the store too: a slow database is not a dead worker.
+      return withHeartbeat<StudyCardAttemptOutcome>(async () => {
+        const begin = await beginAttempt(db, args.jobId, args.attempt);
+        if (!begin) throw failure(ST_FAILURES, 'STUDY_JOB_NOT_FOUND', `study_memo_card_jobs ${args.jobId} does not exist`);
+        if (!begin.proceed) return { outcome: 'not-begun', state: begin };
+        const extracted = await extract(args, false);
+        try {
+          const stored = await supersedeCards(db, { ...args, ...extracted });
+          activityLog.info('memo cards superseded', { jobId: args.jobId, ...stored });
+          return { outcome: 'stored', stored };
+        } catch (err) {
+          activityLog.warn('memo cards extracted but not stored; the workflow stores them', { jobId: args.jobId, error: String(err) });
+          return { outcome: 'extracted', extracted };
+        }
+      });
+    },
+
+    /** ST-4 records a failed `runStudyCardAttempt` (begun or not) with its code; max_attempts reached closes the job `failed`. Idempotent per attempt. */
+    async failStudyCardCall(args: { jobId: string; attempt: number; code: ExtractionErrorCode; message: string }): Promise<JobState | null> {
+      return failCallAttempt(db, args);
     },
 
     /**

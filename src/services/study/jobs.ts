@@ -11,7 +11,7 @@ import { Prisma } from '@prisma/client';
 import type { Db } from '../../db/client';
 import type { ExtractionErrorCode } from '../../domain/study/errors';
 import { storableText } from '../../core/cause-chain';
-import { guardedTransition } from '../../core/guarded-transition';
+import { guardedTransition, settleTransition, transitionGuard } from '../../core/guarded-transition';
 import { STUDY_MEMO_CARD_JOB_STATES, type StudyMemoCardJobStatus } from '../../domain/study/job-state';
 import type { StudySourceKind } from '../../domain/study/contracts';
 import { loadSource, notReadyReason } from './sources';
@@ -152,6 +152,39 @@ export async function failAttempt(
       WHERE id = ${args.jobId}::uuid AND status = ANY(${from}::"StudyMemoCardJobStatus"[]) AND attempts = ${args.attempt}`,
     read: () => statusOf(db, args.jobId),
   });
+  return stateOf(db, args.jobId);
+}
+
+/**
+ * Records the failure of attempt `attempt`'s call when the call begins the attempt itself
+ * (`runStudyCardAttempt`): the row may be at `attempt` (begun) or still at `attempt - 1` (the call
+ * failed before its begin committed); either way it ends at `attempts = attempt` with the code,
+ * the message and payload.attemptErrors as {@link failAttempt} writes them, and closes `failed`
+ * (completed_at) once `attempt` reaches max_attempts, else stays `processing` for the next attempt.
+ * One statement, idempotent per attempt; a row closed meanwhile (completed by the call's own store)
+ * is left as it is. Returns the state after it (null: no row).
+ */
+export async function failCallAttempt(
+  db: Db,
+  args: { jobId: string; attempt: number; code: ExtractionErrorCode; message: string },
+): Promise<JobState | null> {
+  const message = storableText(args.message);
+  const entry = JSON.stringify({ code: args.code, message, at: new Date().toISOString() });
+  // Either edge (processing: attempts left; failed: used up) leaves pending or processing.
+  const from = transitionGuard(STUDY_MEMO_CARD_JOB_STATES, 'failed', { from: transitionGuard(STUDY_MEMO_CARD_JOB_STATES, 'processing') });
+  const rows = await db.$queryRaw<{ status: JobState['status']; attempts: number; max_attempts: number; error_code: string | null }[]>`
+    UPDATE study_memo_card_jobs
+    SET error_code = ${args.code}, error_message = ${message}, attempts = ${args.attempt}, started_at = COALESCE(started_at, now()),
+        payload = jsonb_set(COALESCE(payload, '{}'::jsonb), '{attemptErrors}',
+                            COALESCE(payload->'attemptErrors', '{}'::jsonb) || jsonb_build_object(${String(args.attempt)}::text, ${entry}::jsonb)),
+        status = (CASE WHEN ${args.attempt} >= max_attempts THEN 'failed' ELSE 'processing' END)::"StudyMemoCardJobStatus",
+        completed_at = CASE WHEN ${args.attempt} >= max_attempts THEN now() ELSE completed_at END
+    WHERE id = ${args.jobId}::uuid AND status = ANY(${from}::"StudyMemoCardJobStatus"[])
+      AND attempts IN (${args.attempt - 1}, ${args.attempt})
+    RETURNING status, attempts, max_attempts, error_code`;
+  const r = rows[0];
+  if (r) return { status: r.status, attempts: r.attempts, maxAttempts: r.max_attempts, errorCode: r.error_code };
+  await settleTransition(STUDY_MEMO_CARD_JOB_STATES, 'failed', false, () => statusOf(db, args.jobId));
   return stateOf(db, args.jobId);
 }
 

@@ -170,7 +170,11 @@ export async function retrieveRelated(db: DbClient, source: Pick<StudySource, 'k
  * `user_answer`) are the source; `<kind>:<id>` is a retrieved passage. Unknown refs fall back to the source.
  */
 export function evidenceOrigin(ref: string, source: Pick<StudySource, 'kind' | 'id'>): { kind: StudySourceKind; id: string } {
+  return retrievedOrigin(ref) ?? { kind: source.kind, id: source.id };
+}
+
+/** The (kind, id) of a retrieved passage's `ref` (`<kind>:<id>`); null for the source's own passages and unknown refs ({@link evidenceOrigin}). */
+export function retrievedOrigin(ref: string): { kind: StudySourceKind; id: string } | null {
   const m = /^(study_question|knowledge_card):([0-9a-f-]{36})$/i.exec(ref);
-  if (m) return { kind: m[1] as StudySourceKind, id: m[2]!.toLowerCase() };
-  return { kind: source.kind, id: source.id };
+  return m ? { kind: m[1] as StudySourceKind, id: m[2]!.toLowerCase() } : null;
 }

@@ -11,13 +11,15 @@
  * limited) is waited out and the same attempt repeated, not charged (bounded). A worker killed
  * mid-call is noticed by the heartbeat timeout (an `unknown` attempt); the supersede is one
  * transaction, so a kill there rolls back and the retried write makes one set of live cards.
- * The row's writes run as local activities first, the same writes on the queue as their fallback
- * ({@link EXTRACT_LOCAL_WRITES_PATCH}).
+ * Runs with {@link EXTRACT_ONE_ACTIVITY_PATCH} make each attempt ONE activity that begins it, extracts
+ * and supersedes (a clean run: two workflow tasks and that activity, nothing else); the row's other
+ * writes (a failed call, a skip, a store the call could not make) run as local activities first,
+ * the same writes on the queue as their fallback ({@link EXTRACT_LOCAL_WRITES_PATCH}).
  * The attempts run on the core attempt ledger (src/core/attempts.ts) with this family's hooks and
  * codes ({@link EXTRACTION_FAILURES}).
  */
 import { CancellationScope, isCancellation, patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
-import type { StudyCardActivities } from '../../activities/study/cards';
+import type { StudyCardActivities, StudyCardAttemptOutcome } from '../../activities/study/cards';
 import { localProjectionOptions, projectionOptions } from '../../core/activity-options';
 import { classifyAttemptFailure, runAttempts, type AttemptFailure, type FailedAttempt, type FailureVocabulary } from '../../core/attempts';
 import { failure } from '../../core/failures';
@@ -55,6 +57,14 @@ export const EXTRACTION_FAILURES: FailureVocabulary<ExtractionErrorCode> = {
  */
 export const EXTRACT_LOCAL_WRITES_PATCH = 'study-extract-local-writes';
 
+/**
+ * `patched()` ID of one activity per attempt (`runStudyCardAttempt`: begin, extraction and supersede
+ * in the call), no write of the row in the workflow on a clean run, and the failure of a call recorded by
+ * `failStudyCardCall` (the call may have failed before its begin). Histories without its marker
+ * begin, store and fail in writes of their own and replay on that branch ({@link EXTRACT_LOCAL_WRITES_PATCH}).
+ */
+export const EXTRACT_ONE_ACTIVITY_PATCH = 'study-extract-one-activity';
+
 /** Most outage waits of one job (30 s apart at most: about a quarter of an hour), then an outage is charged. */
 const MAX_OUTAGE_WAITS = 30;
 
@@ -69,8 +79,9 @@ export function classifyExtractionFailure(err: unknown): AttemptFailure<Extracti
  * `ExecutionStatus="Failed"`. A cancellation closes the job `failed` (`unknown`, cancelled).
  */
 export async function studyCardExtractWorkflow(input: StudyCardExtractInput): Promise<StudyCardExtractResult> {
+  const oneActivity = patched(EXTRACT_ONE_ACTIVITY_PATCH);
   const book = localFirstActivities(
-    patched(EXTRACT_LOCAL_WRITES_PATCH),
+    oneActivity || patched(EXTRACT_LOCAL_WRITES_PATCH),
     proxyLocalActivities<StudyCardActivities>(localProjectionOptions()),
     proxyActivities<StudyCardActivities>(projectionOptions(input.queues.studyCards)),
   );
@@ -83,7 +94,44 @@ export async function studyCardExtractWorkflow(input: StudyCardExtractInput): Pr
   const ref = { jobId: input.jobId };
   const extractionFailed = (f: FailedAttempt<unknown, ExtractionErrorCode>) =>
     failure(ST_FAILURES, 'STUDY_EXTRACTION_FAILED', `memo-card job ${input.jobId} failed after ${f.number} attempt(s): ${f.failure.code}`, { cause: f.error });
+  const budgetLoop = { first: 1, vocabulary: EXTRACTION_FAILURES, retryBackoff: { initialMs: input.policy.retryDelayMs, maxMs: input.policy.retryDelayMs, honourRetryAfter: false } } as const;
+  // ST-4: `attempts` counts charged attempts, so an outage repeats the same attempt unrecorded.
+  const outages = { repeat: 'same-attempt', maxWaits: MAX_OUTAGE_WAITS, backoff: { initialMs: 2_000, maxMs: 30_000, honourRetryAfter: true } } as const;
+  const endOf = (s: { status: string; errorCode: string | null }, attempts: number): StudyCardExtractResult => ({
+    jobId: input.jobId,
+    status: s.status === 'skipped' || s.status === 'completed' || s.status === 'failed' ? s.status : 'not_run',
+    errorCode: s.errorCode,
+    attempts,
+  });
   try {
+    if (oneActivity) {
+      return await runAttempts<null, StudyCardAttemptOutcome, StudyCardExtractResult, ExtractionErrorCode>({
+        ...budgetLoop,
+        // The call begins its attempt; the row's max_attempts is applied by failStudyCardCall.
+        begin: async () => ({ begun: null, budget: Number.POSITIVE_INFINITY }),
+        call: (_begun, number) => work.runStudyCardAttempt({ ...ref, attempt: number }),
+        succeed: async (_begun, r, number) => {
+          if (r.outcome === 'not-begun') return endOf(r.state, r.state.attempts);
+          const stored = r.outcome === 'stored' ? r.stored : await book.storeStudyCards({ ...ref, attempt: number, ...r.extracted });
+          // skipped: the source was replaced while the cards were extracted; nothing was stored.
+          return endOf(stored.status === 'completed' || stored.status === 'skipped' ? stored : { ...stored, status: 'not_run' }, number);
+        },
+        retrying: async (f) => {
+          const after = await book.failStudyCardCall({ ...ref, attempt: f.number, code: f.failure.code, message: f.failure.message });
+          if (!after) throw failure(ST_FAILURES, 'STUDY_JOB_NOT_FOUND', `study_memo_card_jobs ${input.jobId} does not exist`);
+          if (after.status === 'processing') return undefined;
+          // Closed by the call itself (stored, then the worker died before its answer reached the server).
+          if (after.status === 'completed' || after.status === 'skipped') return endOf(after, after.attempts);
+          throw extractionFailed(f);
+        },
+        // Only a terminal failure ends here (the budget is the row's): no_ready_explanation found by the call.
+        ended: async (f) => {
+          const skipped = await book.skipStudyCardJob({ ...ref, attempt: f.number, message: f.failure.message });
+          return { jobId: input.jobId, status: skipped?.status === 'skipped' ? 'skipped' : 'not_run', errorCode: skipped?.errorCode ?? f.failure.code, attempts: f.number };
+        },
+        outages,
+      });
+    }
     return await runAttempts<unknown, Awaited<ReturnType<StudyCardActivities['extractStudyCards']>>, StudyCardExtractResult, ExtractionErrorCode>({
       first: 1,
       vocabulary: EXTRACTION_FAILURES,
@@ -115,9 +163,8 @@ export async function studyCardExtractWorkflow(input: StudyCardExtractInput): Pr
         await book.failStudyCardAttempt({ ...ref, attempt: f.number, code: f.failure.code, message: f.failure.message, final: true });
         throw extractionFailed(f);
       },
-      retryBackoff: { initialMs: input.policy.retryDelayMs, maxMs: input.policy.retryDelayMs, honourRetryAfter: false },
-      // ST-4: `attempts` counts charged attempts, so an outage repeats the same attempt unrecorded.
-      outages: { repeat: 'same-attempt', maxWaits: MAX_OUTAGE_WAITS, backoff: { initialMs: 2_000, maxMs: 30_000, honourRetryAfter: true } },
+      retryBackoff: budgetLoop.retryBackoff,
+      outages,
     });
   } catch (err) {
     if (isCancellation(err)) {

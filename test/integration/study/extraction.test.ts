@@ -13,7 +13,7 @@ import { createStudyCardActivities } from '../../../src/activities/study/cards';
 import { enqueueExtraction, pollSources } from '../../../src/services/study/enqueue';
 import { writeExplanation } from '../../../src/services/study/questions';
 import { startExtraction } from '../../../src/services/study/start';
-import { beginAttempt } from '../../../src/services/study/jobs';
+import { beginAttempt, failCallAttempt } from '../../../src/services/study/jobs';
 import { supersedeCards, type CardToStore } from '../../../src/services/study/supersede';
 import { STUDY_CARDS_QUEUE, studyCardQueues } from '../../../src/domain/study/contracts';
 import { pollUntil } from '../../support/poll';
@@ -185,6 +185,25 @@ describe('ST-4 error codes and attempts', () => {
   });
 });
 
+describe('ST-4 a failed call of the one-activity attempt', () => {
+  test('recorded whether or not its begin committed: each failure charges its attempt, the last closes the job failed, a repeat changes nothing', async () => {
+    const q = await explained('What is a heap page? #failed-call');
+    const { userId } = await stack.db.studyQuestion.findUniqueOrThrow({ where: { id: q.id }, select: { userId: true } });
+    const r = await enqueueExtraction(stack.db, { userId, sourceKind: 'study_question', sourceId: q.id, sourceVersion: q.version });
+    if (r.status !== 'enqueued') throw new Error(`not enqueued: ${JSON.stringify(r)}`);
+    const jobId = r.job.jobId;
+    // Attempt 1 died before its begin: the row is still pending at 0.
+    expect(await failCallAttempt(stack.db, { jobId, attempt: 1, code: 'unknown', message: 'connection lost' })).toEqual({ status: 'processing', attempts: 1, maxAttempts: 2, errorCode: 'unknown' });
+    expect(await beginAttempt(stack.db, jobId, 2)).toMatchObject({ proceed: true, attempts: 2 });
+    expect(await failCallAttempt(stack.db, { jobId, attempt: 2, code: 'parse_fail', message: 'not a card batch' })).toEqual({ status: 'failed', attempts: 2, maxAttempts: 2, errorCode: 'parse_fail' });
+    expect(await failCallAttempt(stack.db, { jobId, attempt: 2, code: 'unknown', message: 'again' })).toEqual({ status: 'failed', attempts: 2, maxAttempts: 2, errorCode: 'parse_fail' });
+    const row = await stack.db.studyMemoCardJob.findUniqueOrThrow({ where: { id: jobId } });
+    expect(row.startedAt).not.toBeNull();
+    expect(row.completedAt).not.toBeNull();
+    expect(Object.keys((row.payload as { attemptErrors: Record<string, unknown> }).attemptErrors).sort()).toEqual(['1', '2']);
+  });
+});
+
 describe('ST-5 evidence relevant to its question', () => {
   const sponsorship = (pkg: string) =>
     `The maintainers of ${pkg} and thousands of other packages are working with Tidelift to deliver commercial support and maintenance for the open source dependencies you use to build your applications.`;
@@ -302,6 +321,16 @@ describe('ST-5 the supersede write', () => {
     expect(live.find((c) => c.normalizedKey === 'c')!.evidence.map((e) => e.quote)).toEqual(['c0']);
     expect(await stack.db.studyMemoCard.findFirstOrThrow({ where: { sourceId: q.id, normalizedKey: 'b' } })).toMatchObject({ retiredByJobId: job2, deletedAt: expect.any(Date) });
     expect(await stack.db.studyMemoCardJob.findUniqueOrThrow({ where: { id: job2 } })).toMatchObject({ status: 'completed', errorCode: null });
+  });
+
+  test('a source replaced after the extraction read it: skipped no_ready_explanation, no card written', async () => {
+    const q = await explained('What is a visibility map?');
+    const job = await begunJob(q.id, q.version);
+    await writeExplanation(stack.db, q.id, EXPLANATION_V2, 'manual');
+    const r = await supersedeCards(stack.db, { jobId: job, attempt: 1, returned: 1, dropped: {}, needsReview: null, contextRefs: [], cards: [card('x', [{ ref: 'explanation', quote: 'x0' }])] });
+    expect(r).toEqual({ status: 'skipped', errorCode: 'no_ready_explanation', added: 0, kept: 0, retired: 0, dropped: {} });
+    expect(await liveCards(q.id)).toEqual([]);
+    expect(await stack.db.studyMemoCardJob.findUniqueOrThrow({ where: { id: job } })).toMatchObject({ status: 'skipped', errorMessage: expect.stringContaining('version') });
   });
 });
 

@@ -25,9 +25,22 @@ afterAll(async () => {
   await env?.teardown();
 });
 
-async function run(steps: ExtractStep[], opts: { ready?: boolean; cancelAfterStart?: boolean; storeFailures?: number } = {}) {
+/** How the one-activity attempt's answer goes wrong: thrown before its begin, or lost after its store (the worker died). */
+type CallFault = 'before-begin' | 'after-store';
+
+async function run(steps: ExtractStep[], opts: { ready?: boolean; cancelAfterStart?: boolean; storeFailures?: number; firstCall?: CallFault } = {}) {
   const queue = `st-${randomUUID()}`;
   const fakes = fakeStudyCardActivities(steps, { ready: opts.ready });
+  const attempt = fakes.acts.runStudyCardAttempt;
+  let fault = opts.firstCall;
+  fakes.acts.runStudyCardAttempt = async (a) => {
+    const f = fault;
+    fault = undefined;
+    if (f === 'before-begin') throw new Error('Connection terminated unexpectedly');
+    const r = await attempt(a);
+    if (f === 'after-store') throw new Error('the answer was lost');
+    return r;
+  };
   const store = fakes.acts.storeStudyCards;
   let storeFailures = opts.storeFailures ?? 0;
   fakes.acts.storeStudyCards = async (a) => {
@@ -65,27 +78,45 @@ async function activityKinds(workflowId: string): Promise<{ scheduled: string[];
 
 const aiFailure = (type: string): ExtractStep => ({ type });
 
-test('a clean run: one attempt, the cards stored', async () => {
+test('a clean run: one attempt, one activity that begins, extracts and stores; no other write', async () => {
   const r = await run(['ok']);
   expect(r.outcome).toEqual({ jobId: expect.any(String), status: 'completed', errorCode: null, attempts: 1 });
-  expect(r.log).toEqual(['beginStudyCardAttempt', 'extractStudyCards', 'storeStudyCards']);
-  // The row's writes are local activities: only the extraction call goes through the queue.
-  expect(await activityKinds(r.workflowId)).toEqual({ scheduled: ['extractStudyCards'], local: ['beginStudyCardAttempt', 'storeStudyCards'] });
+  expect(r.log).toEqual(['runStudyCardAttempt', 'beginStudyCardAttempt', 'extractStudyCards', 'storeStudyCards']);
+  expect(await activityKinds(r.workflowId)).toEqual({ scheduled: ['runStudyCardAttempt'], local: [] });
 });
 
-test('a store whose local attempts fail transiently falls back to the study-cards queue and completes once', async () => {
-  const r = await run(['ok'], { storeFailures: 4 });
+test('a store the call could not make is made by the workflow: local attempts, then the study-cards queue; completed once, one AI call', async () => {
+  const r = await run(['ok'], { storeFailures: 5 });
   expect(r.outcome).toEqual({ jobId: expect.any(String), status: 'completed', errorCode: null, attempts: 1 });
-  expect(r.log.filter((n) => n === 'storeStudyCards failed')).toHaveLength(4); // LOCAL_PROJECTION_RETRY's attempts
+  // One inside the call, then LOCAL_PROJECTION_RETRY's four local attempts.
+  expect(r.log.filter((n) => n === 'storeStudyCards failed')).toHaveLength(5);
   expect(r.log.filter((n) => n === 'storeStudyCards')).toHaveLength(1);
-  expect((await activityKinds(r.workflowId)).scheduled).toEqual(['extractStudyCards', 'storeStudyCards']);
+  expect((await activityKinds(r.workflowId)).scheduled).toEqual(['runStudyCardAttempt', 'storeStudyCards']);
+  expect(r.calls()).toBe(1);
+});
+
+test('a call that failed before its begin is charged (unknown) and the next attempt begins at 2', async () => {
+  const r = await run(['ok'], { firstCall: 'before-begin' });
+  expect(r.outcome).toMatchObject({ status: 'completed', attempts: 2 });
+  expect(r.log).toEqual(['failStudyCardCall', 'runStudyCardAttempt', 'beginStudyCardAttempt', 'extractStudyCards', 'storeStudyCards']);
+  expect(r.job).toMatchObject({ status: 'completed', attempts: 2 });
+});
+
+test('a call whose answer was lost after its store committed ends completed, without another attempt', async () => {
+  const r = await run(['ok'], { firstCall: 'after-store' });
+  expect(r.outcome).toEqual({ jobId: expect.any(String), status: 'completed', errorCode: null, attempts: 1 });
+  expect(r.log.filter((n) => n === 'runStudyCardAttempt')).toHaveLength(1);
+  expect(r.log.at(-1)).toBe('failStudyCardCall');
   expect(r.calls()).toBe(1);
 });
 
 test('parse_fail (AI_MALFORMED_OUTPUT) is retried once, then completes at attempt 2', async () => {
   const r = await run([aiFailure('AI_MALFORMED_OUTPUT'), 'ok']);
   expect(r.outcome).toMatchObject({ status: 'completed', attempts: 2 });
-  expect(r.log).toEqual(['beginStudyCardAttempt', 'extractStudyCards', 'failStudyCardAttempt', 'beginStudyCardAttempt', 'extractStudyCards', 'storeStudyCards']);
+  expect(r.log).toEqual([
+    'runStudyCardAttempt', 'beginStudyCardAttempt', 'extractStudyCards', 'failStudyCardCall',
+    'runStudyCardAttempt', 'beginStudyCardAttempt', 'extractStudyCards', 'storeStudyCards',
+  ]);
 });
 
 test.each([
@@ -104,7 +135,7 @@ test('an outage (AI_UPSTREAM_UNAVAILABLE) is waited out on the same attempt: not
   const r = await run([aiFailure('AI_UPSTREAM_UNAVAILABLE'), aiFailure('AI_RATE_LIMITED'), 'ok']);
   expect(r.outcome).toMatchObject({ status: 'completed', attempts: 1 });
   expect(r.calls()).toBe(3);
-  expect(r.log.filter((n) => n === 'failStudyCardAttempt')).toEqual([]);
+  expect(r.log.filter((n) => n === 'failStudyCardCall')).toEqual([]);
 });
 
 test('no_ready_explanation at begin: skipped, the AI never called', async () => {
@@ -147,6 +178,7 @@ test('the poller starts one extraction child per polled version; a version start
     // The same versions polled again (a lost result): their workflow IDs are taken for good (REJECT_DUPLICATE).
     const again = await env.client.workflow.execute('studyCardPollWorkflow', { taskQueue: queue, workflowId: `poll-${randomUUID()}`, args: [input] });
     expect(again).toEqual({ enqueued: 2, restarted: 0 });
-    expect(fakes.log.filter((n) => n === 'storeStudyCards')).toHaveLength(2);
+    // One attempt per child (the fakes share one job row, so only the first child's stores).
+    expect(fakes.log.filter((n) => n === 'runStudyCardAttempt')).toHaveLength(2);
   });
 });

@@ -28,6 +28,8 @@ export function fakeStudyCardActivities(steps: ExtractStep[] = ['ok'], opts: { r
       log.push(name);
       return fn(...args);
     }) as F;
+  /** The steps the one-activity attempt calls, looked up when called. */
+  const inner: { acts?: Pick<Acts, 'beginStudyCardAttempt' | 'extractStudyCards' | 'storeStudyCards'> } = {};
   const acts = {
     pollStudyCardSources: record<Acts['pollStudyCardSources']>('pollStudyCardSources', async () => ({
       enqueued: (opts.polled ?? []).map((input) => ({ workflowId: `study-card-extract:${input.sourceKind}:${input.sourceId}:${input.sourceVersion}`, input })),
@@ -74,7 +76,24 @@ export function fakeStudyCardActivities(steps: ExtractStep[] = ['ok'], opts: { r
       Object.assign(job, { status: 'completed', errorCode: a.cards.length === 0 ? 'all_dropped' : null });
       return { status: 'completed', errorCode: job.errorCode, added: a.cards.length, kept: 0, retired: 0, dropped: a.dropped };
     }),
+    failStudyCardCall: record<Acts['failStudyCardCall']>('failStudyCardCall', async (a) => {
+      if (job.status !== 'pending' && job.status !== 'processing') return { ...job };
+      Object.assign(job, { errorCode: a.code, attempts: a.attempt, status: a.attempt >= job.maxAttempts ? 'failed' : 'processing' });
+      return { ...job };
+    }),
+    /** begin, the scripted call and the store in one activity, as the real one (each step looked up when called, so a test may replace it). */
+    runStudyCardAttempt: record<Acts['runStudyCardAttempt']>('runStudyCardAttempt', async (a) => {
+      const begin = (await inner.acts!.beginStudyCardAttempt(a))!;
+      if (!begin.proceed) return { outcome: 'not-begun', state: begin };
+      const extracted = await inner.acts!.extractStudyCards(a);
+      try {
+        return { outcome: 'stored', stored: await inner.acts!.storeStudyCards({ ...a, ...extracted }) };
+      } catch {
+        return { outcome: 'extracted', extracted };
+      }
+    }),
   };
+  inner.acts = acts;
   return { acts: acts satisfies Partial<Acts>, job, log, calls: () => calls };
 }
 

@@ -1,7 +1,10 @@
 /**
  * Regenerates the study family's histories in test/histories (run after an intentional workflow
  * change, then commit): `npx tsx test/workflows/study/record-histories.ts`. Time-skipping test server,
- * in-memory activities (./fakes.ts).
+ * in-memory activities (./fakes.ts). `study-card-extract-retried.json` stays checked in, unrecorded,
+ * while runs of that branch can be open: its attempts begin, fail and store in activities of their
+ * own (no `study-extract-one-activity` or `study-extract-local-writes` marker);
+ * `study-card-extract-one-activity-retried.json` is the current branch (one activity per attempt).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -48,7 +51,7 @@ async function main(): Promise<void> {
       const childId = `study-card-extract:${child.sourceKind}:${child.sourceId}:${child.sourceVersion}`;
       const handle = env.client.workflow.getHandle(childId);
       await handle.result();
-      writeFileSync(join(__dirname, '..', '..', 'histories', 'study-card-extract-retried.json'), `${JSON.stringify(JSON.parse(historyToJSON(await handle.fetchHistory())), null, 1)}\n`);
+      writeFileSync(join(__dirname, '..', '..', 'histories', 'study-card-extract-one-activity-retried.json'), `${JSON.stringify(JSON.parse(historyToJSON(await handle.fetchHistory())), null, 1)}\n`);
     });
   } finally {
     await env.teardown();
