@@ -18,7 +18,8 @@ import { timelineReport, type PhaseSample } from '../phases';
 import { portalAdapters } from '../../../src/services/portal/adapters/registry';
 import { createS3ObjectStore } from '../../../src/storage/s3';
 import { snakeizeKeys } from '../../../src/domain/portal/result';
-import { applyScrapeResult, readScrapeResult } from '../../../src/services/portal/post-process';
+import { applyScrapeResult } from '../../../src/services/portal/post-process';
+import { readScrapeResult } from '../../../src/services/portal/scrape-result';
 import type { BenchSection, StackContext } from '../section';
 
 /** Section (l); the stack starts the portal emulator, the object store and the portal worker for it. */

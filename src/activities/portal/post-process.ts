@@ -7,7 +7,8 @@
 import type { Prisma, PrismaClient } from '@prisma/client';
 import { failure } from '../../core/failures';
 import { PO_FAILURES } from '../../domain/portal/errors';
-import { applyScrapeResult, PostProcessError, readScrapeResult, type ApplyOptions } from '../../services/portal/post-process';
+import { applyScrapeResult, type ApplyOptions } from '../../services/portal/post-process';
+import { PostProcessError, readScrapeResult } from '../../services/portal/scrape-result';
 import { markPortalLinkApplied } from '../../services/portal/portal-link-status';
 import { markPortalJobResult, moveJobState } from './jobs';
 import type { PortalJobResultCode } from '../../domain/portal/job-state';

@@ -1,84 +1,18 @@
 /**
- * PO-6, PO-8 … PO-10 post-processing of a scrape result: read the job's result object (C16:
- * missing, too large, SHA-256 mismatch; an outage is retried), normalise snake_case keys and
- * validate ({@link parseScrapeResult}, C17), then apply it to the academic tables in ONE
+ * PO-6, PO-8 … PO-10 post-processing of a scrape result, read and validated by
+ * src/services/portal/scrape-result.ts (C16, C17): apply it to the academic tables in ONE
  * transaction under the per-student lock (C18 when the database rejects it: nothing is written).
  * Services throw {@link PostProcessError} (or the database's own error for outages and transient
  * errors); the activity maps them to Temporal failures.
  */
 import { Prisma, type PrismaClient } from '@prisma/client';
-import { ObjectNotFoundError, type ObjectStore } from '../../storage/object-store';
 import { classifyDbError } from '../../db/errors';
 import { storableText } from '../../core/cause-chain';
 import { msBeyondClock, trustedUntil } from '../../core/clock';
 import { earnedCredits, type CourseAttempt } from '../../domain/portal/graduation';
-import { POST_PROCESS_ERROR_CODE, type PostProcessFailureDetails, type PostProcessFailureType } from '../../domain/portal/errors';
-import { parseScrapeResult, type ScrapeResult } from '../../domain/portal/result';
+import { PostProcessError } from './scrape-result';
+import type { ScrapeResult } from '../../domain/portal/result';
 import type { ApplyScrapeResultInput, ApplyScrapeResultOutput, PortalStudentSummary } from '../../domain/portal/contracts';
-
-/** Largest result object read (bytes); a larger one is C16. */
-export const MAX_RESULT_BYTES = 8 * 1024 * 1024;
-
-/** A classified post-processing failure (the activity turns it into the catalogued Temporal failure). */
-export class PostProcessError extends Error {
-  override readonly name = 'PostProcessError';
-  constructor(
-    readonly type: PostProcessFailureType,
-    message: string,
-    readonly details: PostProcessFailureDetails = { code: POST_PROCESS_ERROR_CODE[type] },
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
-
-/**
- * PO-6/PO-8/PO-10 reads `key` and returns the validated result. The key must lie in the job's
- * own scope `<prefix><jobId>/` (defence in depth; the API checked it already).
- * @throws PostProcessError PORTAL_RESULT_UNREADABLE (C16: missing, too large, checksum mismatch, outside the scope),
- *   PORTAL_RESULT_STORE_UNAVAILABLE (an outage or an unexpected store error, retried), PORTAL_RESULT_INVALID (C17).
- */
-export async function readScrapeResult(
-  store: ObjectStore,
-  args: { key: string; sha256: string | null; jobId: string; portalType: string; prefix: string; maxBytes?: number },
-): Promise<ScrapeResult> {
-  const scope = `${args.prefix}${args.jobId}/`;
-  if (!args.key.startsWith(scope) || args.key.includes('..')) {
-    throw new PostProcessError('PORTAL_RESULT_UNREADABLE', `result key ${storableText(args.key, 300)} is outside the job's scope ${scope}`);
-  }
-  let obj;
-  try {
-    obj = await store.get(args.key, args.maxBytes ?? MAX_RESULT_BYTES);
-  } catch (err) {
-    if (err instanceof ObjectNotFoundError) throw new PostProcessError('PORTAL_RESULT_UNREADABLE', `result object ${args.key} does not exist`, undefined, { cause: err });
-    if (err instanceof RangeError) throw new PostProcessError('PORTAL_RESULT_UNREADABLE', `result object ${args.key} is too large: ${err.message}`, undefined, { cause: err });
-    throw new PostProcessError('PORTAL_RESULT_STORE_UNAVAILABLE', `object store could not read ${args.key}: ${storableText((err as Error).message ?? String(err), 500)}`, undefined, { cause: err });
-  }
-  if (args.sha256 !== null && args.sha256.toLowerCase() !== obj.sha256.toLowerCase()) {
-    throw new PostProcessError('PORTAL_RESULT_UNREADABLE', `result object ${args.key}: SHA-256 ${obj.sha256} differs from the callback's ${args.sha256}`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(obj.bytes));
-  } catch (err) {
-    throw new PostProcessError('PORTAL_RESULT_INVALID', `result object ${args.key} is not UTF-8 JSON: ${(err as Error).message}`, {
-      code: 'C17',
-      issues: [{ path: '', message: 'not UTF-8 JSON' }],
-    });
-  }
-  const parsed = parseScrapeResult(json);
-  if (!parsed.ok) {
-    const issues = parsed.issues.slice(0, 20).map((i) => ({ path: i.path.join('.'), message: storableText(i.message, 300) }));
-    throw new PostProcessError('PORTAL_RESULT_INVALID', `result does not match the schema: ${issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; ')}`, { code: 'C17', issues });
-  }
-  if (parsed.result.portalType !== args.portalType) {
-    throw new PostProcessError('PORTAL_RESULT_INVALID', `result is of portal ${parsed.result.portalType}, the job of ${args.portalType}`, {
-      code: 'C17',
-      issues: [{ path: 'portal_type', message: `expected ${args.portalType}` }],
-    });
-  }
-  return parsed.result;
-}
 
 /** PO-9 advisory-lock key of a student's data: every writer of one student's rows takes it first. */
 export function studentLockKey(userId: string, portalType: string): string {
@@ -276,8 +210,7 @@ export async function applyScrapeResult(
         const p = result.profile;
         const attempts: CourseAttempt[] = result.semesters.flatMap((s) => s.courses.map((c) => ({ ...c, year: s.year, term: s.term })));
         const designated = result.designatedCourses; // undefined | null: keep (PO-9)
-        const profile = {
-          studentNumber: p.studentId,
+        const described = {
           name: p.name,
           admissionYear: p.admissionYear,
           department: p.department,
@@ -285,6 +218,10 @@ export async function applyScrapeResult(
           doubleMajor: p.doubleMajor,
           enrollmentStatus: p.enrollmentStatus,
           gradeLevel: p.gradeLevel,
+        };
+        const profile = {
+          studentNumber: p.studentId,
+          ...described,
           creditsEarned: earnedCredits(attempts),
           dataAsOf: scrapedAt,
           sourceJobId: input.jobId,
@@ -384,13 +321,7 @@ export async function applyScrapeResult(
         const courses = attempts.length;
         const summary: PortalStudentSummary = {
           studentId: p.studentId,
-          name: p.name,
-          admissionYear: p.admissionYear,
-          department: p.department,
-          major: p.major,
-          doubleMajor: p.doubleMajor,
-          enrollmentStatus: p.enrollmentStatus,
-          gradeLevel: p.gradeLevel,
+          ...described,
           creditsEarned: profile.creditsEarned,
           gpa: record.gpa,
           semesters: result.semesters.length,

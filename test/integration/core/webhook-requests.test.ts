@@ -10,12 +10,12 @@
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { ensureCompany, removeMember, setMember } from '../../../src/core/companies';
-import { maintenanceTaskQueue } from '../../../src/core/contracts';
 import { webhookDeliveryWorkflowId } from '../../../src/core/webhook-endpoints';
 import { openSigningSecret, sealStoredSecrets, webhookSecretBoxFromConfig } from '../../../src/core/webhook-secrets';
 import { pollUntil } from '../../support/poll';
 import { startStack, type Stack } from '../../support/stack';
 import { webhookReceiver } from '../../support/webhook-receiver';
+import { relayWebhookDeliveries, signingSecret as signingSecretOf } from '../../support/webhook-requests';
 
 jest.setTimeout(120_000);
 
@@ -53,18 +53,8 @@ function createRun(user: User, key: string, extra: Record<string, unknown> = {})
   });
 }
 
-async function signingSecret(user: User): Promise<string> {
-  const res = await stack.app.inject({ method: 'POST', url: '/webhooks/signing-secret', headers: user.auth });
-  expect([200, 201]).toContain(res.statusCode);
-  return res.json().secret as string;
-}
-
-/** One relay pass through its workflow on the maintenance queue. */
-async function relay() {
-  return stack.client.workflow.execute('relayWebhookDeliveriesWorkflow', {
-    taskQueue: maintenanceTaskQueue(stack.config.temporal.taskQueuePrefix), workflowId: `test-relay-${randomUUID()}`, args: [{}],
-  });
-}
+const signingSecret = (user: User): Promise<string> => signingSecretOf(stack, user);
+const relay = (): Promise<unknown> => relayWebhookDeliveries(stack);
 
 async function requestDeliveryOf(resourceId: string) {
   return pollUntil(

@@ -17,7 +17,6 @@ import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { buildApp } from '../../../src/api/app';
 import { temporalClient } from '../../../src/core/connections';
-import { maintenanceTaskQueue } from '../../../src/core/contracts';
 import { ASYNC_JOB_WEBHOOK_SOURCE } from '../../../src/core/webhook-requests';
 import { getFreePort } from '../../../src/dev/temporal-server';
 import { createJobStarter, FAMILY_API } from '../../../src/families';
@@ -26,6 +25,7 @@ import { addCard } from '../../support/learning';
 import { pollUntil } from '../../support/poll';
 import { startStack, waitForJob, type Stack } from '../../support/stack';
 import { webhookReceiver } from '../../support/webhook-receiver';
+import { relayWebhookDeliveries, signingSecret as signingSecretOf } from '../../support/webhook-requests';
 
 jest.setTimeout(180_000);
 
@@ -60,18 +60,8 @@ function postTil(user: User, targetDate: string, extra: Record<string, unknown> 
   return stack.app.inject({ method: 'POST', url: '/til', headers: user.auth, payload: { targetDate, ...extra } });
 }
 
-async function signingSecret(user: User): Promise<string> {
-  const res = await stack.app.inject({ method: 'POST', url: '/webhooks/signing-secret', headers: user.auth });
-  expect([200, 201]).toContain(res.statusCode);
-  return res.json().secret as string;
-}
-
-/** One relay pass through its workflow on the maintenance queue. */
-async function relay() {
-  return stack.client.workflow.execute('relayWebhookDeliveriesWorkflow', {
-    taskQueue: maintenanceTaskQueue(stack.config.temporal.taskQueuePrefix), workflowId: `test-relay-${randomUUID()}`, args: [{}],
-  });
-}
+const signingSecret = (user: User): Promise<string> => signingSecretOf(stack, user);
+const relay = (): Promise<unknown> => relayWebhookDeliveries(stack);
 
 /** The URLs kept for job `jobId`, sorted. */
 async function targetUrlsOf(jobId: string): Promise<string[]> {

@@ -6,7 +6,6 @@
  * a job withdrawn because Temporal was unavailable (503) takes its webhook with it. Nothing
  * measures time: every wait polls for a condition with generous bounds.
  */
-import { randomUUID } from 'node:crypto';
 import { Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
@@ -16,7 +15,6 @@ import { createLocalAiProvider } from '../../../src/ai/local';
 import { createStudyAi } from '../../../src/ai/study';
 import { buildApp } from '../../../src/api/app';
 import { temporalClient } from '../../../src/core/connections';
-import { maintenanceTaskQueue } from '../../../src/core/contracts';
 import { getFreePort } from '../../../src/dev/temporal-server';
 import { STUDY_CARDS_QUEUE } from '../../../src/domain/study/contracts';
 import { createJobStarter, FAMILY_API } from '../../../src/families';
@@ -24,6 +22,7 @@ import { writeExplanation } from '../../../src/services/study/questions';
 import { pollUntil } from '../../support/poll';
 import { startStack, type Stack } from '../../support/stack';
 import { webhookReceiver } from '../../support/webhook-receiver';
+import { relayWebhookDeliveries, signingSecret as signingSecretOf } from '../../support/webhook-requests';
 
 jest.setTimeout(240_000);
 
@@ -66,18 +65,8 @@ function enqueue(app: FastifyInstance, user: User, sourceId: string, extra: Reco
   return app.inject({ method: 'POST', url: '/study/memo-card-jobs', headers: user.auth, payload: { sourceKind: 'study_question', sourceId, ...extra } });
 }
 
-async function signingSecret(user: User): Promise<string> {
-  const res = await stack.app.inject({ method: 'POST', url: '/webhooks/signing-secret', headers: user.auth });
-  expect([200, 201]).toContain(res.statusCode);
-  return res.json().secret as string;
-}
-
-/** One relay pass through its workflow on the maintenance queue. */
-async function relay() {
-  return stack.client.workflow.execute('relayWebhookDeliveriesWorkflow', {
-    taskQueue: maintenanceTaskQueue(stack.config.temporal.taskQueuePrefix), workflowId: `test-relay-${randomUUID()}`, args: [{}],
-  });
-}
+const signingSecret = (user: User): Promise<string> => signingSecretOf(stack, user);
+const relay = (): Promise<unknown> => relayWebhookDeliveries(stack);
 
 const writtenBy = async (userId: string) => ({
   jobs: await stack.db.studyMemoCardJob.count({ where: { userId } }),
