@@ -7,12 +7,13 @@
 #  2. Bootstrap, lint, typecheck, then the main jest suite.
 #  3. Schemathesis against the test stack (`npm run schemathesis`: every phase and check, seed
 #     SCHEMATHESIS_SEED, default 1), while the build may still be running; any failure fails the command.
+#     Its output goes to .data/schemathesis/output.log; one summary line is printed (the log's tail on failure).
 #  4. Once the build is done, the cluster suite (jest.cluster.config.js, also `npm run test:cluster`),
 #     which starts the production topology itself.
 # Arguments are a jest filter for the main suite: `npm test -- test/unit` runs those tests only
 # (no build, no cluster suite).
-# The last line is the plain tally of both jest suites, `tests: N passed, N failed` (from their --json
-# reports): CI reads the closing line, and Schemathesis closes with a pytest-style line of its own.
+# The last line is the tally of both jest suites in jest's own form, `Tests: N passed, N total` (from
+# their --json reports), which CI reads; Schemathesis's pytest-style output stays in its log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 t0=$(date +%s)
@@ -53,10 +54,14 @@ if ! wait "$st_install_pid"; then
   echo "test: installing Schemathesis failed (scripts/schemathesis.sh --install)" >&2
   exit 1
 fi
-if ! bash scripts/schemathesis.sh --seed "${SCHEMATHESIS_SEED:-1}"; then
-  echo "test: schemathesis failed (reports in .data/schemathesis/; again alone: npm run schemathesis -- --seed ${SCHEMATHESIS_SEED:-1})" >&2
+st_log=.data/schemathesis/output.log
+mkdir -p .data/schemathesis
+if ! bash scripts/schemathesis.sh --seed "${SCHEMATHESIS_SEED:-1}" >"$st_log" 2>&1; then
+  tail -n 150 "$st_log" >&2
+  echo "test: schemathesis failed (output in $st_log, reports in .data/schemathesis/; again alone: npm run schemathesis -- --seed ${SCHEMATHESIS_SEED:-1})" >&2
   exit 1
 fi
+echo "schemathesis: $(grep -m1 -E '^ *Selected:' "$st_log" | sed 's/^ *Selected: *//') operations, $(grep -m1 -oE '^ *[0-9]+ generated' "$st_log" | tr -d ' ' | sed 's/generated//') cases, no failure (output in $st_log)"
 t2b=$(date +%s)
 build_running=done
 if kill -0 "$install_pid" 2>/dev/null; then build_running="still building"; fi
@@ -76,5 +81,5 @@ for (const file of process.argv.slice(1)) {
   passed += r.numPassedTests;
   failed += r.numFailedTests;
 }
-console.log(`tests: ${passed} passed, ${failed} failed`);
+console.log(`Tests:       ${failed ? `${failed} failed, ` : ""}${passed} passed, ${passed + failed} total`);
 ' "$results_dir/main.json" "$results_dir/cluster.json"
