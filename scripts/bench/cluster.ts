@@ -36,6 +36,11 @@ export interface ClusterTopology {
    * the bench's clean-up also runs.
    */
   pauseWorkers(): () => void;
+  /**
+   * Restarts every API and worker process (SIGTERM, then start, all at once) with `env` added to
+   * the cluster's service environment (none: the cluster's own); resolves when all are ready.
+   */
+  restartServices(env?: Record<string, string>): Promise<void>;
 }
 
 /** What {@link ClusterTopology.workerScaling} needs of the run. */
@@ -141,6 +146,14 @@ export async function startClusterTopology(say: (line: string) => void): Promise
       started('paused workers', async () => resume());
       signal('SIGSTOP');
       return resume;
+    },
+    async restartServices(env) {
+      const names = state.processes.filter((p) => p.kind === 'api' || p.kind === 'worker').map((p) => p.name);
+      await Promise.all(names.map(async (name) => {
+        await cluster.control.call('/kill', { name, signal: 'SIGTERM' });
+        await cluster.control.call('/start', { name, ...(env ? { env } : {}) });
+      }));
+      await refresh();
     },
     async workerScaling(ctx) {
       ctx.say();

@@ -34,7 +34,7 @@
  * instead of starting them: the database is migrated first and should be dedicated to the
  * benchmark (drains wait for every open job in it); task queues get the prefix `bench-<run>-`.
  *
- * `--topology cluster` runs (a), (b), (c), (i), (k) and (l) against the production topology instead
+ * `--topology cluster` runs (a), (b), (c), (e), (i), (k), (l), (m) and (q) against the production topology instead
  * (`npm run cluster`, launched for the run: two Temporal nodes on PostgreSQL, two API processes,
  * one process per worker process of the manifests; cluster.ts), with the CPU of each of its
  * processes, their peak RSS, and jobs/s with 1 and 2 processes of each worker process kind.

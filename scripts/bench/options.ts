@@ -35,8 +35,8 @@ export interface ExternalTargets {
   namespace: string;
 }
 
-/** Sections `--topology cluster` runs: the others need the in-process API or workers ((d), (e), (g)) or start processes of their own ((h)). */
-export const CLUSTER_SECTIONS: readonly SectionLetter[] = ['a', 'b', 'c', 'i', 'k', 'l', 'm'];
+/** Sections `--topology cluster` runs: the others need the in-process API or workers ((d), (g)), the local AI model ((f), (j)) or start processes of their own ((h)). */
+export const CLUSTER_SECTIONS: readonly SectionLetter[] = ['a', 'b', 'c', 'e', 'i', 'k', 'l', 'm', 'q'];
 
 /** Where the API and the workers run: in the bench's process on the dev server, or the production topology's processes (`npm run cluster`). */
 export type Topology = 'dev' | 'cluster';

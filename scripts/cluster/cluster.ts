@@ -51,8 +51,8 @@ interface Proc {
   build?: BuildRef;
   /** Address (`host:port`) or URL it serves. */
   endpoint?: string;
-  /** Starts it again after a stop or a kill. */
-  launch: () => Promise<void>;
+  /** Starts it again after a stop or a kill; `env` is added to its environment for this launch. */
+  launch: (env?: Record<string, string>) => Promise<void>;
   removed?: boolean;
 }
 
@@ -80,8 +80,12 @@ export interface Cluster {
   state(): ClusterState;
   /** Signals process `name` (default SIGKILL) and waits for its exit; the exit is expected. */
   kill(name: string, signal?: NodeJS.Signals): Promise<ChildExit>;
-  /** Starts process `name` again (no-op when it runs) and waits until it is ready. */
-  start(name: string): Promise<void>;
+  /**
+   * Starts process `name` again (no-op when it runs) and waits until it is ready. `env` (API and
+   * worker processes only) is added to the service environment for this start; a later start
+   * without it runs with the cluster's environment again.
+   */
+  start(name: string, env?: Record<string, string>): Promise<void>;
   /** Starts one more process of worker entry `spec` (e.g. `worker-ai`); returns its name. */
   addWorker(spec: string, build?: BuildRef): Promise<string>;
   /** Stops worker `name` gracefully (SIGTERM) and forgets it. */
@@ -235,8 +239,8 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
         spec,
         build,
         ...(port ? { endpoint: `http://127.0.0.1:${port}` } : {}),
-        launch: async () => {
-          const env = { ...process.env, ...serviceEnv, ...(port ? { API_PORT: String(port) } : {}) };
+        launch: async (extra) => {
+          const env = { ...process.env, ...serviceEnv, ...extra, ...(port ? { API_PORT: String(port) } : {}) };
           proc.child = startService(root, proc.name, spec, proc.build!, env, path.join(logs, `${proc.name}.log`), onUnexpectedExit);
           const child = proc.child;
           if (spec.role === 'api') await waitReady(child, 'ready', READY_MS, () => apiReady(proc.endpoint!));
@@ -285,9 +289,10 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<Cluster> 
         p.child.signal(signal);
         return p.child.exited;
       },
-      async start(name) {
+      async start(name, env) {
         const p = find(name);
-        if (!up(p)) await p.launch();
+        if (env && p.kind !== 'api' && p.kind !== 'worker') throw new TypeError(`${name} takes no environment: only API and worker processes do`);
+        if (!up(p)) await p.launch(env);
       },
       async addWorker(specName, build = source) {
         const spec = workerServices().find((s) => s.name === specName);

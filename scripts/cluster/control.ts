@@ -28,9 +28,16 @@ const str = (v: unknown, what: string): string => {
   return v;
 };
 
+/** A `{ NAME: "value" }` object of environment variables, or a TypeError (400). */
+const envObject = (v: unknown): Record<string, string> => {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new TypeError('env must be an object of strings');
+  for (const [k, x] of Object.entries(v)) if (!/^[A-Z_][A-Z0-9_]*$/.test(k) || typeof x !== 'string') throw new TypeError(`env: ${k} must be NAME: "string"`);
+  return v as Record<string, string>;
+};
+
 /**
  * Serves `cluster` on 127.0.0.1 (a free port): `GET /state`; `POST /kill {name, signal?}`,
- * `/start {name}`, `/add-worker {spec, build?}`, `/remove-worker {name}`, `/temporal-postgres/stop`,
+ * `/start {name, env?}` (env: extra environment of an API or worker process for this start), `/add-worker {spec, build?}`, `/remove-worker {name}`, `/temporal-postgres/stop`,
  * `/temporal-postgres/start`, `/build`, `/rolling-restart {build}`, `/heal`. A wrong token answers
  * 401, an unknown route 404; otherwise 200 with `{ ok: true, value }`, or `{ ok: false, status,
  * error }` (status 400 for bad input, 500 for a failed operation).
@@ -40,7 +47,7 @@ export async function serveControl(cluster: Cluster, token: string): Promise<{ e
   const routes: Record<string, (b: Record<string, unknown>) => Promise<unknown>> = {
     'GET /state': async () => cluster.state(),
     'POST /kill': async (b) => cluster.kill(str(b.name, 'name'), (b.signal as NodeJS.Signals | undefined) ?? 'SIGKILL'),
-    'POST /start': async (b) => cluster.start(str(b.name, 'name')),
+    'POST /start': async (b) => cluster.start(str(b.name, 'name'), b.env === undefined ? undefined : envObject(b.env)),
     'POST /add-worker': async (b) => ({ name: await cluster.addWorker(str(b.spec, 'spec'), b.build ? builds.get(str(b.build, 'build')) : undefined) }),
     'POST /remove-worker': async (b) => cluster.removeWorker(str(b.name, 'name')),
     'POST /temporal-postgres/stop': async () => cluster.stopTemporalPostgres(),

@@ -1,10 +1,13 @@
 /**
  * (e) The TIL → GitHub commit chain per user: POST /til … TIL_GENERATION COMPLETED, then POST
  * /til/{id}/github-commits … TIL_GITHUB_COMMIT COMPLETED on the local GitHub REST emulator through
- * the real Octokit adapter, p50/p95, against `noopWorkflow` start → result.
+ * the real Octokit adapter, p50/p95, against `noopWorkflow` start → result. On the cluster topology
+ * the users sign in to the cluster's emulator with self-service tokens (`ghemu_<login>`), whose
+ * request log stays in the cluster's process.
  */
 import { performance } from 'node:perf_hooks';
 import { createUserWithToken } from '../../../src/auth/tokens';
+import { selfServiceToken } from '../../../test/support/github-emulator';
 import { elapsed, say } from '../lifecycle';
 import { jobWorkflowId } from '../../../src/core/contracts';
 import { drain, ms, pcts, pool, ratio } from '../measure';
@@ -19,7 +22,7 @@ export const sectionE: BenchSection = {
   needs: 'stack',
   async run(ctx) {
     const { sizes, stack, runId, noop } = ctx;
-    const { apiUrl, db, github } = stack;
+    const { apiUrl, db, github, cluster } = stack;
     say();
     say(`## (e) TIL → GitHub commit chain: POST /til … TIL_GENERATION COMPLETED, POST /til/{id}/github-commits … TIL_GITHUB_COMMIT COMPLETED, ${sizes.chains} users ${elapsed()}`);
     await drain(db, '(e) start');
@@ -40,8 +43,8 @@ export const sectionE: BenchSection = {
       const api = createApiClient(apiUrl, user.token);
       const jobs = scrapFamily(ctx, api);
       const login = `bench-${runId}-${i}`;
-      const ghToken = github.addUser(login);
-      github.addRepo(login, 'til');
+      const ghToken = cluster ? selfServiceToken(login) : github.addUser(login);
+      if (!cluster) github.addRepo(login, 'til');
       await ok('PUT /github/account', api.PUT('/github/account', { body: { accessToken: ghToken } }));
       await ok('PUT /github/repository', api.PUT('/github/repository', { body: { owner: login, name: 'til', directory: 'til' } }));
       for (let k = 0; k < 3; k++) await waitJob(jobs, (await jobs.create(i * 3 + k, `e-${i}`))[0]!);
@@ -56,7 +59,7 @@ export const sectionE: BenchSection = {
       const commit = await ok('POST /til/{summaryId}/github-commits', api.POST('/til/{summaryId}/github-commits', { params: { path: { summaryId: til.summaryId } } }));
       await waitJob(jobs, commit.jobId);
       const t2 = performance.now();
-      ghRoutes.push(github.log.slice(ghBefore).map((r) => r.route).join(', '));
+      if (!cluster) ghRoutes.push(github.log.slice(ghBefore).map((r) => r.route).join(', '));
       commitSamples.push({ workflowId: jobWorkflowId('TIL_GITHUB_COMMIT', commit.commitId), submittedAt: commitAt, seenAt: Date.now() });
       tilLat.push(t1 - t);
       commitLat.push(t2 - t1);
@@ -77,7 +80,7 @@ export const sectionE: BenchSection = {
     say(`TIL_GENERATION: p50 ${ms(pcts(tilLat).p50)}; TIL_GITHUB_COMMIT (API checks through GitHub + job): p50 ${ms(pcts(commitLat).p50)}`);
     say(`chain POST /til → commit COMPLETED: p50 ${ms(chain.p50)}, p95 ${ms(chain.p95)} (n=${chain.n})`);
     say(`baseline noopWorkflow start → result: p50 ${ms(chainB.p50)} (n=${chainB.n}); ratio p50 ${ratio(chain.p50 / chainB.p50)}`);
-    say(`GitHub emulator: ${github.requests('PUT /repos/{o}/{r}/contents/{path}')} contents PUTs for ${sizes.chains} commits; one commit's requests (API check + workflow): ${ghRoutes[0] ?? 'n/a'}`);
+    if (!cluster) say(`GitHub emulator: ${github.requests('PUT /repos/{o}/{r}/contents/{path}')} contents PUTs for ${sizes.chains} commits; one commit's requests (API check + workflow): ${ghRoutes[0] ?? 'n/a'}`);
     for (const l of await phaseReport(stack.client, 'TIL_GENERATION', tilSamples)) say(l);
     for (const l of await phaseReport(stack.client, 'TIL_GITHUB_COMMIT', commitSamples)) say(l);
     for (const l of await phaseReport(stack.client, 'noopWorkflow', noopSamples.slice(0, 20))) say(l);

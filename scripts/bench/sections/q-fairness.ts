@@ -2,8 +2,9 @@
  * (q) Fairness between tenants: tenant B's 20 scraps (POST /scraps → CARD_ANALYSIS COMPLETED,
  * GET /async-jobs long polls) on an idle system, then submitted right after tenant A flooded the
  * service with `sizes.fairnessFlood` scraps, with fairness keys (the default) and without them
- * (FIFO within a priority level: the API's client sends no keys for that phase). Ratio: B's p50
- * under the flood ÷ B's idle p50. In-process API only (the toggle is the API client's policy).
+ * (FIFO within a priority level: the service's clients send no keys for that phase). Ratio: B's p50
+ * under the flood ÷ B's idle p50. In process the phase switches the clients' policy; on the cluster
+ * topology it restarts every API and worker process with TEMPORAL_FAIRNESS=false, and back.
  */
 import { performance } from 'node:perf_hooks';
 import { createUserWithToken } from '../../../src/auth/tokens';
@@ -49,8 +50,13 @@ export const sectionQ: BenchSection = {
     const flood = sizes.fairnessFlood;
     say();
     say(`## (q) fairness: tenant A floods ${flood} scraps, then tenant B submits ${VICTIM_SCRAPS}; B's submit → COMPLETED p50 vs B alone ${elapsed()}`);
-    if (!stack.app) throw new Error('(q) needs the in-process API (its client\'s fairness policy is switched for the FIFO phase)');
     const policy = stack.config.temporal.fairness;
+    const { cluster } = stack;
+    /** Turns the fairness keys of every workflow start of the service on or off. */
+    const keys = async (on: boolean): Promise<void> => {
+      if (cluster) await cluster.restartServices(on ? undefined : { TEMPORAL_FAIRNESS: 'false' });
+      else policy.enabled = on;
+    };
     const a = await tenant(ctx, 'flooder');
     const b = await tenant(ctx, 'victim');
     await victimRun(b); // warm-up
@@ -58,7 +64,7 @@ export const sectionQ: BenchSection = {
     say(`  B alone: p50 ${ms(idle.p50)}, p95 ${ms(idle.p95)}`);
     const phase = async (keyed: boolean) => {
       await drain(stack.db, '(q) before a flood');
-      policy.enabled = keyed;
+      if (!keyed) await keys(false);
       try {
         const t = performance.now();
         await pool(flood, POST_CLIENTS, async () => {
@@ -70,7 +76,7 @@ export const sectionQ: BenchSection = {
         say(`  ${keyed ? 'fair (fairness keys)' : 'FIFO (no keys)      '}: A's ${flood} posted in ${ms(floodMs)}; B p50 ${ms(lat.p50)}, p95 ${ms(lat.p95)} = ${ratio(lat.p50 / idle.p50)} of alone`);
         return lat;
       } finally {
-        policy.enabled = true;
+        if (!keyed) await keys(true);
       }
     };
     const fifo = await phase(false);
