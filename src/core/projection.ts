@@ -34,16 +34,20 @@ export async function transitionJob(
   errorMessage?: string,
 ): Promise<TransitionResult<JobStatus>> {
   const now = new Date();
-  const data: Prisma.AsyncJobUpdateManyMutationInput = { status: to };
-  if (to === 'PROCESSING') data.startedAt = now;
-  if (to === 'COMPLETED' || to === 'FAILED') data.finishedAt = now;
-  if (to === 'FAILED') data.errorMessage = storableText(errorMessage ?? 'failed');
+  const startedAt = to === 'PROCESSING' ? Prisma.sql`, started_at = ${now}` : Prisma.empty;
+  const finishedAt = to === 'COMPLETED' || to === 'FAILED' ? Prisma.sql`, finished_at = ${now}` : Prisma.empty;
+  const message = to === 'FAILED' ? Prisma.sql`, error_message = ${storableText(errorMessage ?? 'failed')}` : Prisma.empty;
   let moved: { jobType: string; createdAt: Date } | undefined;
   const result = await guardedTransition(ASYNC_JOB_STATES, {
     to,
+    // One raw statement: a job workflow's begin and end are on every job's path, and a raw query
+    // skips the client's query compilation (docs/decisions.md, 2026-12-03).
     write: async (from) => {
-      const rows = await db.asyncJob.updateManyAndReturn({ where: { jobId, status: { in: from } }, data, select: { jobType: true, createdAt: true } });
-      moved = rows[0];
+      const rows = await db.$queryRaw<{ job_type: string; created_at: Date }[]>`
+        UPDATE async_jobs SET status = ${to}::"JobStatus", updated_at = ${now}${startedAt}${finishedAt}${message}
+        WHERE job_id = ${jobId}::uuid AND status::text = ANY(${from}::text[])
+        RETURNING job_type::text AS job_type, created_at`;
+      moved = rows[0] && { jobType: rows[0].job_type, createdAt: rows[0].created_at };
       return rows;
     },
     read: () => statusOf(db, jobId),

@@ -22,6 +22,12 @@ import type { Tracing } from './tracing';
  */
 export const WORKFLOW_INTERCEPTOR_MODULES: readonly string[] = [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')];
 
+/**
+ * Workflow interceptor module of a process that exports no spans: it only forwards the start's
+ * trace context to what the workflow schedules (src/telemetry/trace-headers-workflow.ts).
+ */
+export const TRACE_HEADER_WORKFLOW_MODULES: readonly string[] = [require.resolve('./trace-headers-workflow')];
+
 /** Interceptors of a Temporal `Client`: workflow starts carry the caller's trace context; `more` run after the tracing one. */
 export function clientInterceptors(more: WorkflowClientInterceptor[] = []): ClientInterceptors {
   return { workflow: [new OpenTelemetryWorkflowClientInterceptor(), ...more] };
@@ -33,6 +39,11 @@ export interface WorkerTelemetry {
   activity: NonNullable<WorkerInterceptors['activity']>;
   /** The `exporter` sink through which workflow spans reach the process's span processor. */
   sinks: NonNullable<WorkerOptions['sinks']>;
+  /**
+   * Whether the process exports spans ({@link Tracing.exporting}). When false, workers bundling
+   * their workflows get {@link TRACE_HEADER_WORKFLOW_MODULES} instead of the span-making ones.
+   */
+  spans: boolean;
 }
 
 /** The worker-side interceptors and sink over the process's {@link Tracing}. */
@@ -40,14 +51,16 @@ export function workerTelemetry(tracing: Tracing): WorkerTelemetry {
   return {
     activity: [(ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) })],
     sinks: { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) },
+    spans: tracing.exporting,
   };
 }
 
 /**
  * The `interceptors` and `sinks` of `Worker.create` for {@link WorkerTelemetry} (none when absent):
  * `workflows` says whether the worker runs workflows bundled from `workflowsPath` (the interceptor
- * module is added), from a prebuilt bundle (it must already contain {@link WORKFLOW_INTERCEPTOR_MODULES})
- * or none (an activity-only worker: no sink).
+ * module is added: the span-making ones and their sink when `telemetry.spans`, else only
+ * {@link TRACE_HEADER_WORKFLOW_MODULES}), from a prebuilt bundle (it must already contain
+ * {@link WORKFLOW_INTERCEPTOR_MODULES}) or none (an activity-only worker: no sink).
  */
 export function telemetryWorkerOptions(
   telemetry: WorkerTelemetry | undefined,
@@ -55,7 +68,10 @@ export function telemetryWorkerOptions(
 ): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
   if (!telemetry) return {};
   const interceptors: WorkerInterceptors = { activity: telemetry.activity };
-  if (workflows === 'path') interceptors.workflowModules = [...WORKFLOW_INTERCEPTOR_MODULES];
+  if (workflows === 'path') {
+    interceptors.workflowModules = [...(telemetry.spans ? WORKFLOW_INTERCEPTOR_MODULES : TRACE_HEADER_WORKFLOW_MODULES)];
+    return telemetry.spans ? { interceptors, sinks: telemetry.sinks } : { interceptors };
+  }
   return workflows === 'none' ? { interceptors } : { interceptors, sinks: telemetry.sinks };
 }
 

@@ -17,7 +17,9 @@ import { jobMetrics } from '../../../src/core/metrics';
 import { metricsRegistry, renderMetrics } from '../../../src/telemetry/metrics';
 import { createLogger, temporalLogger } from '../../../src/log';
 import { startMetricsServer } from '../../../src/telemetry/metrics-server';
-import { runtimeTelemetryOptions, telemetryWorkerOptions, WORKFLOW_INTERCEPTOR_MODULES, workerTelemetry } from '../../../src/telemetry/temporal';
+import { runtimeTelemetryOptions, telemetryWorkerOptions, TRACE_HEADER_WORKFLOW_MODULES, WORKFLOW_INTERCEPTOR_MODULES, workerTelemetry } from '../../../src/telemetry/temporal';
+import { TRACE_CONTEXT_HEADER, withTraceContext } from '../../../src/telemetry/trace-headers-workflow';
+import { TRACE_HEADER } from '@temporalio/interceptors-opentelemetry/lib/instrumentation';
 import { activeTraceId, installTracing } from '../../../src/telemetry/tracing';
 
 const exporter = new InMemorySpanExporter();
@@ -191,6 +193,21 @@ describe('worker and runtime options', () => {
     expect(telemetryWorkerOptions(t, 'path')).toEqual({ interceptors: { activity: t.activity, workflowModules: [...WORKFLOW_INTERCEPTOR_MODULES] }, sinks: t.sinks });
     expect(telemetryWorkerOptions(t, 'bundle')).toEqual({ interceptors: { activity: t.activity }, sinks: t.sinks });
     expect(telemetryWorkerOptions(t, 'none')).toEqual({ interceptors: { activity: t.activity } });
+  });
+
+  it('a process exporting no spans bundles only the trace-header module, without the span sink', () => {
+    const t = { ...workerTelemetry(tracing), spans: false };
+    expect(telemetryWorkerOptions(t, 'path')).toEqual({ interceptors: { activity: t.activity, workflowModules: [...TRACE_HEADER_WORKFLOW_MODULES] } });
+    expect(telemetryWorkerOptions(t, 'none')).toEqual({ interceptors: { activity: t.activity } });
+  });
+
+  it('the trace-header module forwards the header the OpenTelemetry interceptors read, without replacing one already set', () => {
+    expect(TRACE_CONTEXT_HEADER).toBe(TRACE_HEADER);
+    const trace = { metadata: {}, data: new Uint8Array([1]) };
+    const own = { metadata: {}, data: new Uint8Array([2]) };
+    expect(withTraceContext({}, trace)).toEqual({ [TRACE_HEADER]: trace });
+    expect(withTraceContext({ [TRACE_HEADER]: own }, trace)).toEqual({ [TRACE_HEADER]: own });
+    expect(withTraceContext({ other: own }, undefined)).toEqual({ other: own });
   });
 
   it('the Temporal SDK exporter is off unless TEMPORAL_METRICS_BIND is set', () => {
