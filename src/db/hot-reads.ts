@@ -23,6 +23,7 @@
 import type { QueryResultRow } from 'pg';
 import type { CompanyRole, JobStatus, JobType } from '@prisma/client';
 import { createReadBatcher } from './read-batcher';
+import { createReadCoalescer } from './read-coalescer';
 
 /** An `async_jobs` row as `GET /async-jobs/{id}` shows it (SAN-5; the owner is the query's filter). */
 export interface JobStatusRow {
@@ -62,7 +63,9 @@ export interface HotReads {
   /**
    * The first row of a fixed read-only statement of a family (its replayed resource, a duplicate
    * check, a status read), prepared under `name` when prepared statements are on; null when there is none. The
-   * statement's text must be a constant per name.
+   * statement's text must be a constant per name. Identical reads (name and values) that overlap in
+   * time share statements (src/db/read-coalescer.ts): each is still answered by a statement that
+   * started after it was called, with its own shallow copy of the row.
    */
   row<R extends QueryResultRow>(name: string, text: string, values: unknown[]): Promise<R | null>;
 }
@@ -119,6 +122,7 @@ const MEMBER_ROLE = `SELECT role FROM company_members WHERE company_id = $1::uui
 export function createHotReads(db: Queryable, opts: { prepared?: boolean } = {}): HotReads {
   const q = <R extends QueryResultRow>(name: string, text: string, values: unknown[]) =>
     db.query<R>(opts.prepared ? { name, text, values } : { text, values });
+  const coalesced = createReadCoalescer<QueryResultRow>();
   // Job reads of one event-loop turn go out as one statement (src/db/read-batcher.ts): a single
   // read keeps its point query, several are one read by primary keys, filtered by owner here.
   const jobForOwner = createReadBatcher<{ jobId: string; userId: string }, JobStatusRow>(
@@ -161,8 +165,8 @@ export function createHotReads(db: Queryable, opts: { prepared?: boolean } = {})
       return rows[0]?.role ?? null;
     },
     async row<R extends QueryResultRow>(name: string, text: string, values: unknown[]) {
-      const { rows } = await q<R>(name, text, values);
-      return rows[0] ?? null;
+      const key = `${name}\n${JSON.stringify(values)}`;
+      return (await coalesced(key, async () => (await q<R>(name, text, values)).rows[0] ?? null)) as R | null;
     },
   };
 }

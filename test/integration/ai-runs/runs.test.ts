@@ -105,6 +105,24 @@ describe('POST /api/v1/ai-runs', () => {
     expect(done.attemptCount).toBe(1);
   });
 
+  test('concurrent replays of a finished run (their reads share statements) answer alike, with its state now; another company\'s key or another payload is refused', async () => {
+    const key = randomUUID();
+    const body = { companyId: co.companyId, text: 'A certificate of career, in English, for a new employer' };
+    const first = await postRun(stack, co.hr.auth, key, body);
+    expect(first.statusCode).toBe(202);
+    const id = (first.json() as { aiRunId: string }).aiRunId;
+    await waitForRun(stack, co.hr.auth, id);
+    const replays = await Promise.all(Array.from({ length: 24 }, () => postRun(stack, co.hr.auth, key, body)));
+    const shape = (r: (typeof replays)[number]) => [r.statusCode, r.body, r.headers.location, r.headers.etag, r.headers['content-type']];
+    for (const r of replays) expect(shape(r)).toEqual(shape(replays[0]!));
+    expect(replays[0]!.statusCode).toBe(202);
+    expect(replays[0]!.json()).toMatchObject({ aiRunId: id, status: 'SUCCEEDED' });
+    const conflicts = await Promise.all(Array.from({ length: 4 }, () => postRun(stack, co.hr.auth, key, { ...body, text: 'another request' })));
+    for (const c of conflicts) expect((c.json() as { code: string }).code).toBe('IDEMPOTENCY_KEY_CONFLICT');
+    const outsider = await stack.newUser();
+    expect((await postRun(stack, outsider.auth, key, body)).statusCode).toBe(404);
+  });
+
   test('a missing Idempotency-Key → 400; an empty text → 400', async () => {
     const a = await postRun(stack, co.hr.auth, undefined, { companyId: co.companyId, text });
     expect(a.statusCode).toBe(400);

@@ -3,7 +3,8 @@
  * the stack's env: one user throttled (429 problem+json, Retry-After, RateLimit headers) while
  * another is served in the same window; the company limit of the AI-run routes, which a non-member
  * cannot spend; failed auth counted per IP; exempt routes never counted; the OpenAPI 429; and the
- * PostgreSQL store shared by two apps on one database.
+ * PostgreSQL store shared by two apps on one database, whose concurrent hits of one key coalesce
+ * into fewer statements with every hit still counted and answered with its own count.
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
@@ -11,7 +12,8 @@ import type { PrismaClient } from '@prisma/client';
 import pino from 'pino';
 import { buildApp } from '../../../src/api/app';
 import { createPrisma, pgPoolOf } from '../../../src/db/client';
-import { hitWindow } from '../../../src/db/rate-limit-store';
+import type { Pool } from 'pg';
+import { coalescingWindowCounter, hitWindow, type WindowCount } from '../../../src/db/rate-limit-store';
 import { createJobStarter, FAMILY_API } from '../../../src/families';
 import { seedCompany } from '../../support/ai-runs-seed';
 import { startStack, type Stack } from '../../support/stack';
@@ -193,6 +195,28 @@ describe('rate limits, PostgreSQL store shared by two apps', () => {
     expect((await second.inject({ method: 'GET', url: `/async-jobs/${randomUUID()}`, headers: other.auth })).statusCode).toBe(404);
     const [row] = await stack.db.$queryRaw<{ hits: number }[]>`SELECT hits FROM rate_limit_counters WHERE key = ${`user:${user.userId}`}`;
     expect(row?.hits).toBe(PER_USER + 2);
+  });
+
+  it('concurrent hits of one key in one process coalesce: every hit counted once, each answered with its own count, fewer statements', async () => {
+    const pool = pgPoolOf(stack.db)!;
+    let statements = 0;
+    const counting = { query: (...args: Parameters<Pool['query']>) => { statements++; return (pool.query as (...a: unknown[]) => unknown)(...args); } } as unknown as Pool;
+    const counter = coalescingWindowCounter(counting);
+    await startOfRoomyWindow();
+    const key = `test:${randomUUID()}`;
+    const other = `test:${randomUUID()}`;
+    const hit = (k: string) => new Promise<WindowCount>((resolve, reject) => counter.hit(k, 60_000, (err, res) => (err ? reject(err) : resolve(res!))));
+    const answers = await Promise.all([...Array.from({ length: 40 }, () => hit(key)), hit(other), hit(other)]);
+    const counts = answers.slice(0, 40).map((a) => a.current).sort((a, b) => a - b);
+    expect(counts).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect(answers.slice(40).map((a) => a.current).sort()).toEqual([1, 2]);
+    for (const a of answers) expect(a.ttl).toBeLessThanOrEqual(60_000);
+    // Issued together: per key the first hit's statement, then one for all that waited on it.
+    expect(statements).toBe(4);
+    const rows = await stack.db.$queryRaw<{ key: string; hits: number }[]>`SELECT key, hits FROM rate_limit_counters WHERE key IN (${key}, ${other}) ORDER BY hits`;
+    expect(rows.map((r) => [r.key, r.hits])).toEqual([[other, 2], [key, 40]]);
+    // The next hit after the burst is counted on its own, after all of them.
+    expect((await hit(key)).current).toBe(41);
   });
 
   it('a key counts within its window and starts again at 1 in the next one (fixed windows on the database clock)', async () => {
