@@ -289,7 +289,7 @@ export interface paths {
         put?: never;
         /**
          * Recommend the caller's starred GitHub repositories that fit their knowledge cards
-         * @description Enqueues GITHUB_STAR_RECOMMENDATION (target: the user id). 400 GITHUB_ACCOUNT_NOT_LINKED without a linked account; 409 DUPLICATE_RESOURCE while one is PENDING or PROCESSING (Location: that job). The body is optional.
+         * @description Enqueues GITHUB_STAR_RECOMMENDATION (target: the user id). 400 GITHUB_ACCOUNT_NOT_LINKED without a linked account; 409 DUPLICATE_RESOURCE while one is PENDING or PROCESSING (Location: that job). The body is optional (none, or JSON null, is no webhook).
          */
         post: operations["postGithubStarRecommendations"];
         delete?: never;
@@ -4604,7 +4604,7 @@ export interface operations {
                      * @example https://hooks.example.com/durable-jobs
                      */
                     webhook?: string;
-                };
+                } | null;
             };
         };
         responses: {

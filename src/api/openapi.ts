@@ -30,7 +30,7 @@ const SERVER_STATUS_DESCRIPTIONS: Record<number, string> = {
 
 /** True for a zod object schema (optional or not) that rejects unknown keys (`z.strictObject` / `.strict()`). */
 function isStrictObject(schema: unknown): boolean {
-  if (schema instanceof z.ZodOptional) return isStrictObject(schema.unwrap());
+  if (schema instanceof z.ZodOptional || schema instanceof z.ZodNullable) return isStrictObject(schema.unwrap());
   if (!(schema instanceof z.ZodObject)) return true; // not an object: nothing to check here
   return schema.def.catchall instanceof z.ZodNever;
 }
@@ -221,7 +221,7 @@ function statePropertyPatterns(node: unknown): void {
 }
 
 /**
- * An operation whose body schema accepts no body (a zod `.optional()` body) gets
+ * An operation whose body schema accepts no body (a zod `.optional()` or `.nullish()` body) gets
  * `requestBody.required: false` (@fastify/swagger writes `true` for every body schema).
  */
 function markOptionalBodies(doc: unknown): void {

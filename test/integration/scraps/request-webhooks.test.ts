@@ -267,7 +267,7 @@ describe('POST /recall-quizzes with a webhook', () => {
 });
 
 describe('a repeat racing the terminal transition', () => {
-  /** A PENDING quiz job of a new user with a signing secret (its workflow waits: the ai worker is stopped). */
+  /** A PROCESSING quiz job of a new user with a signing secret (its workflow waits: the ai worker is stopped). */
   async function activeQuizJob(date: string) {
     await stack.startAiWorker();
     const user = await stack.newUser();
@@ -279,6 +279,7 @@ describe('a repeat racing the terminal transition', () => {
     const ids = res.json() as { generationId: string; jobId: string };
     // The test decides the job's terminal transition; its workflow would only repeat it.
     await stack.client.workflow.getHandle(jobWorkflowId('RECALL_QUIZ_GENERATION', ids.generationId)).terminate('the test completes the job itself');
+    expect(await transitionJob(stack.db, ids.jobId, 'PROCESSING')).toMatchObject({ changed: true });
     return { user, ...ids };
   }
 
@@ -287,18 +288,22 @@ describe('a repeat racing the terminal transition', () => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     let pid!: number;
-    const locked = new Promise<void>((resolve) => {
-      void stack.db.$transaction(async (tx) => {
+    let moved!: boolean;
+    let committed!: Promise<unknown>;
+    await new Promise<void>((resolve, reject) => {
+      committed = stack.db.$transaction(async (tx) => {
         pid = (await tx.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`)[0]!.pid;
-        expect(await transitionJob(tx, jobId, 'COMPLETED')).toMatchObject({ changed: true });
+        moved = (await transitionJob(tx, jobId, 'COMPLETED')).changed;
         resolve();
         await released;
-      }, { timeout: 60_000 }).then(() => undefined);
+      }, { timeout: 60_000 });
+      committed.catch(reject);
     });
-    await locked;
+    expect(moved).toBe(true);
     const repeat = postQuiz(user, '2026-03-16', { webhook: `${base}/race-late` });
     await blockedBy(pid);
     release();
+    await committed;
     const res = await repeat;
     expect(res.statusCode).toBe(202);
     expect(res.json()).toMatchObject({ generationId, jobId });

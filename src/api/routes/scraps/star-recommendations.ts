@@ -46,7 +46,7 @@ export const starRecommendationRoutes: FastifyPluginAsyncZod<SanRouteDeps> = asy
         summary: "Recommend the caller's starred GitHub repositories that fit their knowledge cards",
         description:
           'Enqueues GITHUB_STAR_RECOMMENDATION (target: the user id). 400 GITHUB_ACCOUNT_NOT_LINKED without a linked ' +
-          'account; 409 DUPLICATE_RESOURCE while one is PENDING or PROCESSING (Location: that job). The body is optional.',
+          'account; 409 DUPLICATE_RESOURCE while one is PENDING or PROCESSING (Location: that job). The body is optional (none, or JSON null, is no webhook).',
         body: z
           .strictObject({
             webhook: RequestWebhookField.describe(
@@ -55,8 +55,8 @@ export const starRecommendationRoutes: FastifyPluginAsyncZod<SanRouteDeps> = asy
                 'already active) keeps no webhook and gets no delivery: poll or name the URL on that job\'s next request',
             ),
           })
-          .optional()
-          .meta({ examples: [{ webhook: 'https://hooks.example.com/durable-jobs' }, {}] }),
+          .nullish() // fastify validates a request without a body as null
+          .meta({ examples: [{}, { webhook: 'https://hooks.example.com/durable-jobs' }] }),
         response: {
           202: Accepted,
           400: problemResponse('GITHUB_ACCOUNT_NOT_LINKED, VALIDATION_FAILED, MALFORMED_JSON or WEBHOOK_URL_REFUSED (a `webhook` URL the destination rules refuse); nothing is written'),
