@@ -289,7 +289,7 @@ export interface paths {
         put?: never;
         /**
          * Recommend the caller's starred GitHub repositories that fit their knowledge cards
-         * @description Enqueues GITHUB_STAR_RECOMMENDATION (target: the user id). 400 GITHUB_ACCOUNT_NOT_LINKED without a linked account; 409 DUPLICATE_RESOURCE while one is PENDING or PROCESSING (Location: that job).
+         * @description Enqueues GITHUB_STAR_RECOMMENDATION (target: the user id). 400 GITHUB_ACCOUNT_NOT_LINKED without a linked account; 409 DUPLICATE_RESOURCE while one is PENDING or PROCESSING (Location: that job). The body is optional (none, or JSON null, is no webhook).
          */
         post: operations["postGithubStarRecommendations"];
         delete?: never;
@@ -4595,7 +4595,18 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description per-request completion webhook: an https URL (public address, no credentials; http and private addresses only with WEBHOOK_ALLOW_PRIVATE_URLS, dev/test), signed per Standard Webhooks with your signing secret (POST /webhooks/signing-secret). 400 WEBHOOK_URL_REFUSED; 409 WEBHOOK_SIGNING_SECRET_MISSING without a secret. It receives the terminal event (async_job.completed or async_job.failed) of the GITHUB_STAR_RECOMMENDATION job of the 202. A request answered 409 DUPLICATE_RESOURCE (a job of yours is already active) keeps no webhook and gets no delivery: poll or name the URL on that job's next request
+                     * @example https://hooks.example.com/durable-jobs
+                     */
+                    webhook?: string;
+                } | null;
+            };
+        };
         responses: {
             /** @description Default Response */
             202: {
@@ -4606,7 +4617,7 @@ export interface operations {
                     "application/json": components["schemas"]["StarRecommendationAccepted"];
                 };
             };
-            /** @description VALIDATION_FAILED, MALFORMED_JSON (the failed checks in `errors`) or a code of this operation */
+            /** @description GITHUB_ACCOUNT_NOT_LINKED, VALIDATION_FAILED, MALFORMED_JSON or WEBHOOK_URL_REFUSED (a `webhook` URL the destination rules refuse); nothing is written */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4635,7 +4646,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict */
+            /** @description DUPLICATE_RESOURCE (a recommendation job of yours is active; Location: that job) or WEBHOOK_SIGNING_SECRET_MISSING (a `webhook` without a signing secret); nothing is written */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5957,6 +5968,12 @@ export interface operations {
                      *     ]
                      */
                     quizTypes?: ("OX" | "SHORT_ANSWER")[];
+                    /**
+                     * Format: uri
+                     * @description per-request completion webhook: an https URL (public address, no credentials; http and private addresses only with WEBHOOK_ALLOW_PRIVATE_URLS, dev/test), signed per Standard Webhooks with your signing secret (POST /webhooks/signing-secret). 400 WEBHOOK_URL_REFUSED; 409 WEBHOOK_SIGNING_SECRET_MISSING without a secret. It receives the terminal event (async_job.completed or async_job.failed) of the RECALL_QUIZ_GENERATION job of the answer while that job is not terminal when the request commits: the new job, or the active job a repeat (same date and types) is answered with. Each request naming a URL gets its own delivery, also when several land on one job; a repeat whose job finished before it committed gets none
+                     * @example https://hooks.example.com/durable-jobs
+                     */
+                    webhook?: string;
                 };
             };
         };
@@ -5970,7 +5987,7 @@ export interface operations {
                     "application/json": components["schemas"]["RecallQuizAccepted"];
                 };
             };
-            /** @description VALIDATION_FAILED, MALFORMED_JSON (the failed checks in `errors`) or a code of this operation */
+            /** @description VALIDATION_FAILED, MALFORMED_JSON (the failed checks in `errors`), TARGET_DATE_IN_FUTURE or WEBHOOK_URL_REFUSED (a `webhook` URL the destination rules refuse); nothing is written */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5992,6 +6009,15 @@ export interface operations {
             };
             /** @description REQUEST_TIMEOUT: the body was not received in time */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description WEBHOOK_SIGNING_SECRET_MISSING (a `webhook` without a signing secret); nothing is written */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -3,8 +3,9 @@
  * each 4xx/5xx response is declared `application/problem+json` with the Problem schema, the
  * statuses the server itself can answer on any route are declared, and a JSON body schema must
  * reject unknown fields. The document transforms give every operation a stable `operationId`,
- * register the security schemes a route declares (`x-security-schemes`), and state the rule of a
- * `pattern` with Unicode property classes in words (generators cannot build from `\p{…}`).
+ * register the security schemes a route declares (`x-security-schemes`), mark a body that may be
+ * absent as not required, and state the rule of a `pattern` with Unicode property classes in words
+ * (generators cannot build from `\p{…}`).
  */
 import { STATUS_CODES } from 'node:http';
 import type { FastifyInstance, RouteOptions } from 'fastify';
@@ -27,8 +28,9 @@ const SERVER_STATUS_DESCRIPTIONS: Record<number, string> = {
   503: 'SERVICE_UNAVAILABLE: the database (or a dependency) cannot be used; see Retry-After',
 };
 
-/** True for a zod object schema that rejects unknown keys (`z.strictObject` / `.strict()`). */
+/** True for a zod object schema (optional or not) that rejects unknown keys (`z.strictObject` / `.strict()`). */
 function isStrictObject(schema: unknown): boolean {
+  if (schema instanceof z.ZodOptional || schema instanceof z.ZodNullable) return isStrictObject(schema.unwrap());
   if (!(schema instanceof z.ZodObject)) return true; // not an object: nothing to check here
   return schema.def.catchall instanceof z.ZodNever;
 }
@@ -143,8 +145,12 @@ export function statusLink(target: `${'GET' | 'POST'} /${string}`, parameters: R
 /** Route schema key of the security schemes a route's `security` names beyond the app's own. */
 export const SECURITY_SCHEMES_KEY = 'x-security-schemes';
 
+/** Operation key (set by {@link openApiTransform}, removed by {@link openApiTransformObject}) of a route whose body may be absent. */
+const OPTIONAL_BODY_KEY = 'x-optional-body';
+
 interface TransformedSchema {
   operationId?: string;
+  [OPTIONAL_BODY_KEY]?: boolean;
   response?: Record<string, Record<string, unknown>>;
   [SECURITY_SCHEMES_KEY]?: Record<string, unknown>;
 }
@@ -169,6 +175,8 @@ export const openApiTransform: typeof jsonSchemaTransform = (input) => {
     if (r && 'content' in r) r.headers = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, { ...v.schema, description: v.description }]));
   }
   if (schema) {
+    const body = (input.schema as { body?: unknown } | undefined)?.body;
+    if (body instanceof z.ZodType && body.safeParse(undefined).success) schema[OPTIONAL_BODY_KEY] = true;
     const method = ([] as string[]).concat(route?.method ?? 'GET')[0]!;
     schema.operationId ??= operationIdOf(method, out.url);
     const schemes = schema[SECURITY_SCHEMES_KEY];
@@ -213,11 +221,29 @@ function statePropertyPatterns(node: unknown): void {
 }
 
 /**
+ * An operation whose body schema accepts no body (a zod `.optional()` or `.nullish()` body) gets
+ * `requestBody.required: false` (@fastify/swagger writes `true` for every body schema).
+ */
+function markOptionalBodies(doc: unknown): void {
+  const paths = (doc as { paths?: Record<string, Record<string, unknown>> }).paths ?? {};
+  for (const item of Object.values(paths)) {
+    for (const op of Object.values(item)) {
+      if (typeof op !== 'object' || op === null || !(OPTIONAL_BODY_KEY in op)) continue;
+      const o = op as { [OPTIONAL_BODY_KEY]?: boolean; requestBody?: { required?: boolean } };
+      if (o.requestBody) o.requestBody.required = false;
+      delete o[OPTIONAL_BODY_KEY];
+    }
+  }
+}
+
+/**
  * `@fastify/swagger` object transform: fastify-type-provider-zod's {@link jsonSchemaTransformObject}
- * (the registered component schemas), then {@link statePropertyPatterns} over the whole document.
+ * (the registered component schemas), then {@link statePropertyPatterns} over the whole document
+ * and {@link markOptionalBodies}.
  */
 export const openApiTransformObject: typeof jsonSchemaTransformObject = (input) => {
   const doc = jsonSchemaTransformObject(input);
   statePropertyPatterns(doc);
+  markOptionalBodies(doc);
   return doc;
 };

@@ -107,16 +107,25 @@ export async function requestTil(deps: TilRequestDeps, userId: string, targetDat
  * enqueues RECALL_QUIZ_GENERATION with target = generation id, in one transaction; the workflow
  * starts after commit. While a generation of the same date and types is active, the request answers
  * that generation and its job instead (the users-row lock serialises a user's requests).
- * @throws DomainError 400 TARGET_DATE_IN_FUTURE, 422 NO_CARDS_FOR_DATE.
+ * `webhook` (a per-request completion webhook URL, src/core/webhook-requests.ts) is checked before
+ * the transaction and kept in it for the job of the answer while that job is still active (the new
+ * job, or the active one a repeat is answered with); a job that finished before the commit gets none.
+ * @throws DomainError 400 TARGET_DATE_IN_FUTURE, 422 NO_CARDS_FOR_DATE; 400 WEBHOOK_URL_REFUSED,
+ *   409 WEBHOOK_SIGNING_SECRET_MISSING (the webhook's checks).
  */
 export async function requestRecallQuiz(
-  deps: TilDeps,
+  deps: TilRequestDeps,
   userId: string,
   targetDate: IsoDate,
   quizTypes: QuizTypeName[],
+  webhook?: string,
 ): Promise<RecallQuizRequestResult> {
   const types = [...new Set(quizTypes)];
-  const { generationId, job } = await enqueueAndStart(deps, async ({ tx, enqueue, undoWith }) => {
+  if (webhook !== undefined) await checkRequestWebhook(deps.db, deps.destinations, userId, webhook);
+  const { generationId, job } = await enqueueAndStart(deps, async ({ tx, enqueue, undoWith, attachWebhook }) => {
+    const attach = async (jobId: string) => {
+      if (webhook !== undefined) await attachWebhook({ userId, url: webhook }, [jobId]);
+    };
     await checkDate(tx, userId, targetDate, true);
     const active = await tx.recallQuizGeneration.findFirst({
       where: { userId, targetDate: dateValue(targetDate), status: { in: [...ASYNC_JOB_STATES.active] } },
@@ -126,7 +135,10 @@ export async function requestRecallQuiz(
       const activeJob = await tx.asyncJob.findFirst({
         where: { targetId: active.id, jobType: 'RECALL_QUIZ_GENERATION', status: { in: [...ASYNC_JOB_STATES.active] } },
       });
-      if (activeJob) return { generationId: active.id, job: activeJob };
+      if (activeJob) {
+        await attach(activeJob.jobId);
+        return { generationId: active.id, job: activeJob };
+      }
     }
     const generation = await tx.recallQuizGeneration.create({
       data: { userId, targetDate: dateValue(targetDate), quizTypes: types },
@@ -134,6 +146,7 @@ export async function requestRecallQuiz(
     });
     undoWith((t) => t.recallQuizGeneration.deleteMany({ where: { id: generation.id } }));
     const enqueued = await enqueue({ jobType: 'RECALL_QUIZ_GENERATION', targetId: generation.id, userId });
+    await attach(enqueued.job.jobId);
     return { generationId: generation.id, job: enqueued.job };
   }, TX_OPTIONS);
   return { generationId, jobId: job.jobId, targetId: generationId, targetDate, quizTypes: types };

@@ -6,8 +6,8 @@ import { JOB_STATUSES } from '../../../core/contracts';
 import { requestRecallQuiz } from '../../../services/scraps/til';
 import { dateValue, isoDate } from '../../../services/scraps/til-sources';
 import type { SanRouteDeps } from './deps';
-import { ProblemSchema } from '../../problem';
-import { Uuid } from '../../schemas';
+import { ProblemSchema, problemResponse } from '../../problem';
+import { REQUEST_WEBHOOK_RULES, RequestWebhookField, Uuid } from '../../schemas';
 import { IsoDateSchema } from './til';
 import { notFound } from '../../../core/errors';
 import { statusLink } from '../../openapi';
@@ -63,17 +63,33 @@ export const recallQuizRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app,
         tags: ['recall-quizzes'],
         summary: "Generate recall quizzes (OX, SHORT_ANSWER) over a date's cards; enqueues RECALL_QUIZ_GENERATION",
         body: z
-          .strictObject({ targetDate: IsoDateSchema, quizTypes: QuizTypes.default([...QUIZ_TYPES]) })
-          .meta({ examples: [{ targetDate: '2026-11-30', quizTypes: ['OX', 'SHORT_ANSWER'] }, { targetDate: '2026-11-30' }] }),
-        response: { 202: Accepted, 400: ProblemSchema, 401: ProblemSchema, 422: ProblemSchema },
+          .strictObject({
+            targetDate: IsoDateSchema,
+            quizTypes: QuizTypes.default([...QUIZ_TYPES]),
+            webhook: RequestWebhookField.describe(
+              `${REQUEST_WEBHOOK_RULES}. It receives the terminal event (async_job.completed or async_job.failed) of the ` +
+                'RECALL_QUIZ_GENERATION job of the answer while that job is not terminal when the request commits: the new job, ' +
+                'or the active job a repeat (same date and types) is answered with. Each request naming a URL gets its own ' +
+                'delivery, also when several land on one job; a repeat whose job finished before it committed gets none',
+            ),
+          })
+          .meta({ examples: [{ targetDate: '2026-11-30', quizTypes: ['OX', 'SHORT_ANSWER'] }, { targetDate: '2026-11-30', webhook: 'https://hooks.example.com/durable-jobs' }] }),
+        response: {
+          202: Accepted,
+          400: problemResponse('VALIDATION_FAILED, MALFORMED_JSON (the failed checks in `errors`), TARGET_DATE_IN_FUTURE or WEBHOOK_URL_REFUSED (a `webhook` URL the destination rules refuse); nothing is written'),
+          401: ProblemSchema,
+          409: problemResponse('WEBHOOK_SIGNING_SECRET_MISSING (a `webhook` without a signing secret); nothing is written'),
+          422: ProblemSchema,
+        },
       },
     },
     async (req, reply) => {
       const result = await requestRecallQuiz(
-        { db: deps.db, starter: deps.starter, log: req.log },
+        { db: deps.db, starter: deps.starter, log: req.log, destinations: { allowPrivate: deps.config.webhooks.allowPrivateUrls } },
         req.userId,
         req.body.targetDate,
         req.body.quizTypes,
+        req.body.webhook,
       );
       req.log.info({ generationId: result.generationId, jobId: result.jobId }, 'recall quiz requested');
       return reply.code(202).header('Location', `/recall-quizzes/${result.generationId}`).send(result);

@@ -1,9 +1,10 @@
 /** `POST|GET /github-star-recommendations` (SAN-12). */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { enqueueAndStart } from '../../../core/enqueue';
+import { requestStarRecommendation } from '../../../services/scraps/star-recommendations';
 import type { SanRouteDeps } from './deps';
-import { ProblemSchema } from '../../problem';
+import { ProblemSchema, problemResponse } from '../../problem';
+import { REQUEST_WEBHOOK_RULES, RequestWebhookField } from '../../schemas';
 import { SAN_ERRORS } from '../../../domain/scraps/errors';
 import { notFound } from '../../../core/errors';
 import { statusLink } from '../../openapi';
@@ -45,18 +46,28 @@ export const starRecommendationRoutes: FastifyPluginAsyncZod<SanRouteDeps> = asy
         summary: "Recommend the caller's starred GitHub repositories that fit their knowledge cards",
         description:
           'Enqueues GITHUB_STAR_RECOMMENDATION (target: the user id). 400 GITHUB_ACCOUNT_NOT_LINKED without a linked ' +
-          'account; 409 DUPLICATE_RESOURCE while one is PENDING or PROCESSING (Location: that job).',
-        response: { 202: Accepted, 400: ProblemSchema, 401: ProblemSchema, 409: ProblemSchema },
+          'account; 409 DUPLICATE_RESOURCE while one is PENDING or PROCESSING (Location: that job). The body is optional (none, or JSON null, is no webhook).',
+        body: z
+          .strictObject({
+            webhook: RequestWebhookField.describe(
+              `${REQUEST_WEBHOOK_RULES}. It receives the terminal event (async_job.completed or async_job.failed) of the ` +
+                'GITHUB_STAR_RECOMMENDATION job of the 202. A request answered 409 DUPLICATE_RESOURCE (a job of yours is ' +
+                'already active) keeps no webhook and gets no delivery: poll or name the URL on that job\'s next request',
+            ),
+          })
+          .nullish() // fastify validates a request without a body as null
+          .meta({ examples: [{}, { webhook: 'https://hooks.example.com/durable-jobs' }] }),
+        response: {
+          202: Accepted,
+          400: problemResponse('GITHUB_ACCOUNT_NOT_LINKED, VALIDATION_FAILED, MALFORMED_JSON or WEBHOOK_URL_REFUSED (a `webhook` URL the destination rules refuse); nothing is written'),
+          401: ProblemSchema,
+          409: problemResponse('DUPLICATE_RESOURCE (a recommendation job of yours is active; Location: that job) or WEBHOOK_SIGNING_SECRET_MISSING (a `webhook` without a signing secret); nothing is written'),
+        },
       },
     },
     async (req, reply) => {
-      const account = await deps.db.githubAccount.findUnique({ where: { userId: req.userId }, select: { id: true } });
-      if (!account) {
-        throw SAN_ERRORS.problem('GITHUB_ACCOUNT_NOT_LINKED', 'link a GitHub account first: PUT /github/account');
-      }
-      const { job, created } = await enqueueAndStart({ db: deps.db, starter: deps.starter, log: req.log }, ({ enqueue }) =>
-        enqueue({ jobType: 'GITHUB_STAR_RECOMMENDATION', targetId: req.userId, userId: req.userId }),
-      );
+      const services = { db: deps.db, starter: deps.starter, log: req.log, destinations: { allowPrivate: deps.config.webhooks.allowPrivateUrls } };
+      const { job, created } = await requestStarRecommendation(services, req.userId, req.body?.webhook);
       reply.header('location', `/async-jobs/${job.jobId}`);
       if (!created) {
         throw SAN_ERRORS.problem('DUPLICATE_RESOURCE', `star recommendation job ${job.jobId} is already ${job.status}`);
