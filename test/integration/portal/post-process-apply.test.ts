@@ -234,7 +234,7 @@ test('C18: a value the database rejects fails the apply with nothing written, an
 test('PO-8 a course whose catalogue entry changed is updated from a later result; its id and an unchanged course stay', async () => {
   const code = `CX${randomUUID().slice(0, 6)}`;
   const other = `CY${randomUUID().slice(0, 6)}`;
-  const semesters = (name: string, credits: number) => [{ year: 2023, term: '1', gpa: 3.5, courses: [course(code, { courseName: name, credits }), course(other)] }];
+  const semesters = (name: string, credits: number) => [{ year: 2023, term: '1' as const, gpa: 3.5, courses: [course(code, { courseName: name, credits }), course(other)] }];
   const first = await newUser();
   await applyScrapeResult(db, job(first, '2026-12-01T13:00:00.000Z'), parsedResult('20231111', '2026-12-01T13:00:05.000Z', { semesters: semesters('Old name', 3) }));
   const before = await db.course.findUniqueOrThrow({ where: { portalType_code: { portalType: 'suwon', code } } });
