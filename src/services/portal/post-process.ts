@@ -28,46 +28,108 @@ export async function lockStudent(tx: Tx, userId: string, portalType: string): P
 
 const byKey = <T>(key: (t: T) => string) => (a: T, b: T) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
 
+/** A reference row's id and its key (a department's or professor's name, a course's code). */
+interface KeyedId {
+  id: string;
+  key: string;
+}
+
+/**
+ * The ids of `keys` after an `insert` of the missing ones: the statement's own inserts and the rows
+ * its snapshot saw. A row that a concurrent transaction committed while the insert waited on it
+ * (ON CONFLICT DO NOTHING skips it) is outside that snapshot: those keys are read once more.
+ */
+async function idsAfterInsert(tx: Tx, keys: string[], insert: Prisma.Sql, reread: (missing: string[]) => Prisma.Sql): Promise<Map<string, string>> {
+  const ids = new Map((await tx.$queryRaw<KeyedId[]>(insert)).map((r) => [r.key, r.id]));
+  const missing = keys.filter((k) => !ids.has(k));
+  if (missing.length > 0) for (const r of await tx.$queryRaw<KeyedId[]>(reread(missing))) ids.set(r.key, r.id);
+  return ids;
+}
+
 /**
  * PO-8 reference data (departments, professors, courses) as upserts that are safe under concurrent
- * jobs of students sharing them: INSERT … ON CONFLICT DO NOTHING (createMany skipDuplicates) in
- * key order (so two transactions lock in the same order and cannot deadlock), then the ids read
- * back; a course whose catalogue entry changed is updated in the same order.
+ * jobs of students sharing them: per table ONE statement inserts the missing rows (INSERT … ON
+ * CONFLICT DO NOTHING, in key order, so two transactions lock in the same order and cannot
+ * deadlock, and an existing row is not locked) and answers every requested row's id; a course whose
+ * catalogue entry changed is then updated in the same order.
  */
 async function upsertReferenceData(tx: Tx, portalType: string, result: ScrapeResult) {
   const taken = result.semesters.flatMap((s) => s.courses);
   const designated = result.designatedCourses ?? [];
   const deptNames = [...new Set([result.profile.department, ...taken.map((c) => c.department), ...designated.map((c) => c.department)].filter((d): d is string => d !== null))].sort();
-  if (deptNames.length > 0) {
-    await tx.department.createMany({ data: deptNames.map((name) => ({ portalType, name })), skipDuplicates: true });
-  }
-  const depts = new Map(
-    (await tx.department.findMany({ where: { portalType, name: { in: deptNames } }, select: { id: true, name: true } })).map((d) => [d.name, d.id]),
-  );
+  const depts =
+    deptNames.length === 0
+      ? new Map<string, string>()
+      : await idsAfterInsert(
+          tx,
+          deptNames,
+          Prisma.sql`
+            WITH ins AS (
+              INSERT INTO departments (id, portal_type, name)
+              SELECT gen_random_uuid(), ${portalType}, n FROM unnest(${deptNames}::text[]) AS n ORDER BY n
+              ON CONFLICT (portal_type, name) DO NOTHING
+              RETURNING id, name)
+            SELECT id::text AS id, name AS key FROM ins
+            UNION ALL
+            SELECT id::text, name FROM departments WHERE portal_type = ${portalType} AND name = ANY(${deptNames}::text[])`,
+          (missing) => Prisma.sql`SELECT id::text AS id, name AS key FROM departments WHERE portal_type = ${portalType} AND name = ANY(${missing}::text[])`,
+        );
   const deptId = (name: string | null) => (name === null ? null : (depts.get(name) ?? null));
 
   const profs = new Map<string, string | null>();
   for (const c of taken) if (c.professor !== null && !profs.has(c.professor)) profs.set(c.professor, deptId(c.department));
   const profNames = [...profs.keys()].sort();
-  if (profNames.length > 0) {
-    await tx.professor.createMany({ data: profNames.map((name) => ({ portalType, name, departmentId: profs.get(name) ?? null })), skipDuplicates: true });
-  }
-  const profIds = new Map(
-    (await tx.professor.findMany({ where: { portalType, name: { in: profNames } }, select: { id: true, name: true } })).map((p) => [p.name, p.id]),
-  );
+  const profIds =
+    profNames.length === 0
+      ? new Map<string, string>()
+      : await idsAfterInsert(
+          tx,
+          profNames,
+          Prisma.sql`
+            WITH ins AS (
+              INSERT INTO professors (id, portal_type, name, department_id)
+              SELECT gen_random_uuid(), ${portalType}, p.name, p.dept FROM unnest(${profNames}::text[], ${profNames.map((n) => profs.get(n) ?? null)}::uuid[]) AS p(name, dept) ORDER BY p.name
+              ON CONFLICT (portal_type, name) DO NOTHING
+              RETURNING id, name)
+            SELECT id::text AS id, name AS key FROM ins
+            UNION ALL
+            SELECT id::text, name FROM professors WHERE portal_type = ${portalType} AND name = ANY(${profNames}::text[])`,
+          (missing) => Prisma.sql`SELECT id::text AS id, name AS key FROM professors WHERE portal_type = ${portalType} AND name = ANY(${missing}::text[])`,
+        );
 
   // A course's catalogue entry: the first occurrence in the result (taken courses before designated ones).
-  const catalogue = new Map<string, { code: string; name: string; credits: number; area: ScrapeResult['semesters'][number]['courses'][number]['area']; departmentId: string | null }>();
+  type Entry = { code: string; name: string; credits: number; area: ScrapeResult['semesters'][number]['courses'][number]['area']; departmentId: string | null };
+  const catalogue = new Map<string, Entry>();
   for (const c of [...taken, ...designated]) {
     if (!catalogue.has(c.courseCode)) catalogue.set(c.courseCode, { code: c.courseCode, name: c.courseName, credits: c.credits, area: c.area, departmentId: deptId(c.department) });
   }
   const entries = [...catalogue.values()].sort(byKey((c) => c.code));
-  if (entries.length > 0) await tx.course.createMany({ data: entries.map((c) => ({ portalType, ...c })), skipDuplicates: true });
-  const stored = await tx.course.findMany({ where: { portalType, code: { in: entries.map((c) => c.code) } } });
-  const courseIds = new Map(stored.map((c) => [c.code, c.id]));
-  const current = new Map(stored.map((c) => [c.code, c]));
+  const courseIds = new Map<string, string>();
+  if (entries.length === 0) return { courseIds, profIds };
+  type CourseRow = { id: string; code: string; name: string; credits: number; area: string; departmentId: string | null; inserted: boolean };
+  const codes = entries.map((e) => e.code);
+  const columns = Prisma.sql`id::text AS id, code, name, credits, area::text AS area, department_id::text AS "departmentId"`;
+  const rows = await tx.$queryRaw<CourseRow[]>`
+    WITH ins AS (
+      INSERT INTO courses (id, portal_type, code, name, credits, area, department_id)
+      SELECT gen_random_uuid(), ${portalType}, e.code, e.name, e.credits, e.area::"CourseArea", e.dept
+        FROM unnest(${codes}::text[], ${entries.map((e) => e.name)}::text[], ${entries.map((e) => e.credits)}::float8[], ${entries.map((e) => e.area)}::text[], ${entries.map((e) => e.departmentId)}::uuid[])
+             AS e(code, name, credits, area, dept)
+       ORDER BY e.code
+      ON CONFLICT (portal_type, code) DO NOTHING
+      RETURNING *)
+    SELECT ${columns}, true AS inserted FROM ins
+    UNION ALL
+    SELECT ${columns}, false FROM courses WHERE portal_type = ${portalType} AND code = ANY(${codes}::text[])`;
+  const current = new Map(rows.map((c) => [c.code, c]));
+  const missing = codes.filter((c) => !current.has(c));
+  if (missing.length > 0) {
+    for (const c of await tx.$queryRaw<CourseRow[]>`SELECT ${columns}, false AS inserted FROM courses WHERE portal_type = ${portalType} AND code = ANY(${missing}::text[])`) current.set(c.code, c);
+  }
   for (const e of entries) {
     const s = current.get(e.code)!;
+    courseIds.set(e.code, s.id);
+    if (s.inserted) continue;
     if (s.name !== e.name || s.credits !== e.credits || s.area !== e.area || (e.departmentId !== null && s.departmentId !== e.departmentId)) {
       await tx.course.update({ where: { id: s.id }, data: { name: e.name, credits: e.credits, area: e.area, ...(e.departmentId !== null ? { departmentId: e.departmentId } : {}) } });
     }
@@ -260,29 +322,24 @@ export async function applyScrapeResult(
                  ev AS (DELETE FROM course_evaluations WHERE student_id = ${studentId}::uuid)
             DELETE FROM designated_courses WHERE ${designated != null}::boolean AND student_id = ${studentId}::uuid`;
         }
-        // Semesters and their courses: one statement for the semesters, one for all their courses.
+        // Semesters and their courses: one statement (the courses join their semester by year and term).
         if (result.semesters.length > 0) {
-          const semKey = (s: { year: number; term: string }) => `${s.year}:${s.term}`;
-          const sems = await tx.studentSemester.createManyAndReturn({
-            data: result.semesters.map((s) => ({ studentId, year: s.year, term: s.term, gpa: s.gpa })),
-            select: { id: true, year: true, term: true },
-          });
-          const semesterIds = new Map(sems.map((s) => [semKey(s), s.id]));
-          const taken = result.semesters.flatMap((s) =>
-            s.courses.map((c, position) => ({
-              studentId,
-              semesterId: semesterIds.get(semKey(s))!,
-              courseId: courseIds.get(c.courseCode)!,
-              position,
-              credits: c.credits,
-              creditCorrection: c.creditCorrection,
-              grade: c.grade,
-              area: c.area,
-              retake: c.retake,
-              professorId: c.professor === null ? null : (profIds.get(c.professor) ?? null),
-            })),
-          );
-          if (taken.length > 0) await tx.studentCourse.createMany({ data: taken });
+          const taken = result.semesters.flatMap((s) => s.courses.map((c, position) => ({ s, c, position })));
+          await tx.$executeRaw`
+            WITH sem AS (
+              INSERT INTO student_semesters (id, student_id, year, term, gpa)
+              SELECT gen_random_uuid(), ${studentId}::uuid, s.year, s.term, s.gpa
+                FROM unnest(${result.semesters.map((s) => s.year)}::int[], ${result.semesters.map((s) => s.term)}::text[], ${result.semesters.map((s) => s.gpa)}::float8[]) AS s(year, term, gpa)
+              RETURNING id, year, term)
+            INSERT INTO student_courses (id, student_id, semester_id, course_id, position, credits, credit_correction, grade, area, retake, professor_id)
+            SELECT gen_random_uuid(), ${studentId}::uuid, sem.id, c.course_id, c.position, c.credits, c.correction, c.grade, c.area::"CourseArea", c.retake, c.professor_id
+              FROM unnest(
+                     ${taken.map((t) => t.s.year)}::int[], ${taken.map((t) => t.s.term)}::text[], ${taken.map((t) => courseIds.get(t.c.courseCode)!)}::uuid[],
+                     ${taken.map((t) => t.position)}::int[], ${taken.map((t) => t.c.credits)}::float8[], ${taken.map((t) => t.c.creditCorrection)}::float8[],
+                     ${taken.map((t) => t.c.grade)}::text[], ${taken.map((t) => t.c.area)}::text[], ${taken.map((t) => t.c.retake)}::boolean[],
+                     ${taken.map((t) => (t.c.professor === null ? null : (profIds.get(t.c.professor) ?? null)))}::uuid[])
+                   AS c(year, term, course_id, position, credits, correction, grade, area, retake, professor_id)
+              JOIN sem ON sem.year = c.year AND sem.term = c.term`;
         }
 
         if (p.languageCertificates.length > 0) {

@@ -230,3 +230,24 @@ test('C18: a value the database rejects fails the apply with nothing written, an
   expect(await student(userId)).toEqual(before);
   expect(await db.studentCourse.count({ where: { studentId: before.id } })).toBe(5);
 });
+
+test('PO-8 a course whose catalogue entry changed is updated from a later result; its id and an unchanged course stay', async () => {
+  const code = `CX${randomUUID().slice(0, 6)}`;
+  const other = `CY${randomUUID().slice(0, 6)}`;
+  const semesters = (name: string, credits: number) => [{ year: 2023, term: '1' as const, gpa: 3.5, courses: [course(code, { courseName: name, credits }), course(other)] }];
+  const first = await newUser();
+  await applyScrapeResult(db, job(first, '2026-12-01T13:00:00.000Z'), parsedResult('20231111', '2026-12-01T13:00:05.000Z', { semesters: semesters('Old name', 3) }));
+  const before = await db.course.findUniqueOrThrow({ where: { portalType_code: { portalType: 'suwon', code } } });
+  const untouched = await db.course.findUniqueOrThrow({ where: { portalType_code: { portalType: 'suwon', code: other } } });
+  const second = await newUser();
+  await applyScrapeResult(db, job(second, '2026-12-01T13:01:00.000Z'), parsedResult('20231112', '2026-12-01T13:01:05.000Z', { semesters: semesters('New name', 2) }));
+  const after = await db.course.findUniqueOrThrow({ where: { portalType_code: { portalType: 'suwon', code } } });
+  expect(after).toMatchObject({ id: before.id, name: 'New name', credits: 2 });
+  expect(await db.course.findUniqueOrThrow({ where: { portalType_code: { portalType: 'suwon', code: other } } })).toEqual(untouched);
+  expect(await db.course.count({ where: { portalType: 'suwon', code: { in: [code, other] } } })).toBe(2);
+  const s2 = await student(second);
+  expect(await db.studentCourse.findMany({ where: { studentId: s2.id }, select: { courseId: true, credits: true }, orderBy: { position: 'asc' } })).toEqual([
+    { courseId: before.id, credits: 2 },
+    { courseId: untouched.id, credits: 3 },
+  ]);
+});
