@@ -349,7 +349,10 @@ export interface paths {
         /** A TIL's GitHub commits, newest first, with status, commit SHA and URL */
         get: operations["getTilBySummaryIdGithubCommits"];
         put?: never;
-        /** Commit a generated TIL to the linked repository; enqueues TIL_GITHUB_COMMIT (SAN-10) */
+        /**
+         * Commit a generated TIL to the linked repository; enqueues TIL_GITHUB_COMMIT (SAN-10)
+         * @description The body is optional (none, or JSON null, is no webhook).
+         */
         post: operations["postTilBySummaryIdGithubCommits"];
         delete?: never;
         options?: never;
@@ -5412,7 +5415,18 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description per-request completion webhook: an https URL (public address, no credentials; http and private addresses only with WEBHOOK_ALLOW_PRIVATE_URLS, dev/test), signed per Standard Webhooks with your signing secret (POST /webhooks/signing-secret). 400 WEBHOOK_URL_REFUSED; 409 WEBHOOK_SIGNING_SECRET_MISSING without a secret. It receives the terminal event (async_job.completed or async_job.failed) of the TIL_GITHUB_COMMIT job of the 202
+                     * @example https://hooks.example.com/durable-jobs
+                     */
+                    webhook?: string;
+                } | null;
+            };
+        };
         responses: {
             /** @description Default Response */
             202: {
@@ -5423,7 +5437,7 @@ export interface operations {
                     "application/json": components["schemas"]["TilGithubCommitAccepted"];
                 };
             };
-            /** @description VALIDATION_FAILED, MALFORMED_JSON (the failed checks in `errors`) or a code of this operation */
+            /** @description TIL_NOT_READY, GITHUB_ACCOUNT_NOT_LINKED, GITHUB_REPOSITORY_NOT_LINKED, GITHUB_REPOSITORY_INACCESSIBLE, VALIDATION_FAILED, MALFORMED_JSON or WEBHOOK_URL_REFUSED (a `webhook` URL the destination rules refuse); nothing is written */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5461,7 +5475,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict */
+            /** @description DUPLICATE_RESOURCE (this content is committed or being committed) or WEBHOOK_SIGNING_SECRET_MISSING (a `webhook` without a signing secret); nothing is written */
             409: {
                 headers: {
                     [name: string]: unknown;
