@@ -349,7 +349,10 @@ export interface paths {
         /** A TIL's GitHub commits, newest first, with status, commit SHA and URL */
         get: operations["getTilBySummaryIdGithubCommits"];
         put?: never;
-        /** Commit a generated TIL to the linked repository; enqueues TIL_GITHUB_COMMIT (SAN-10) */
+        /**
+         * Commit a generated TIL to the linked repository; enqueues TIL_GITHUB_COMMIT (SAN-10)
+         * @description The body is optional (none, or JSON null, is no webhook).
+         */
         post: operations["postTilBySummaryIdGithubCommits"];
         delete?: never;
         options?: never;
@@ -831,7 +834,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Ask for a new AI explanation (a STUDY_EXPLANATION job; the active one when there is one) */
+        /**
+         * Ask for a new AI explanation (a STUDY_EXPLANATION job; the active one when there is one)
+         * @description The body is optional (none, or JSON null, is no webhook).
+         */
         post: operations["postStudyQuestionsByQuestionIdExplanationJobs"];
         delete?: never;
         options?: never;
@@ -5412,7 +5418,18 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description per-request completion webhook: an https URL (public address, no credentials; http and private addresses only with WEBHOOK_ALLOW_PRIVATE_URLS, dev/test), signed per Standard Webhooks with your signing secret (POST /webhooks/signing-secret). 400 WEBHOOK_URL_REFUSED; 409 WEBHOOK_SIGNING_SECRET_MISSING without a secret. It receives the terminal event (async_job.completed or async_job.failed) of the TIL_GITHUB_COMMIT job of the 202
+                     * @example https://hooks.example.com/durable-jobs
+                     */
+                    webhook?: string;
+                } | null;
+            };
+        };
         responses: {
             /** @description Default Response */
             202: {
@@ -5423,7 +5440,7 @@ export interface operations {
                     "application/json": components["schemas"]["TilGithubCommitAccepted"];
                 };
             };
-            /** @description VALIDATION_FAILED, MALFORMED_JSON (the failed checks in `errors`) or a code of this operation */
+            /** @description TIL_NOT_READY, GITHUB_ACCOUNT_NOT_LINKED, GITHUB_REPOSITORY_NOT_LINKED, GITHUB_REPOSITORY_INACCESSIBLE, VALIDATION_FAILED, MALFORMED_JSON or WEBHOOK_URL_REFUSED (a `webhook` URL the destination rules refuse); nothing is written */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5461,7 +5478,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict */
+            /** @description DUPLICATE_RESOURCE (this content is committed or being committed) or WEBHOOK_SIGNING_SECRET_MISSING (a `webhook` without a signing secret); nothing is written */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8682,17 +8699,17 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "question": "What is a partial index?",
-                 *       "userAnswer": "An index over some rows"
-                 *     }
-                 */
                 "application/json": {
                     /** @description Checked by the server: must match the ECMA-262 pattern /[^\p{White_Space}\p{Default_Ignorable_Code_Point}]/u (in x-server-pattern), which uses Unicode property classes. */
                     question: string;
                     userAnswer?: string | null;
                     explain?: boolean;
+                    /**
+                     * Format: uri
+                     * @description per-request completion webhook: an https URL (public address, no credentials; http and private addresses only with WEBHOOK_ALLOW_PRIVATE_URLS, dev/test), signed per Standard Webhooks with your signing secret (POST /webhooks/signing-secret). 400 WEBHOOK_URL_REFUSED; 409 WEBHOOK_SIGNING_SECRET_MISSING without a secret. It receives the terminal event (async_job.completed or async_job.failed) of the STUDY_EXPLANATION job of the 201 (explanationJobId); not with `explain` false
+                     * @example https://hooks.example.com/durable-jobs
+                     */
+                    webhook?: string;
                 };
             };
         };
@@ -8723,7 +8740,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED, MALFORMED_JSON (the failed checks in `errors`) or a code of this operation */
+            /** @description VALIDATION_FAILED, MALFORMED_JSON (the failed checks in `errors`) or WEBHOOK_URL_REFUSED (a `webhook` URL the destination rules refuse); nothing is written */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8754,6 +8771,15 @@ export interface operations {
             };
             /** @description REQUEST_TIMEOUT: the body was not received in time */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description WEBHOOK_SIGNING_SECRET_MISSING (a `webhook` without a signing secret); nothing is written */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8929,7 +8955,18 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description per-request completion webhook: an https URL (public address, no credentials; http and private addresses only with WEBHOOK_ALLOW_PRIVATE_URLS, dev/test), signed per Standard Webhooks with your signing secret (POST /webhooks/signing-secret). 400 WEBHOOK_URL_REFUSED; 409 WEBHOOK_SIGNING_SECRET_MISSING without a secret. It receives the terminal event (async_job.completed or async_job.failed) of the STUDY_EXPLANATION job of the 202 (the new one, or the active one it names) while that job is still active
+                     * @example https://hooks.example.com/durable-jobs
+                     */
+                    webhook?: string;
+                } | null;
+            };
+        };
         responses: {
             /** @description Default Response */
             202: {
@@ -8944,7 +8981,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description VALIDATION_FAILED, MALFORMED_JSON (the failed checks in `errors`) or a code of this operation */
+            /** @description VALIDATION_FAILED, MALFORMED_JSON or WEBHOOK_URL_REFUSED (a `webhook` URL the destination rules refuse); nothing is written */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8975,6 +9012,15 @@ export interface operations {
             };
             /** @description REQUEST_TIMEOUT: the body was not received in time */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description WEBHOOK_SIGNING_SECRET_MISSING (a `webhook` without a signing secret); nothing is written */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

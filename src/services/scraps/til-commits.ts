@@ -12,6 +12,8 @@ import type { JobStarter } from '../../core/starter';
 import { classifyGithubError, isRequestError, type GithubClient, type GithubClientFactory } from '../../github/client';
 import { isoDate, tilFileContent, tilFilePath } from '../../domain/scraps/til-paths';
 import { SAN_ERRORS } from '../../domain/scraps/errors';
+import type { DestinationPolicy } from '../../core/webhook-destination';
+import { checkRequestWebhook } from '../../core/webhook-requests';
 
 /** Statuses covered by the live partial unique indexes of til_github_commits. */
 export const LIVE_COMMIT_STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED'] as const;
@@ -25,6 +27,8 @@ export interface TilCommitDeps {
   tokens: TokenBox;
   github: GithubClientFactory;
   log: { warn(obj: object, msg: string): void };
+  /** Destination rules of a `webhook` URL. */
+  destinations: DestinationPolicy;
 }
 
 /** SAN-10 answer: the commit row, its job and the chosen file path. */
@@ -57,10 +61,15 @@ export function githubProblem(err: unknown, what: string): DomainError {
  * GITHUB_ACCOUNT_NOT_LINKED); a repository is linked (400 GITHUB_REPOSITORY_NOT_LINKED); no live
  * commit of the same content (409 DUPLICATE_RESOURCE naming it); a free path (`-2`, `-3` … when
  * taken in the repository or by a live row). Concurrent identical requests make one commit: the
- * live partial unique indexes decide, the losers get the 409.
+ * live partial unique indexes decide, the losers get the 409. `webhook` (a per-request completion
+ * webhook URL, src/core/webhook-requests.ts) is checked before everything else and kept for the
+ * new job in its transaction.
+ * @throws DomainError 400 WEBHOOK_URL_REFUSED, 409 WEBHOOK_SIGNING_SECRET_MISSING (the webhook's
+ *   checks), then the checks above.
  */
-export async function requestTilCommit(deps: TilCommitDeps, userId: string, summaryId: string): Promise<TilCommitAccepted> {
+export async function requestTilCommit(deps: TilCommitDeps, userId: string, summaryId: string, webhook?: string): Promise<TilCommitAccepted> {
   const { db } = deps;
+  if (webhook !== undefined) await checkRequestWebhook(db, deps.destinations, userId, webhook);
   // Three independent reads at once; the checks still answer in their order.
   const [summary, account, repo] = await Promise.all([
     db.dailySummary.findFirst({ where: { id: summaryId, userId } }),
@@ -91,7 +100,7 @@ export async function requestTilCommit(deps: TilCommitDeps, userId: string, summ
   const skip = new Set<string>();
   for (let round = 0; round < 3; round += 1) {
     const filePath = await choosePath(db, client, { owner: repo.owner, name: repo.name, branch: repo.branch, directory: repo.directory }, date, summary.title ?? '', content, skip);
-    const accepted = await enqueueAndStart(deps, async ({ tx, enqueue, undoWith }) => {
+    const accepted = await enqueueAndStart(deps, async ({ tx, enqueue, undoWith, attachWebhook }) => {
       const inserted = await tx.$queryRaw<{ id: string }[]>`
         INSERT INTO til_github_commits (id, user_id, summary_id, content_hash, repo_owner, repo_name, branch, file_path, status, updated_at)
         VALUES (gen_random_uuid(), ${userId}::uuid, ${summaryId}::uuid, ${hash}, ${repo.owner}, ${repo.name}, ${repo.branch}, ${filePath}, 'PENDING', now())
@@ -101,6 +110,7 @@ export async function requestTilCommit(deps: TilCommitDeps, userId: string, summ
       if (!commitId) return null;
       undoWith((t) => t.tilGithubCommit.deleteMany({ where: { id: commitId, status: 'PENDING' } }));
       const { job } = await enqueue({ jobType: 'TIL_GITHUB_COMMIT', targetId: commitId, userId });
+      if (webhook !== undefined) await attachWebhook({ userId, url: webhook }, [job.jobId]);
       return { commitId, jobId: job.jobId, filePath };
     });
     if (accepted) {

@@ -13,6 +13,13 @@ import type { DbClient } from '../../db/client';
 import { enqueueAndStart, type EnqueueDeps } from '../../core/enqueue';
 import { encodeEmbedding } from '../../db/vectors';
 import { ST_ERRORS } from '../../domain/study/errors';
+import type { DestinationPolicy } from '../../core/webhook-destination';
+import { checkRequestWebhook } from '../../core/webhook-requests';
+
+/** Dependencies of the explanation requests: the enqueue's and the destination rules of a `webhook` URL. */
+export interface ExplanationRequestDeps extends EnqueueDeps {
+  destinations: DestinationPolicy;
+}
 
 /** Creates a topic of `userId`. */
 export function createTopic(db: DbClient, userId: string, name: string): Promise<StudyTopic> {
@@ -35,26 +42,34 @@ export interface NewQuestion {
   userAnswer?: string | null | undefined;
   /** Enqueue its STUDY_EXPLANATION job (default true). */
   explain?: boolean | undefined;
+  /** Per-request completion webhook URL of its STUDY_EXPLANATION job (only with a job). */
+  webhook?: string | undefined;
 }
 
 /**
  * Creates a question in topic `topicId` of `userId` and, unless `explain` is false, its
- * STUDY_EXPLANATION job in the same transaction (started after commit, SAN-4).
- * @throws DomainError not-found STUDY_TOPIC_NOT_FOUND.
+ * STUDY_EXPLANATION job in the same transaction (started after commit, SAN-4). `webhook` (a
+ * per-request completion webhook URL, src/core/webhook-requests.ts) is checked before the
+ * transaction and kept for that job in it.
+ * @throws DomainError 400 WEBHOOK_URL_REFUSED, 409 WEBHOOK_SIGNING_SECRET_MISSING (the webhook's
+ *   checks); not-found STUDY_TOPIC_NOT_FOUND.
  */
 export async function createQuestion(
-  deps: EnqueueDeps,
+  deps: ExplanationRequestDeps,
   userId: string,
   topicId: string,
   input: NewQuestion,
 ): Promise<{ question: StudyQuestion; explanationJobId: string | null }> {
-  return enqueueAndStart(deps, async ({ tx, enqueue, undoWith }) => {
+  const { webhook } = input;
+  if (webhook !== undefined) await checkRequestWebhook(deps.db, deps.destinations, userId, webhook);
+  return enqueueAndStart(deps, async ({ tx, enqueue, undoWith, attachWebhook }) => {
     const topic = await tx.studyTopic.findFirst({ where: { id: topicId, userId }, select: { id: true } });
     if (!topic) throw ST_ERRORS.problem('STUDY_TOPIC_NOT_FOUND', `topic ${topicId} not found`);
     const question = await tx.studyQuestion.create({ data: { userId, topicId, question: input.question, userAnswer: input.userAnswer ?? null } });
     if (input.explain === false) return { question, explanationJobId: null };
     undoWith((t) => t.studyQuestion.deleteMany({ where: { id: question.id } }));
     const { job } = await enqueue({ jobType: 'STUDY_EXPLANATION', targetId: question.id, userId, targetVersion: question.explanationRevision });
+    if (webhook !== undefined) await attachWebhook({ userId, url: webhook }, [job.jobId]);
     return { question, explanationJobId: job.jobId };
   });
 }
@@ -62,13 +77,19 @@ export async function createQuestion(
 /**
  * Enqueues a (new) STUDY_EXPLANATION job of question `questionId` of `userId` on the explanation's
  * current revision: the active one when there is one (SAN-2; it keeps the revision it was enqueued
- * on). @throws DomainError not-found STUDY_SOURCE_NOT_FOUND.
+ * on). `webhook` (a per-request completion webhook URL, src/core/webhook-requests.ts) is checked
+ * before the transaction and kept in it for the job of the answer while that job is still active
+ * (the new one, or the active one a repeat is answered with).
+ * @throws DomainError 400 WEBHOOK_URL_REFUSED, 409 WEBHOOK_SIGNING_SECRET_MISSING (the webhook's
+ *   checks); not-found STUDY_SOURCE_NOT_FOUND.
  */
-export async function requestExplanation(deps: EnqueueDeps, userId: string, questionId: string): Promise<{ jobId: string; created: boolean }> {
-  return enqueueAndStart(deps, async ({ tx, enqueue }) => {
+export async function requestExplanation(deps: ExplanationRequestDeps, userId: string, questionId: string, webhook?: string): Promise<{ jobId: string; created: boolean }> {
+  if (webhook !== undefined) await checkRequestWebhook(deps.db, deps.destinations, userId, webhook);
+  return enqueueAndStart(deps, async ({ tx, enqueue, attachWebhook }) => {
     const q = await tx.studyQuestion.findFirst({ where: { id: questionId, userId }, select: { id: true, explanationRevision: true } });
     if (!q) throw ST_ERRORS.problem('STUDY_SOURCE_NOT_FOUND', `question ${questionId} not found`);
     const { job, created } = await enqueue({ jobType: 'STUDY_EXPLANATION', targetId: questionId, userId, targetVersion: q.explanationRevision });
+    if (webhook !== undefined) await attachWebhook({ userId, url: webhook }, [job.jobId]);
     return { jobId: job.jobId, created };
   });
 }

@@ -4,7 +4,8 @@
  * is not terminal yet (both jobs of a new scrap; the active jobs a repeated submission lands on, one
  * target per request), `POST /til` for its TIL_GENERATION job, `POST /recall-quizzes` for the job of
  * its answer (also the active one a repeat lands on), `POST /github-star-recommendations` for its
- * new job (a 409 DUPLICATE_RESOURCE keeps none); each terminal job's event reaches each URL,
+ * new job (a 409 DUPLICATE_RESOURCE keeps none), `POST /til/{summaryId}/github-commits` (SAN-10)
+ * for its TIL_GITHUB_COMMIT job; each terminal job's event reaches each URL,
  * signed with the caller's signing secret and verified with the reference `standardwebhooks`
  * implementation on a local receiver. A repeat naming only finished jobs keeps no target; a refused
  * URL (400) or a missing signing secret (409) writes nothing, and a create undone because Temporal
@@ -235,6 +236,57 @@ describe('POST /github-star-recommendations with a webhook', () => {
     const plain = await postStars(gina);
     expect(plain.statusCode).toBe(202);
     await waitForJob(stack, (plain.json() as { jobId: string }).jobId, gina.auth);
+  });
+});
+
+describe('POST /til/{summaryId}/github-commits with a webhook', () => {
+  it('refusals write nothing; the TIL_GITHUB_COMMIT job delivers its terminal event; the body stays optional', async () => {
+    await stack.startGithubWorker();
+    const ivan = await stack.newUser();
+    githubUsers += 1;
+    const login = `committer${githubUsers}`;
+    const token = github.addUser(login);
+    github.addRepo(login, 'til');
+    expect((await stack.app.inject({ method: 'PUT', url: '/github/account', headers: ivan.auth, payload: { accessToken: token } })).statusCode).toBe(200);
+    expect((await stack.app.inject({ method: 'PUT', url: '/github/repository', headers: ivan.auth, payload: { owner: login, name: 'til' } })).statusCode).toBe(200);
+    const summaryOf = async (date: string, title: string) =>
+      (await stack.db.dailySummary.create({
+        data: { userId: ivan.userId, targetDate: new Date(`${date}T00:00:00Z`), title, tilMarkdown: `# ${title}\n\n${randomUUID()}\n`, generatedAt: new Date() },
+      })).id;
+    const summaryId = await summaryOf('2026-03-20', 'Hooked commit');
+    const postCommit = (webhook?: string, id = summaryId) =>
+      stack.app.inject({ method: 'POST', url: `/til/${id}/github-commits`, headers: ivan.auth, ...(webhook === undefined ? {} : { payload: { webhook } }) });
+    const nothingWritten = async () => {
+      expect(await stack.db.tilGithubCommit.count({ where: { userId: ivan.userId } })).toBe(0);
+      expect(await stack.db.asyncJob.count({ where: { userId: ivan.userId } })).toBe(0);
+      expect(await stack.db.webhookRequestTarget.count({ where: { userId: ivan.userId } })).toBe(0);
+    };
+
+    const noSecret = await postCommit(`${base}/commit`);
+    expect([noSecret.statusCode, noSecret.json().code]).toEqual([409, 'WEBHOOK_SIGNING_SECRET_MISSING']);
+    const secret = await signingSecret(ivan);
+    for (const webhook of ['http://u:p@127.0.0.1/x', 'ftp://127.0.0.1/x', 'nope']) {
+      const res = await postCommit(webhook);
+      expect(res.statusCode).toBe(400);
+      expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+      expect(res.json().code).toBe('WEBHOOK_URL_REFUSED');
+    }
+    await nothingWritten();
+
+    const res = await postCommit(`${base}/commit`);
+    expect(res.statusCode).toBe(202);
+    const { jobId, commitId } = res.json() as { jobId: string; commitId: string };
+    expect(await targetUrlsOf(jobId)).toEqual([`${base}/commit`]);
+    expect(await waitForJob(stack, jobId, ivan.auth)).toMatchObject({ status: 'COMPLETED' });
+    const deliveries = await finishedDeliveries(ivan.userId, 1);
+    expect(deliveries[0]).toMatchObject({ status: 'SUCCEEDED', endpointId: null, eventType: 'async_job.completed' });
+    const events = verifiedAt('/commit', jobId, secret);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ type: 'async_job.completed', data: { id: jobId, status: 'COMPLETED', jobType: 'TIL_GITHUB_COMMIT', targetId: commitId } });
+    // Without a body, as before the field existed.
+    const plain = await postCommit(undefined, await summaryOf('2026-03-21', 'Plain commit'));
+    expect(plain.statusCode).toBe(202);
+    expect(await targetUrlsOf((plain.json() as { jobId: string }).jobId)).toEqual([]);
   });
 });
 

@@ -11,8 +11,8 @@ import { normaliseDirectory } from '../../../domain/scraps/til-paths';
 import { githubProblem, requestTilCommit } from '../../../services/scraps/til-commits';
 import { JOB_STATUSES } from '../../../core/contracts';
 import type { SanRouteDeps } from './deps';
-import { ProblemSchema } from '../../problem';
-import { Uuid } from '../../schemas';
+import { ProblemSchema, problemResponse } from '../../problem';
+import { REQUEST_WEBHOOK_RULES, RequestWebhookField, Uuid } from '../../schemas';
 import { SAN_ERRORS } from '../../../domain/scraps/errors';
 import { notFound } from '../../../core/errors';
 import { statusLink } from '../../openapi';
@@ -200,12 +200,28 @@ export const githubRoutes: FastifyPluginAsyncZod<SanRouteDeps> = async (app, dep
       schema: {
         tags: ['github'],
         summary: 'Commit a generated TIL to the linked repository; enqueues TIL_GITHUB_COMMIT (SAN-10)',
+        description: 'The body is optional (none, or JSON null, is no webhook).',
         params: z.object({ summaryId: Uuid }),
-        response: { 202: CommitAccepted, 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema, 422: ProblemSchema, 503: ProblemSchema },
+        body: z
+          .strictObject({
+            webhook: RequestWebhookField.describe(`${REQUEST_WEBHOOK_RULES}. It receives the terminal event (async_job.completed or async_job.failed) of the TIL_GITHUB_COMMIT job of the 202`),
+          })
+          .nullish() // fastify validates a request without a body as null
+          .meta({ examples: [{}, { webhook: 'https://hooks.example.com/durable-jobs' }] }),
+        response: {
+          202: CommitAccepted,
+          400: problemResponse('TIL_NOT_READY, GITHUB_ACCOUNT_NOT_LINKED, GITHUB_REPOSITORY_NOT_LINKED, GITHUB_REPOSITORY_INACCESSIBLE, VALIDATION_FAILED, MALFORMED_JSON or WEBHOOK_URL_REFUSED (a `webhook` URL the destination rules refuse); nothing is written'),
+          401: ProblemSchema,
+          404: ProblemSchema,
+          409: problemResponse('DUPLICATE_RESOURCE (this content is committed or being committed) or WEBHOOK_SIGNING_SECRET_MISSING (a `webhook` without a signing secret); nothing is written'),
+          422: ProblemSchema,
+          503: ProblemSchema,
+        },
       },
     },
     async (req, reply) => {
-      const accepted = await requestTilCommit({ db: deps.db, starter: deps.starter, tokens, github, log: req.log }, req.userId, req.params.summaryId);
+      const services = { db: deps.db, starter: deps.starter, tokens, github, log: req.log, destinations: { allowPrivate: deps.config.webhooks.allowPrivateUrls } };
+      const accepted = await requestTilCommit(services, req.userId, req.params.summaryId, req.body?.webhook);
       req.log.info({ commitId: accepted.commitId, jobId: accepted.jobId, filePath: accepted.filePath }, 'github commit accepted');
       return reply.code(202).header('Location', `/async-jobs/${accepted.jobId}`).send(accepted);
     },

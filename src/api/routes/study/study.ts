@@ -8,8 +8,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createQuestion, createTopic, focusTopic, replaceExplanation, requestExplanation } from '../../../services/study/questions';
 import type { ApiDeps } from '../../deps';
-import { ProblemSchema } from '../../problem';
-import { Uuid } from '../../schemas';
+import { ProblemSchema, problemResponse } from '../../problem';
+import { REQUEST_WEBHOOK_RULES, RequestWebhookField, Uuid } from '../../schemas';
 import { AnswerText, ExplanationText, QuestionSchema, QuestionText, TopicName, TopicSchema, questionView, topicView } from './schemas';
 import { notFound } from '../../../core/errors';
 import { statusLink } from '../../openapi';
@@ -76,18 +76,26 @@ export const studyRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) => 
         summary: 'Add a question to a topic; enqueues its STUDY_EXPLANATION job unless `explain` is false',
         params: z.object({ topicId: Uuid }),
         body: z
-          .strictObject({ question: QuestionText, userAnswer: AnswerText.nullable().optional(), explain: z.boolean().optional() })
-          .meta({ examples: [{ question: 'What is a partial index?', userAnswer: 'An index over some rows' }] }),
+          .strictObject({
+            question: QuestionText,
+            userAnswer: AnswerText.nullable().optional(),
+            explain: z.boolean().optional(),
+            webhook: RequestWebhookField.describe(`${REQUEST_WEBHOOK_RULES}. It receives the terminal event (async_job.completed or async_job.failed) of the STUDY_EXPLANATION job of the 201 (explanationJobId); not with \`explain\` false`),
+          })
+          .refine((b) => b.webhook === undefined || b.explain !== false, { message: 'a webhook needs the explanation job: not with explain false', path: ['webhook'] })
+          .meta({ examples: [{ question: 'What is a partial index?', userAnswer: 'An index over some rows' }, { question: 'What is a partial index?', webhook: 'https://hooks.example.com/durable-jobs' }] }),
         response: {
           201: QuestionSchema.extend({ explanationJobId: z.uuid().nullable() }),
-          400: ProblemSchema,
+          400: problemResponse('VALIDATION_FAILED, MALFORMED_JSON (the failed checks in `errors`) or WEBHOOK_URL_REFUSED (a `webhook` URL the destination rules refuse); nothing is written'),
           401: ProblemSchema,
           404: ProblemSchema,
+          409: problemResponse('WEBHOOK_SIGNING_SECRET_MISSING (a `webhook` without a signing secret); nothing is written'),
         },
       },
     },
     async (req, reply) => {
-      const r = await createQuestion({ db: deps.db, starter: deps.starter, log: req.log }, req.userId, req.params.topicId, req.body);
+      const services = { db: deps.db, starter: deps.starter, log: req.log, destinations: { allowPrivate: deps.config.webhooks.allowPrivateUrls } };
+      const r = await createQuestion(services, req.userId, req.params.topicId, req.body);
       return reply.code(201).header('Location', `/study/questions/${r.question.id}`).send({ ...questionView(r.question), explanationJobId: r.explanationJobId });
     },
   );
@@ -134,12 +142,29 @@ export const studyRoutes: FastifyPluginAsyncZod<ApiDeps> = async (app, deps) => 
       schema: {
         tags: [TAG],
         summary: 'Ask for a new AI explanation (a STUDY_EXPLANATION job; the active one when there is one)',
+        description: 'The body is optional (none, or JSON null, is no webhook).',
         params: z.object({ questionId: Uuid }),
-        response: { 202: z.object({ jobId: z.uuid(), created: z.boolean() }), 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema },
+        body: z
+          .strictObject({
+            webhook: RequestWebhookField.describe(
+              `${REQUEST_WEBHOOK_RULES}. It receives the terminal event (async_job.completed or async_job.failed) of the ` +
+                'STUDY_EXPLANATION job of the 202 (the new one, or the active one it names) while that job is still active',
+            ),
+          })
+          .nullish() // fastify validates a request without a body as null
+          .meta({ examples: [{}, { webhook: 'https://hooks.example.com/durable-jobs' }] }),
+        response: {
+          202: z.object({ jobId: z.uuid(), created: z.boolean() }),
+          400: problemResponse('VALIDATION_FAILED, MALFORMED_JSON or WEBHOOK_URL_REFUSED (a `webhook` URL the destination rules refuse); nothing is written'),
+          401: ProblemSchema,
+          404: ProblemSchema,
+          409: problemResponse('WEBHOOK_SIGNING_SECRET_MISSING (a `webhook` without a signing secret); nothing is written'),
+        },
       },
     },
     async (req, reply) => {
-      const r = await requestExplanation({ db: deps.db, starter: deps.starter, log: req.log }, req.userId, req.params.questionId);
+      const services = { db: deps.db, starter: deps.starter, log: req.log, destinations: { allowPrivate: deps.config.webhooks.allowPrivateUrls } };
+      const r = await requestExplanation(services, req.userId, req.params.questionId, req.body?.webhook);
       return reply.code(202).header('Location', `/async-jobs/${r.jobId}`).send(r);
     },
   );
