@@ -43,11 +43,27 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# Prints the jest tally of the given --json reports (the closing line CI reads).
+tally() {
+node -e '
+let passed = 0, failed = 0;
+for (const file of process.argv.slice(1)) {
+  const r = JSON.parse(require("fs").readFileSync(file, "utf8"));
+  passed += r.numPassedTests;
+  failed += r.numFailedTests;
+}
+console.log(`Tests:       ${failed ? `${failed} failed, ` : ""}${passed} passed, ${passed + failed} total`);
+' "$@"
+}
+
 bash scripts/setup.sh
 npm run --silent lint
 npm run --silent typecheck
 t1=$(date +%s)
-npx jest --json --outputFile="$results_dir/main.json"
+if ! npx jest --json --outputFile="$results_dir/main.json"; then
+  if [ -s "$results_dir/main.json" ]; then tally "$results_dir/main.json"; fi
+  exit 1
+fi
 t2=$(date +%s)
 if ! wait "$st_install_pid"; then
   cat "$st_install_log" >&2
@@ -71,15 +87,10 @@ if ! wait "$install_pid"; then
   exit 1
 fi
 t3=$(date +%s)
-npm run --silent test:cluster -- --json --outputFile="$results_dir/cluster.json"
+if ! npm run --silent test:cluster -- --json --outputFile="$results_dir/cluster.json"; then
+  if [ -s "$results_dir/cluster.json" ]; then tally "$results_dir/main.json" "$results_dir/cluster.json"; fi
+  exit 1
+fi
 t4=$(date +%s)
 echo "test: setup, lint, typecheck $((t1 - t0)) s; main suite $((t2 - t1)) s; schemathesis $((t2b - t2)) s (Temporal server build $build_running at its end); Temporal server build $(tail -n 1 "$install_log" | sed 's/^built in //'), waited for $((t3 - t2b)) s after schemathesis; cluster suite $((t4 - t3)) s; total $((t4 - t0)) s"
-node -e '
-let passed = 0, failed = 0;
-for (const file of process.argv.slice(1)) {
-  const r = JSON.parse(require("fs").readFileSync(file, "utf8"));
-  passed += r.numPassedTests;
-  failed += r.numFailedTests;
-}
-console.log(`Tests:       ${failed ? `${failed} failed, ` : ""}${passed} passed, ${passed + failed} total`);
-' "$results_dir/main.json" "$results_dir/cluster.json"
+tally "$results_dir/main.json" "$results_dir/cluster.json"
