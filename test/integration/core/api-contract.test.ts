@@ -112,9 +112,10 @@ describe('OpenAPI document', () => {
 
   /** A body's object schema: the schema itself, or the one non-null member of a body that may be `null`. */
   const bodyObject = (schema: unknown): { additionalProperties?: unknown } => {
-    const s = schema as { anyOf?: { type?: unknown }[]; oneOf?: { type?: unknown }[]; additionalProperties?: unknown };
+    type Member = { type?: unknown; anyOf?: Member[]; oneOf?: Member[]; additionalProperties?: unknown };
+    const s = schema as Member;
     const objects = (s.anyOf ?? s.oneOf ?? [s]).filter((m) => m.type !== 'null');
-    return objects.length === 1 ? (objects[0] as { additionalProperties?: unknown }) : s;
+    return objects.length === 1 ? objects[0]! : s;
   };
 
   it('every request body is a closed object with examples, and each example passes validation', async () => {
